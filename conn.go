@@ -1,0 +1,397 @@
+package sqe
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+)
+
+// Conn is sqe's driver connection. It wraps one connection of the inner
+// driver and sends it every statement rewritten for the caller found on the
+// statement's context; a statement that sqe rejects is never sent.
+//
+// database/sql is Conn's only intended user. Code that reaches it through
+// sql.Conn.Raw gets a *Conn, not the inner connection: see Unwrap.
+//
+// Conn implements the optional driver interfaces database/sql looks for and
+// forwards each to the inner connection, behaving as database/sql itself
+// behaves when the inner connection lacks one (driver.ErrSkip for direct
+// execution, Prepare for PrepareContext, Begin for default transaction
+// options, no-op Ping and ResetSession, IsValid true).
+//
+// Retries: when the inner driver returns driver.ErrBadConn (unchanged, so
+// database/sql retries on another connection), the attempt is finished with
+// that error and the retry is planned and finished again on the new
+// connection; each attempt is reported exactly once. When the inner
+// connection declines direct execution with driver.ErrSkip, the attempt is
+// not finished: database/sql prepares the statement instead, and that path
+// plans and finishes it once.
+type Conn struct {
+	inner   driver.Conn
+	cs      *connState
+	planner planner
+	raw     bool
+	onClose func() error // runs after the inner connection is closed
+
+	// The inner connection's direct execution paths and argument checker.
+	execerCtx  driver.ExecerContext
+	queryerCtx driver.QueryerContext
+	nvc        driver.NamedValueChecker
+	//lint:ignore SA1019 legacy drivers implement only Execer
+	execer driver.Execer
+	//lint:ignore SA1019 legacy drivers implement only Queryer
+	queryer driver.Queryer
+
+	// convertDirect: the inner connection lacks a direct path for exec or
+	// for query, so CheckNamedValue accepts every value and the direct path
+	// converts arguments itself (see CheckNamedValue).
+	convertDirect bool
+}
+
+var (
+	_ driver.Conn               = (*Conn)(nil)
+	_ driver.ConnPrepareContext = (*Conn)(nil)
+	_ driver.ConnBeginTx        = (*Conn)(nil)
+	_ driver.ExecerContext      = (*Conn)(nil)
+	_ driver.QueryerContext     = (*Conn)(nil)
+	_ driver.Pinger             = (*Conn)(nil)
+	_ driver.SessionResetter    = (*Conn)(nil)
+	_ driver.Validator          = (*Conn)(nil)
+	_ driver.NamedValueChecker  = (*Conn)(nil)
+)
+
+func newConn(inner driver.Conn, p planner, raw bool) *Conn {
+	c := &Conn{inner: inner, cs: newConnState(inner), planner: p, raw: raw}
+	c.execerCtx, _ = inner.(driver.ExecerContext)
+	if c.execerCtx == nil {
+		c.execer, _ = inner.(driver.Execer) //lint:ignore SA1019 legacy drivers implement only Execer
+	}
+	c.queryerCtx, _ = inner.(driver.QueryerContext)
+	if c.queryerCtx == nil {
+		c.queryer, _ = inner.(driver.Queryer) //lint:ignore SA1019 legacy drivers implement only Queryer
+	}
+	c.nvc, _ = inner.(driver.NamedValueChecker)
+	c.convertDirect = !c.hasExec() || !c.hasQuery()
+	return c
+}
+
+func (c *Conn) hasExec() bool  { return c.execerCtx != nil || c.execer != nil }
+func (c *Conn) hasQuery() bool { return c.queryerCtx != nil || c.queryer != nil }
+
+// errRawAccess is returned by Unwrap without WithRawConnAccess.
+var errRawAccess = fmt.Errorf("%w: raw connection access is disabled; see WithRawConnAccess", ErrAccessDenied)
+
+// Unwrap returns the inner driver's connection, for code that needs a
+// driver-specific API through sql.Conn.Raw. The connector must have been
+// built with WithRawConnAccess; otherwise Unwrap returns an error wrapping
+// ErrAccessDenied. Statements sent on the inner connection bypass every
+// policy.
+func (c *Conn) Unwrap() (driver.Conn, error) {
+	if !c.raw {
+		return nil, errRawAccess
+	}
+	return c.inner, nil
+}
+
+// plan plans query for the caller on ctx. A rejection is finished here.
+func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
+	p, err := c.planner.plan(ctx, c.cs, query)
+	if err == nil && p == nil {
+		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
+	}
+	if err != nil {
+		c.planner.finish(ctx, c.cs, nil, err)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (c *Conn) finish(ctx context.Context, p *plan, err error) {
+	c.planner.finish(ctx, c.cs, p, err)
+}
+
+// Prepare is PrepareContext with context.Background().
+func (c *Conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext rewrites query for the caller on ctx and prepares the
+// rewritten SQL on the inner connection. The statement remembers the
+// caller's policy fingerprint and prepares itself again, on this
+// connection, when a caller with another fingerprint executes it.
+func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	p, err := c.plan(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	si, err := c.prepareInner(ctx, p.sql)
+	if err != nil {
+		c.finish(ctx, p, err)
+		return nil, err
+	}
+	return newStmt(c, query, p, si), nil
+}
+
+// prepareInner prepares on the inner connection as database/sql would.
+func (c *Conn) prepareInner(ctx context.Context, query string) (driver.Stmt, error) {
+	if pc, ok := c.inner.(driver.ConnPrepareContext); ok {
+		return pc.PrepareContext(ctx, query)
+	}
+	si, err := c.inner.Prepare(query)
+	if err == nil {
+		select {
+		default:
+		case <-ctx.Done():
+			_ = si.Close()
+			return nil, ctx.Err()
+		}
+	}
+	return si, err
+}
+
+// Close closes the inner connection.
+func (c *Conn) Close() error {
+	err := c.inner.Close()
+	if c.onClose != nil {
+		if cerr := c.onClose(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Begin starts a transaction with default options.
+//
+// Deprecated: database/sql uses BeginTx.
+func (c *Conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx starts a transaction on the inner connection. When the inner
+// connection does not implement driver.ConnBeginTx, non-default options
+// fail as database/sql fails them.
+func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	var (
+		t   driver.Tx
+		err error
+	)
+	if bt, ok := c.inner.(driver.ConnBeginTx); ok {
+		t, err = bt.BeginTx(ctx, opts)
+	} else {
+		t, err = c.begin(ctx, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &tx{c: c, inner: t}, nil
+}
+
+// begin is database/sql's fallback for drivers without ConnBeginTx.
+func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if opts.Isolation != driver.IsolationLevel(sql.LevelDefault) {
+		return nil, errors.New("sql: driver does not support non-default isolation level")
+	}
+	if opts.ReadOnly {
+		return nil, errors.New("sql: driver does not support read-only transactions")
+	}
+	t, err := c.inner.Begin() //lint:ignore SA1019 fallback for drivers without ConnBeginTx
+	if err == nil {
+		select {
+		default:
+		case <-ctx.Done():
+			_ = t.Rollback()
+			return nil, ctx.Err()
+		}
+	}
+	return t, err
+}
+
+// ExecContext rewrites query for the caller on ctx and executes it on the
+// inner connection with args unchanged. It returns driver.ErrSkip when the
+// inner connection cannot execute directly, so that database/sql prepares
+// the statement instead.
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if !c.hasExec() {
+		return nil, driver.ErrSkip
+	}
+	args, err := c.convertArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	var dargs []driver.Value
+	if c.execerCtx == nil {
+		if dargs, err = namedValueToValue(args); err != nil {
+			return nil, err
+		}
+	}
+	p, err := c.plan(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	var res driver.Result
+	if c.execerCtx != nil {
+		res, err = c.execerCtx.ExecContext(ctx, p.sql, args)
+	} else if err = ctx.Err(); err == nil {
+		res, err = c.execer.Exec(p.sql, dargs)
+	}
+	if err == driver.ErrSkip {
+		return nil, err
+	}
+	c.finish(ctx, p, err)
+	return res, err
+}
+
+// QueryContext rewrites query for the caller on ctx and runs it on the
+// inner connection with args unchanged. It returns driver.ErrSkip when the
+// inner connection cannot query directly, so that database/sql prepares
+// the statement instead. The statement is finished when the rows close.
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if !c.hasQuery() {
+		return nil, driver.ErrSkip
+	}
+	args, err := c.convertArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	var dargs []driver.Value
+	if c.queryerCtx == nil {
+		if dargs, err = namedValueToValue(args); err != nil {
+			return nil, err
+		}
+	}
+	p, err := c.plan(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	var rows driver.Rows
+	if c.queryerCtx != nil {
+		rows, err = c.queryerCtx.QueryContext(ctx, p.sql, args)
+	} else if err = ctx.Err(); err == nil {
+		rows, err = c.queryer.Query(p.sql, dargs)
+	}
+	if err == driver.ErrSkip {
+		return nil, err
+	}
+	if err != nil {
+		c.finish(ctx, p, err)
+		return nil, err
+	}
+	return c.wrapRows(ctx, p, rows), nil
+}
+
+func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows) driver.Rows {
+	return wrapRows(rows, func(err error) { c.finish(ctx, p, err) })
+}
+
+// Ping forwards to the inner connection's Ping; without one it returns nil.
+func (c *Conn) Ping(ctx context.Context) error {
+	if p, ok := c.inner.(driver.Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
+
+// ResetSession forgets what sqe knows of the session's state (it is read
+// again before the next statement) and forwards to the inner connection's
+// ResetSession, if any.
+func (c *Conn) ResetSession(ctx context.Context) error {
+	c.cs.reset()
+	if r, ok := c.inner.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+// IsValid forwards to the inner connection's IsValid; without one it
+// returns true.
+func (c *Conn) IsValid() bool {
+	if v, ok := c.inner.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
+}
+
+// CheckNamedValue forwards to the inner connection's CheckNamedValue, or
+// returns driver.ErrSkip when it has none so that database/sql applies its
+// default conversion: what database/sql does for the inner connection.
+//
+// database/sql checks arguments at the connection only for direct
+// execution, which it never attempts on a connection without ExecerContext
+// or QueryerContext. An inner connection that lacks either must not see its
+// checker (or the default conversion) run on arguments it would otherwise
+// only meet through a statement. For such a connection CheckNamedValue
+// accepts every value unchanged, and the direct path that does exist
+// converts the arguments itself, exactly as database/sql would have.
+func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if c.convertDirect {
+		return nil
+	}
+	if c.nvc != nil {
+		return c.nvc.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+// convertArgs converts the arguments of a direct execution as database/sql
+// converts them for a connection, when CheckNamedValue deferred it.
+func (c *Conn) convertArgs(args []driver.NamedValue) ([]driver.NamedValue, error) {
+	if !c.convertDirect {
+		return args, nil
+	}
+	out := make([]driver.NamedValue, 0, len(args))
+	for _, nv := range args {
+		nv.Ordinal = len(out) + 1
+		check := defaultCheckNamedValue
+		if c.nvc != nil {
+			check = c.nvc.CheckNamedValue
+		}
+	again:
+		switch err := check(&nv); err {
+		case nil:
+			out = append(out, nv)
+		case driver.ErrRemoveArgument:
+		case driver.ErrSkip:
+			check = defaultCheckNamedValue
+			goto again
+		default:
+			return nil, fmt.Errorf("sql: converting argument %s type: %w", describeNamedValue(&nv), err)
+		}
+	}
+	return out, nil
+}
+
+func defaultCheckNamedValue(nv *driver.NamedValue) (err error) {
+	nv.Value, err = driver.DefaultParameterConverter.ConvertValue(nv.Value)
+	return err
+}
+
+// describeNamedValue names an argument as database/sql does in errors.
+func describeNamedValue(nv *driver.NamedValue) string {
+	if len(nv.Name) == 0 {
+		return fmt.Sprintf("$%d", nv.Ordinal)
+	}
+	return fmt.Sprintf("with name %q", nv.Name)
+}
+
+// namedValueToValue is database/sql's conversion for legacy drivers.
+func namedValueToValue(named []driver.NamedValue) ([]driver.Value, error) {
+	dargs := make([]driver.Value, len(named))
+	for n, param := range named {
+		if len(param.Name) > 0 {
+			return nil, errors.New("sql: driver does not support the use of Named Parameters")
+		}
+		dargs[n] = param.Value
+	}
+	return dargs, nil
+}
+
+// valueToNamedValue is the reverse, for the legacy entry points.
+func valueToNamedValue(args []driver.Value) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return nv
+}

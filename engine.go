@@ -1,0 +1,306 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+	_ "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
+	"github.com/sqe-project/sqe/session"
+)
+
+// engine is the planner: it resolves the caller's view, rewrites the
+// statement for it (through the rewrite cache) and tracks connection state.
+type engine struct {
+	dialect     rewriter.Dialect
+	source      policy.Source
+	ownSource   bool // the engine created the source and closes it
+	defaultUser *session.User
+	static      rewriter.Catalog // WithCatalog: no metadata queries
+	schemas     *schemaCache
+	cache       *rewriteCache
+	stats       *counters
+}
+
+func newEngine(cfg *config, base driver.Connector) (planner, error) {
+	name := cfg.dialect
+	if name == "" {
+		var err error
+		if name, err = detectDialect(base.Driver()); err != nil {
+			return nil, err
+		}
+	}
+	d, ok := rewriter.Lookup(name)
+	if !ok {
+		if name == "postgres" {
+			return nil, errors.New(`sqe: the postgres dialect is not linked: import _ "github.com/sqe-project/sqe/rewriter/postgres"`)
+		}
+		return nil, fmt.Errorf("sqe: unknown dialect %q (registered: %s)", name, strings.Join(rewriter.Registered(), ", "))
+	}
+	e := &engine{
+		dialect:     d,
+		source:      cfg.source,
+		defaultUser: cfg.defaultUser,
+		static:      cfg.catalog,
+		schemas:     newSchemaCache(name),
+		cache:       newRewriteCache(cfg.cacheSize),
+		stats:       &counters{},
+	}
+	if e.source == nil {
+		if cfg.policyFile == "" {
+			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
+		}
+		src, err := policy.NewFileSource(cfg.policyFile)
+		if err != nil {
+			return nil, err
+		}
+		e.source, e.ownSource = src, true
+	}
+	return e, nil
+}
+
+// detectDialect names the dialect of a driver by its package.
+func detectDialect(d driver.Driver) (string, error) {
+	t := reflect.TypeOf(d)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	pkg := ""
+	if t != nil {
+		pkg = t.PkgPath()
+	}
+	switch {
+	case strings.Contains(pkg, "go-sql-driver/mysql"), strings.Contains(pkg, "go-mysql-server"):
+		return "mysql", nil
+	case strings.Contains(pkg, "jackc/pgx"), strings.Contains(pkg, "lib/pq"):
+		return "postgres", nil
+	}
+	return "", fmt.Errorf("sqe: cannot tell the SQL dialect of driver %T: use WithDialect(\"mysql\"|\"postgres\")", d)
+}
+
+func (e *engine) user(ctx context.Context) (session.User, error) {
+	if u, ok := session.FromContext(ctx); ok {
+		return u, nil
+	}
+	if e.defaultUser != nil {
+		return *e.defaultUser, nil
+	}
+	return session.User{}, ErrNoSession
+}
+
+func (e *engine) view(ctx context.Context) (policy.View, error) {
+	u, err := e.user(ctx)
+	if err != nil {
+		e.stats.failClosed("no_session")
+		return nil, err
+	}
+	snap, err := e.source.Snapshot()
+	if err != nil {
+		e.stats.failClosed("policy_not_loaded")
+		return nil, err
+	}
+	v, err := snap.View(u)
+	if err != nil {
+		e.stats.failClosed("view")
+		return nil, err
+	}
+	return v, nil
+}
+
+func (e *engine) fingerprint(ctx context.Context) (string, error) {
+	v, err := e.view(ctx)
+	if err != nil {
+		return "", err
+	}
+	return v.Fingerprint(), nil
+}
+
+func (e *engine) catalog(cs *connState) rewriter.Catalog {
+	if e.static != nil {
+		return e.static
+	}
+	return &connCatalog{cache: e.schemas, conn: cs.inner}
+}
+
+func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
+	started := time.Now()
+	v, err := e.view(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.loadSession(ctx, cs); err != nil {
+		e.stats.failClosed("session_state")
+		return nil, err
+	}
+	cat := e.catalog(cs)
+	fp := v.Fingerprint()
+	key := e.cacheKey(cs, query, fp, cat.Version())
+	if res, ok := e.cache.get(key); ok {
+		e.stats.cacheHit()
+		return &plan{query: query, sql: res.SQL, fingerprint: fp, result: res, started: started}, nil
+	}
+	e.stats.cacheMiss()
+	req := &rewriter.Request{
+		SQL:                        query,
+		View:                       v,
+		User:                       v.User(),
+		Catalog:                    cat,
+		DefaultSchema:              cs.schema,
+		SearchPath:                 cs.searchPath,
+		MySQLNoBackslashEscapes:    cs.noBackslash,
+		MySQLANSIQuotes:            cs.ansiQuotes,
+		PostgresNonStandardStrings: cs.nonStdStrings,
+	}
+	res, err := e.dialect.Rewrite(ctx, req)
+	if err != nil {
+		e.stats.failClosed(failReason(err))
+		return nil, err
+	}
+	if res.Cacheable {
+		e.cache.put(key, res)
+	}
+	return &plan{query: query, sql: res.SQL, fingerprint: fp, result: res, started: started}, nil
+}
+
+func failReason(err error) string {
+	switch {
+	case errors.Is(err, policy.ErrAccessDenied):
+		return "access_denied"
+	case errors.Is(err, policy.ErrColumnDenied):
+		return "column_denied"
+	case errors.Is(err, rewriter.ErrUnsupported):
+		return "unsupported"
+	}
+	return "error"
+}
+
+// cacheKey is everything a rewrite depends on: the statement, the view,
+// the metadata it read and the connection state that resolves names and
+// quotes literals.
+func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64) string {
+	var b strings.Builder
+	b.Grow(len(query) + len(fp) + 64)
+	b.WriteString(strconv.Itoa(len(fp)))
+	b.WriteByte(':')
+	b.WriteString(fp)
+	b.WriteString(strconv.FormatUint(catVersion, 10))
+	b.WriteByte('|')
+	b.WriteString(strconv.Itoa(len(cs.schema)))
+	b.WriteByte(':')
+	b.WriteString(cs.schema)
+	for _, s := range cs.searchPath {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	b.WriteByte('|')
+	for _, f := range []bool{cs.noBackslash, cs.ansiQuotes, cs.nonStdStrings} {
+		if f {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	b.WriteByte('|')
+	b.WriteString(query)
+	return b.String()
+}
+
+func (e *engine) finish(_ context.Context, cs *connState, p *plan, err error) {
+	if p == nil || p.result == nil {
+		return
+	}
+	eff := p.result.Effect
+	if eff.InvalidateCatalog {
+		e.schemas.invalidate()
+	}
+	if err != nil {
+		return
+	}
+	if eff.SetSchema != "" {
+		cs.schema = eff.SetSchema
+	}
+	if eff.RefreshSession {
+		cs.reset()
+	}
+}
+
+func (e *engine) close() error {
+	if c, ok := e.source.(interface{ Close() error }); ok && e.ownSource {
+		return c.Close()
+	}
+	return nil
+}
+
+// loadSession reads the connection state that name resolution and quoting
+// depend on, once per connection and again after a statement changed it.
+func (e *engine) loadSession(ctx context.Context, cs *connState) error {
+	if cs.loaded {
+		return nil
+	}
+	if e.static != nil {
+		if s, ok := e.static.(interface{ DefaultSchema() string }); ok {
+			cs.schema = s.DefaultSchema()
+		}
+		if s, ok := e.static.(interface{ SearchPath() []string }); ok {
+			cs.searchPath = s.SearchPath()
+		}
+		cs.loaded = true
+		return nil
+	}
+	var err error
+	switch e.dialect.Name() {
+	case "mysql":
+		err = loadMySQLSession(ctx, cs)
+	case "postgres":
+		err = loadPostgresSession(ctx, cs)
+	}
+	if err != nil {
+		return fmt.Errorf("sqe: reading the connection's session state: %w", err)
+	}
+	cs.loaded = true
+	return nil
+}
+
+func loadMySQLSession(ctx context.Context, cs *connState) error {
+	rows, err := queryInner(ctx, cs.inner, "SELECT DATABASE(), @@SESSION.sql_mode")
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 || len(rows[0]) != 2 {
+		return errors.New("unexpected result")
+	}
+	cs.schema = asString(rows[0][0])
+	mode := "," + strings.ToUpper(asString(rows[0][1])) + ","
+	cs.noBackslash = strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,")
+	cs.ansiQuotes = strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,")
+	return nil
+}
+
+func loadPostgresSession(ctx context.Context, cs *connState) error {
+	rows, err := queryInner(ctx, cs.inner,
+		"SELECT s.name::text FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY s.n")
+	if err != nil {
+		return err
+	}
+	cs.searchPath = cs.searchPath[:0]
+	for _, r := range rows {
+		cs.searchPath = append(cs.searchPath, asString(r[0]))
+	}
+	rows, err = queryInner(ctx, cs.inner, "SELECT current_setting('standard_conforming_strings')")
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return errors.New("unexpected result")
+	}
+	cs.nonStdStrings = !strings.EqualFold(asString(rows[0][0]), "on")
+	return nil
+}

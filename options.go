@@ -1,0 +1,66 @@
+package sqe
+
+import (
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/session"
+)
+
+// Option configures a Connector (NewConnector, Open, OpenDB).
+type Option func(*config)
+
+// DefaultRewriteCacheSize is the number of rewritten statements a connector
+// keeps unless WithRewriteCacheSize says otherwise.
+const DefaultRewriteCacheSize = 10000
+
+type config struct {
+	policyFile  string
+	source      policy.Source
+	defaultUser *session.User
+	dialect     string
+	catalog     rewriter.Catalog
+	rawAccess   bool
+	cacheSize   int
+
+	// planner replaces the policy engine; tests of the driver wrappers use it.
+	planner planner
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{cacheSize: DefaultRewriteCacheSize}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// WithPolicyFile loads policies from a native policy file (YAML, see package
+// policy). A malformed file makes the connector fail to open.
+func WithPolicyFile(path string) Option { return func(c *config) { c.policyFile = path } }
+
+// WithPolicy uses a policy source (a policy.FileSource, a Ranger source, …).
+func WithPolicy(s policy.Source) Option { return func(c *config) { c.source = s } }
+
+// WithDefaultUser runs statements whose context carries no session.User as
+// u. Without it such statements fail with ErrNoSession.
+func WithDefaultUser(u session.User) Option {
+	return func(c *config) { cu := u.Clone(); c.defaultUser = &cu }
+}
+
+// WithDialect names the SQL dialect of the underlying database: "mysql"
+// (MySQL, MariaDB) or "postgres". It is detected from the underlying driver
+// otherwise (go-sql-driver/mysql, pgx, lib/pq).
+func WithDialect(name string) Option { return func(c *config) { c.dialect = name } }
+
+// WithCatalog supplies table metadata instead of reading it from the
+// database's information_schema (for tests over sqlmock, or a fixed schema).
+func WithCatalog(cat rewriter.Catalog) Option { return func(c *config) { c.catalog = cat } }
+
+// WithRawConnAccess lets sql.Conn.Raw reach the underlying driver
+// connection through the Unwrap method of sqe's connection. Code holding the
+// raw connection bypasses every policy: enable it only for trusted code.
+func WithRawConnAccess() Option { return func(c *config) { c.rawAccess = true } }
+
+// WithRewriteCacheSize bounds the number of cached rewrites (default
+// DefaultRewriteCacheSize; 0 disables the cache).
+func WithRewriteCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }

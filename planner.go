@@ -1,0 +1,58 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"time"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// planner decides, for the caller on a context, what SQL the wrapped
+// connection sends. The driver wrappers (conn.go) call it on every
+// statement; engine is the implementation.
+type planner interface {
+	// plan rewrites query for the caller on ctx, as it will run on the
+	// connection whose state is cs. It returns the statement to send or a
+	// rejection (nothing is sent then).
+	plan(ctx context.Context, cs *connState, query string) (*plan, error)
+	// fingerprint identifies the caller's policy view on ctx. A Stmt
+	// prepared under one fingerprint is prepared again for another.
+	fingerprint(ctx context.Context) (string, error)
+	// finish is called once per logical statement after it ran or was
+	// rejected; p is nil when planning failed. On success it applies the
+	// statement's effect on the connection's state.
+	finish(ctx context.Context, cs *connState, p *plan, err error)
+	// close releases what the planner holds (policy reloaders, caches).
+	close() error
+}
+
+// plan is one statement, rewritten for one caller.
+type plan struct {
+	query       string // as the application sent it
+	sql         string // as it is sent to the database
+	fingerprint string
+	result      *rewriter.Result
+	started     time.Time
+}
+
+// connState is what sqe tracks about one underlying connection: the
+// session state that name resolution and literal quoting depend on. Only
+// the goroutine that holds the connection touches it (database/sql never
+// uses a driver connection concurrently).
+type connState struct {
+	inner driver.Conn
+
+	loaded        bool     // session state below has been read
+	schema        string   // MySQL: current database
+	searchPath    []string // PostgreSQL: current_schemas(false)
+	noBackslash   bool     // MySQL NO_BACKSLASH_ESCAPES
+	ansiQuotes    bool     // MySQL ANSI_QUOTES
+	nonStdStrings bool     // PostgreSQL standard_conforming_strings = off
+}
+
+func newConnState(inner driver.Conn) *connState { return &connState{inner: inner} }
+
+// reset forgets the session state, so that it is read again before the
+// next statement (after a pool reset or a statement that may change it).
+func (cs *connState) reset() { cs.loaded = false }

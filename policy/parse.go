@@ -1,0 +1,672 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/sqe-project/sqe/udf"
+)
+
+// FileVersion is the policy file format version this package reads.
+const FileVersion = 1
+
+const maxFileErrors = 50
+
+// Parse parses a native policy file. name is used in error messages (the
+// path, usually). Every problem found is reported: the error is a
+// *FileError, or an errors.Join of several, and wraps ErrInvalidFile.
+func Parse(name string, data []byte) (*File, error) {
+	p := &parser{file: name}
+	f := p.parse(data)
+	if len(p.errs) == 0 {
+		if err := checkRoleCycles(f); err != nil {
+			p.errs = append(p.errs, err)
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	return f, nil
+}
+
+type parser struct {
+	file    string
+	errs    []error
+	budget  int // node visits left; bounds alias expansion
+	aborted bool
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (p *parser) parse(data []byte) *File {
+	f := &File{Name: p.file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			p.fail(nil, "", "empty policy file (want version: %d)", FileVersion)
+		} else {
+			p.yamlError(err)
+		}
+		return f
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.fail(&extra, "", "more than one YAML document")
+		return f
+	} else if err != io.EOF {
+		p.yamlError(err)
+		return f
+	}
+	p.budget = 1<<20 + 16*countNodes(&doc)
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			p.fail(root, "", "empty policy file (want version: %d)", FileVersion)
+			return f
+		}
+		root = root.Content[0]
+	}
+	p.file1(root, f)
+	return f
+}
+
+func (p *parser) yamlError(err error) {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		p.errs = append(p.errs, &FileError{File: p.file, Line: line, Msg: "YAML syntax: " + m[2]})
+		return
+	}
+	p.errs = append(p.errs, &FileError{File: p.file, Msg: "YAML: " + strings.TrimPrefix(msg, "yaml: ")})
+}
+
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
+func (p *parser) fail(n *yaml.Node, path, format string, args ...any) {
+	if p.aborted {
+		return
+	}
+	if len(p.errs) >= maxFileErrors {
+		p.errs = append(p.errs, &FileError{File: p.file, Msg: "too many errors"})
+		p.aborted = true
+		return
+	}
+	e := &FileError{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+// node follows aliases and charges the visit to the budget.
+func (p *parser) node(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	p.budget--
+	if p.budget < 0 && !p.aborted {
+		p.fail(n, "", "document too large (alias expansion)")
+		p.aborted = true
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == 0 || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func describe(n *yaml.Node) string {
+	if isNull(n) {
+		return "null"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!int", "!!float":
+			return "the number " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "an unexpected node"
+}
+
+type field struct {
+	key, val *yaml.Node
+}
+
+// fields checks that n is a mapping (null counts as empty) whose keys are
+// among allowed, and returns its entries by key.
+func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string]field {
+	out := map[string]field{}
+	n = p.node(n)
+	if p.aborted || isNull(n) {
+		return out
+	}
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, path, "expected a mapping, got %s", describe(n))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := p.node(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || isNull(k) {
+			p.fail(k, path, "expected a field name, got %s", describe(k))
+			continue
+		}
+		fp := join(path, k.Value)
+		known := false
+		for _, a := range allowed {
+			if a == k.Value {
+				known = true
+				break
+			}
+		}
+		if !known {
+			p.fail(k, fp, "unknown field %q (want %s)", k.Value, strings.Join(allowed, ", "))
+			continue
+		}
+		if prev, dup := out[k.Value]; dup {
+			p.fail(k, fp, "duplicate field (first at line %d)", prev.key.Line)
+			continue
+		}
+		out[k.Value] = field{key: k, val: v}
+	}
+	return out
+}
+
+type entry struct {
+	name     string
+	key, val *yaml.Node
+}
+
+// entries returns a user-keyed mapping's entries in order (null counts as
+// empty), rejecting non-string and duplicate keys. norm maps a key to its
+// comparison form.
+func (p *parser) entries(n *yaml.Node, path string, norm func(string) string) []entry {
+	n = p.node(n)
+	if p.aborted || isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, path, "expected a mapping, got %s", describe(n))
+		return nil
+	}
+	var out []entry
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := p.node(n.Content[i])
+		if k.Kind != yaml.ScalarNode || isNull(k) {
+			p.fail(k, path, "expected a name, got %s", describe(k))
+			continue
+		}
+		name := k.Value
+		if norm != nil {
+			name = norm(name)
+		}
+		if line, dup := seen[name]; dup {
+			p.fail(k, path+"."+pathKey(k.Value), "duplicate entry %q (first at line %d)", k.Value, line)
+			continue
+		}
+		seen[name] = k.Line
+		out = append(out, entry{name: name, key: k, val: n.Content[i+1]})
+	}
+	return out
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// str returns a scalar's value; any non-null scalar is accepted as a string.
+func (p *parser) str(n *yaml.Node, path string) (string, bool) {
+	n = p.node(n)
+	if p.aborted {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		p.fail(n, path, "expected a string, got %s", describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strList returns a list of strings (null counts as empty). Elements that
+// are not strings are reported and left out.
+func (p *parser) strList(n *yaml.Node, path string) ([]string, []*yaml.Node) {
+	n = p.node(n)
+	if p.aborted || isNull(n) {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, path, "expected a list, got %s", describe(n))
+		return nil, nil
+	}
+	out := make([]string, 0, len(n.Content))
+	nodes := make([]*yaml.Node, 0, len(n.Content))
+	for i, c := range n.Content {
+		c = p.node(c)
+		if s, ok := p.str(c, index(path, i)); ok {
+			out = append(out, s)
+			nodes = append(nodes, c)
+		}
+	}
+	return out, nodes
+}
+
+// list returns a list's elements (null counts as empty).
+func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
+	n = p.node(n)
+	if p.aborted || isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.fail(n, path, "expected a list, got %s", describe(n))
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = p.node(c)
+	}
+	return out
+}
+
+func (p *parser) file1(root *yaml.Node, f *File) {
+	root = p.node(root)
+	if isNull(root) {
+		p.fail(root, "", "empty policy file (want version: %d)", FileVersion)
+		return
+	}
+	if root.Kind != yaml.MappingNode {
+		p.fail(root, "", "expected a mapping at the top level, got %s", describe(root))
+		return
+	}
+	fs := p.fields(root, "", "version", "default", "roles", "groups", "users", "tables")
+
+	if v, ok := fs["version"]; !ok {
+		p.fail(root, "version", "required (want version: %d)", FileVersion)
+	} else {
+		n := p.node(v.val)
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!str" {
+			p.fail(n, "version", "expected the number %d, got %s", FileVersion, describe(n))
+		} else if n.Value != strconv.Itoa(FileVersion) {
+			p.fail(n, "version", "unsupported version %s (want %d)", n.Value, FileVersion)
+		} else {
+			f.Version = FileVersion
+		}
+	}
+
+	if d, ok := fs["default"]; !ok {
+		p.fail(root, "default", "required: allow or deny")
+	} else if s, ok := p.str(d.val, "default"); ok {
+		switch strings.ToLower(s) {
+		case "allow":
+			f.DefaultAllow = true
+		case "deny":
+		default:
+			p.fail(p.node(d.val), "default", "want allow or deny, got %q", s)
+		}
+	}
+
+	if r, ok := fs["roles"]; ok {
+		for _, e := range p.entries(r.val, "roles", nil) {
+			path := "roles." + pathKey(e.name)
+			if err := checkName(e.name); err != nil {
+				p.fail(e.key, path, "bad role name: %v", err)
+			}
+			rf := p.fields(p.node(e.val), path, "contains")
+			role := FileRole{Name: e.name, Line: e.key.Line}
+			if c, ok := rf["contains"]; ok {
+				role.Contains = p.roleNames(c.val, path+".contains")
+			}
+			f.Roles = append(f.Roles, role)
+		}
+	}
+	f.Groups = p.grants(fs, "groups")
+	f.Users = p.grants(fs, "users")
+
+	if t, ok := fs["tables"]; ok {
+		for _, e := range p.entries(t.val, "tables", strings.ToLower) {
+			f.Tables = append(f.Tables, p.table(e))
+		}
+	}
+}
+
+func (p *parser) roleNames(n *yaml.Node, path string) []string {
+	names, nodes := p.strList(n, path)
+	for i, s := range names {
+		if err := checkName(s); err != nil {
+			p.fail(nodes[i], index(path, i), "bad role name: %v", err)
+		}
+	}
+	return names
+}
+
+func (p *parser) grants(fs map[string]field, section string) []FileGrant {
+	g, ok := fs[section]
+	if !ok {
+		return nil
+	}
+	var out []FileGrant
+	for _, e := range p.entries(g.val, section, nil) {
+		path := section + "." + pathKey(e.name)
+		if err := checkName(e.name); err != nil {
+			p.fail(e.key, path, "bad name: %v", err)
+		}
+		gf := p.fields(p.node(e.val), path, "roles")
+		grant := FileGrant{Name: e.name, Line: e.key.Line}
+		if r, ok := gf["roles"]; ok {
+			grant.Roles = p.roleNames(r.val, path+".roles")
+		}
+		out = append(out, grant)
+	}
+	return out
+}
+
+func (p *parser) table(e entry) FileTable {
+	path := "tables." + pathKey(e.key.Value)
+	t := FileTable{Line: e.key.Line}
+	var err error
+	t.Schema, t.Table, err = splitTableKey(e.name)
+	if err != nil {
+		p.fail(e.key, path, "%v", err)
+	}
+	tf := p.fields(p.node(e.val), path, "access", "row_filters", "masks", "restricted")
+	key := e.name
+	if a, ok := tf["access"]; ok {
+		for i, n := range p.list(a.val, path+".access") {
+			t.Access = append(t.Access, p.accessRule(n, index(path+".access", i), defaultName(key, "access", i)))
+		}
+	}
+	if a, ok := tf["row_filters"]; ok {
+		for i, n := range p.list(a.val, path+".row_filters") {
+			t.RowFilters = append(t.RowFilters, p.filterRule(n, index(path+".row_filters", i), defaultName(key, "row_filters", i)))
+		}
+	}
+	if a, ok := tf["masks"]; ok {
+		for i, n := range p.list(a.val, path+".masks") {
+			t.Masks = append(t.Masks, p.maskRule(n, index(path+".masks", i), defaultName(key, "masks", i)))
+		}
+	}
+	if a, ok := tf["restricted"]; ok {
+		for i, n := range p.list(a.val, path+".restricted") {
+			t.Restricted = append(t.Restricted, p.restrictRule(n, index(path+".restricted", i), defaultName(key, "restricted", i)))
+		}
+	}
+	return t
+}
+
+// defaultName names a rule that has no name: "shop.customers/masks[1]".
+func defaultName(tableKey, section string, i int) string {
+	return index(tableKey+"/"+section, i)
+}
+
+// common reads the fields every rule has: name, description, principals.
+func (p *parser) common(n *yaml.Node, path string, fs map[string]field, def string) (name, desc string, ps []Principal) {
+	name = def
+	if v, ok := fs["name"]; ok {
+		if s, ok := p.str(v.val, path+".name"); ok {
+			if err := checkName(s); err != nil {
+				p.fail(p.node(v.val), path+".name", "bad rule name: %v", err)
+			} else {
+				name = s
+			}
+		}
+	}
+	if v, ok := fs["description"]; ok {
+		desc, _ = p.str(v.val, path+".description")
+	}
+	v, ok := fs["principals"]
+	if !ok {
+		p.fail(n, path+".principals", "required: a list of user:NAME, group:NAME, role:NAME or public")
+		return
+	}
+	if isEmptyList(p.node(v.val)) {
+		p.fail(p.node(v.val), path+".principals", "must not be empty")
+		return
+	}
+	strs, nodes := p.strList(v.val, path+".principals")
+	for i, s := range strs {
+		pr, err := ParsePrincipal(s)
+		if err != nil {
+			p.fail(nodes[i], index(path+".principals", i), "%v", err)
+			continue
+		}
+		ps = append(ps, pr)
+	}
+	return
+}
+
+func (p *parser) accessList(fs map[string]field, key, path string) []Access {
+	v, ok := fs[key]
+	if !ok {
+		return nil
+	}
+	strs, nodes := p.strList(v.val, path)
+	if len(strs) == 0 && isEmptyList(p.node(v.val)) {
+		p.fail(p.node(v.val), path, "must not be empty")
+	}
+	var out []Access
+	for i, s := range strs {
+		a, ok := ParseAccess(s)
+		if !ok || strings.TrimSpace(s) != s {
+			p.fail(nodes[i], index(path, i), "unknown access type %q (want select, update, create, drop, alter, index, lock or all)", s)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isEmptyList(n *yaml.Node) bool {
+	return isNull(n) || n.Kind == yaml.SequenceNode && len(n.Content) == 0
+}
+
+// ruleFields is fields for a list element that must be a mapping.
+func (p *parser) ruleFields(n *yaml.Node, path string, allowed ...string) (map[string]field, bool) {
+	if isNull(n) || n.Kind != yaml.MappingNode {
+		p.fail(n, path, "expected a mapping, got %s", describe(n))
+		return nil, false
+	}
+	return p.fields(n, path, allowed...), true
+}
+
+func (p *parser) accessRule(n *yaml.Node, path, def string) AccessRule {
+	r := AccessRule{Line: n.Line}
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "allow", "deny")
+	if !ok {
+		return r
+	}
+	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	r.Allow = p.accessList(fs, "allow", path+".allow")
+	r.Deny = p.accessList(fs, "deny", path+".deny")
+	_, hasAllow := fs["allow"]
+	_, hasDeny := fs["deny"]
+	switch {
+	case hasAllow && hasDeny:
+		p.fail(fs["deny"].key, path+".deny", "an access rule has allow or deny, not both (write two rules)")
+	case !hasAllow && !hasDeny:
+		p.fail(n, path, "an access rule needs allow: [...] or deny: [...]")
+	}
+	return r
+}
+
+func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
+	r := FilterRule{Line: n.Line}
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter")
+	if !ok {
+		return r
+	}
+	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	v, ok := fs["filter"]
+	if !ok {
+		p.fail(n, path+".filter", "required: a boolean SQL expression")
+		return r
+	}
+	if s, ok := p.str(v.val, path+".filter"); ok {
+		if strings.TrimSpace(s) == "" {
+			p.fail(p.node(v.val), path+".filter", "row filter must not be empty")
+		}
+		r.Filter = s
+	}
+	return r
+}
+
+func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
+	r := MaskRule{Line: n.Line}
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "column", "type", "args", "expr")
+	if !ok {
+		return r
+	}
+	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	if v, ok := fs["column"]; !ok {
+		p.fail(n, path+".column", "required")
+	} else if s, ok := p.str(v.val, path+".column"); ok {
+		if err := checkColumn(s); err != nil {
+			p.fail(p.node(v.val), path+".column", "%v", err)
+		}
+		r.Column = strings.ToLower(s)
+	}
+	if v, ok := fs["args"]; ok {
+		r.Args, _ = p.strList(v.val, path+".args")
+	}
+	if v, ok := fs["expr"]; ok {
+		r.Expr, _ = p.str(v.val, path+".expr")
+	}
+	v, ok := fs["type"]
+	if !ok {
+		p.fail(n, path+".type", "required: a mask type (MASK, MASK_SHOW_LAST_4, MASK_HASH, CUSTOM, ...)")
+		return r
+	}
+	s, ok := p.str(v.val, path+".type")
+	if !ok {
+		return r
+	}
+	r.Type = strings.ToUpper(s)
+	switch {
+	case r.Type == udf.TypeCustom && strings.TrimSpace(r.Expr) == "":
+		at, fp := n, path+".expr"
+		if e, ok := fs["expr"]; ok {
+			at = p.node(e.val)
+		}
+		p.fail(at, fp, "a CUSTOM mask needs a non-empty expr")
+	case r.Type != udf.TypeCustom && r.Expr != "":
+		p.fail(fs["expr"].key, path+".expr", "expr is only for type CUSTOM (type is %s)", r.Type)
+	default:
+		if err := udf.ValidateMask(r.Type, r.Args, r.Expr); err != nil {
+			p.fail(p.node(v.val), path+".type", "%v", err)
+		}
+	}
+	return r
+}
+
+func checkColumn(s string) error {
+	if s == "" {
+		return errors.New("empty column name")
+	}
+	if strings.TrimSpace(s) != s {
+		return fmt.Errorf("column %q starts or ends with white space", s)
+	}
+	return nil
+}
+
+func (p *parser) restrictRule(n *yaml.Node, path, def string) RestrictRule {
+	r := RestrictRule{Line: n.Line}
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "columns")
+	if !ok {
+		return r
+	}
+	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	v, ok := fs["columns"]
+	if !ok {
+		p.fail(n, path+".columns", "required: a list of column names")
+		return r
+	}
+	cols, nodes := p.strList(v.val, path+".columns")
+	if len(cols) == 0 && isEmptyList(p.node(v.val)) {
+		p.fail(p.node(v.val), path+".columns", "must not be empty")
+	}
+	for i, c := range cols {
+		if err := checkColumn(c); err != nil {
+			p.fail(nodes[i], index(path+".columns", i), "%v", err)
+		}
+		r.Columns = append(r.Columns, strings.ToLower(c))
+	}
+	return r
+}
+
+// checkRoleCycles reports a role that contains itself, directly or through
+// other roles.
+func checkRoleCycles(f *File) error {
+	byName := make(map[string]*FileRole, len(f.Roles))
+	for i := range f.Roles {
+		byName[f.Roles[i].Name] = &f.Roles[i]
+	}
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	state := make(map[string]int, len(f.Roles))
+	var stack []string
+	var visit func(name string) error
+	visit = func(name string) error {
+		switch state[name] {
+		case done:
+			return nil
+		case visiting:
+			start := 0
+			for i, s := range stack {
+				if s == name {
+					start = i
+				}
+			}
+			cycle := append(append([]string(nil), stack[start:]...), name)
+			r := byName[stack[len(stack)-1]]
+			return &FileError{File: f.Name, Line: r.Line, Path: "roles." + pathKey(r.Name) + ".contains",
+				Msg: "role cycle: " + strings.Join(cycle, " -> ")}
+		}
+		r := byName[name]
+		if r == nil {
+			state[name] = done
+			return nil
+		}
+		state[name] = visiting
+		stack = append(stack, name)
+		for _, c := range r.Contains {
+			if err := visit(c); err != nil {
+				return err
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = done
+		return nil
+	}
+	for _, r := range f.Roles {
+		if err := visit(r.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

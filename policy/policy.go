@@ -1,0 +1,140 @@
+package policy
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/sqe-project/sqe/session"
+)
+
+// Sentinel errors. Errors returned by sqe wrap one of them (use errors.Is).
+var (
+	// ErrAccessDenied: the caller may not perform the access on the table.
+	ErrAccessDenied = errors.New("sqe: access denied")
+	// ErrColumnDenied: the statement names a column that is restricted for the caller.
+	ErrColumnDenied = errors.New("sqe: column access denied")
+	// ErrNotLoaded: the policy source has never loaded a policy set (fail closed).
+	ErrNotLoaded = errors.New("sqe: policy source has not loaded")
+)
+
+// Access is an access type a statement needs on a table.
+type Access string
+
+// Access types, the vocabulary of the Ranger hive service-def.
+const (
+	Select Access = "select"
+	Update Access = "update"
+	Create Access = "create"
+	Drop   Access = "drop"
+	Alter  Access = "alter"
+	Index  Access = "index"
+	Lock   Access = "lock"
+	All    Access = "all"
+)
+
+// Accesses lists every access type except All, in a fixed order.
+var Accesses = []Access{Select, Update, Create, Drop, Alter, Index, Lock}
+
+// ParseAccess returns the Access named s (case-insensitive).
+func ParseAccess(s string) (Access, bool) {
+	a := Access(strings.ToLower(strings.TrimSpace(s)))
+	switch a {
+	case Select, Update, Create, Drop, Alter, Index, Lock, All:
+		return a, true
+	}
+	return "", false
+}
+
+// TableName names a table (or view) as policies see it: Schema is the MySQL
+// database or the PostgreSQL schema. Names are compared case-insensitively
+// (the hive service-def's rule); Key gives the canonical form.
+type TableName struct {
+	Schema string
+	Table  string
+}
+
+// Key returns the canonical, lower-cased "schema.table".
+func (t TableName) Key() string {
+	return strings.ToLower(t.Schema) + "." + strings.ToLower(t.Table)
+}
+
+func (t TableName) String() string { return t.Schema + "." + t.Table }
+
+// Mask is a column mask. Type is a Ranger hive mask type (MASK,
+// MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4, MASK_HASH, MASK_NULL, MASK_NONE,
+// MASK_DATE_SHOW_YEAR, CUSTOM) or one of sqe's additions (MASK_SHOW_FIRST_N,
+// MASK_SHOW_LAST_N, REDACT, REGEXP_REPLACE); see package udf for the
+// arguments each takes. Expr is the CUSTOM expression, with {col} standing
+// for the column.
+type Mask struct {
+	Type   string
+	Args   []string
+	Expr   string
+	Policy string // the policy that set the mask, for errors and explain
+}
+
+// RowFilter is a boolean SQL expression over the table's raw columns.
+type RowFilter struct {
+	Expr   string
+	Policy string
+}
+
+// Decision is what one View may do with one table.
+type Decision struct {
+	Table TableName
+	// Allowed holds the granted access types. A type that is absent is denied.
+	Allowed map[Access]bool
+	// DeniedBy names, per denied access type, the policy (or default) that denied it.
+	DeniedBy map[Access]string
+	// RowFilters are ANDed; the rows a statement may see or touch are those
+	// every filter admits.
+	RowFilters []RowFilter
+	// Masks maps lower-cased column names to their mask.
+	Masks map[string]Mask
+	// Restricted maps lower-cased column names to the policy that restricts them.
+	Restricted map[string]string
+}
+
+// Allows reports whether the access is granted.
+func (d *Decision) Allows(a Access) bool { return d.Allowed[a] }
+
+// Reason names the policy that denied a, or "default" when none is recorded.
+func (d *Decision) Reason(a Access) string {
+	if r := d.DeniedBy[a]; r != "" {
+		return r
+	}
+	return "default"
+}
+
+// Passthrough reports whether the decision changes nothing a read sees: no
+// filter, no mask and no restricted column.
+func (d *Decision) Passthrough() bool {
+	return len(d.RowFilters) == 0 && len(d.Masks) == 0 && len(d.Restricted) == 0
+}
+
+// Source supplies policy snapshots. Snapshot returns the current one, or an
+// error wrapping ErrNotLoaded when the source has never loaded (fail closed).
+type Source interface {
+	Snapshot() (Snapshot, error)
+}
+
+// Snapshot is an immutable, compiled policy set.
+type Snapshot interface {
+	// Version identifies the snapshot; it changes with every publication.
+	Version() uint64
+	// View resolves the user's principals into a statement-local View.
+	View(u session.User) (View, error)
+}
+
+// View answers policy questions for one caller during one statement. A View
+// is never shared between statements.
+type View interface {
+	// Decide returns the caller's Decision for the table.
+	Decide(t TableName) (*Decision, error)
+	// Fingerprint identifies everything the View's decisions depend on
+	// (snapshot version, principals, attributes): two Views with the same
+	// fingerprint decide every table the same way.
+	Fingerprint() string
+	// User is the session user the View was built for.
+	User() session.User
+}

@@ -1,0 +1,34 @@
+// Package rewriter turns one application statement into the statement the
+// database runs for one caller.
+//
+// A Dialect (rewriter/mysql, rewriter/postgres) parses the statement with
+// its database's real grammar, finds every base-table reference — in FROM,
+// JOIN, subqueries, CTE bodies, set-operation branches, derived tables and
+// the sources of writes — and asks the caller's policy.View for that
+// table's Decision. PlanTable applies the dialect-neutral part: the access
+// check, the catalog lookup and the policy's read form of the table,
+//
+//	(SELECT <mask(c) AS c for each visible column> FROM schema.t WHERE <row filters>) AS t
+//
+// as Hive's TableMask builds it. The row filters read raw values; the rest
+// of the statement only sees the derived table, so a predicate, a join, a
+// GROUP BY or a function over a masked column sees the masked value and is
+// no oracle. A table whose decision changes nothing is kept as it is, but
+// schema-qualified, so that the server resolves exactly the table sqe
+// decided about.
+//
+// Writes keep their target and get the row filter ANDed into their WHERE;
+// a masked column of the target read anywhere in the write is replaced by
+// its mask expression.
+//
+// Fail closed: a statement the dialect cannot parse, a statement form it
+// does not handle, a reference it cannot resolve with certainty, and any
+// table reference in the output that the rewrite did not itself produce or
+// check is an Error wrapping ErrUnsupported, and nothing is sent. Errors
+// name tables, columns and policies, never data values.
+//
+// Policy expressions (row filters, CUSTOM masks) are parsed as single
+// expressions (Syntax.CanonicalExpr) before they are placed, so their text
+// cannot reach outside its place; the tables they read are rewritten under
+// their own policies, and they never see the application's CTEs.
+package rewriter

@@ -1,0 +1,70 @@
+package mysql
+
+import (
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// format prints a statement for the server. It differs from vitess's own
+// formatting in three ways, each a safety property:
+//   - comments are dropped, so no executable comment or hint the parser
+//     treated as a comment reaches the server;
+//   - string literals are escaped for the connection's sql_mode, so a
+//     value means the same to the server as it did to the parser;
+//   - positional arguments are printed as ?, and the statement is refused
+//     if they would come out in another order than they came in.
+func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
+	var args []string
+	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, node sqlparser.SQLNode) {
+		switch n := node.(type) {
+		case *sqlparser.ParsedComments:
+			return
+		case *sqlparser.Argument:
+			args = append(args, n.Name)
+			buf.WriteString("?")
+			return
+		case *sqlparser.Literal:
+			if n.Type == sqlparser.StrVal {
+				buf.WriteString(quoteString(n.Val, noBackslashEscapes))
+				return
+			}
+		}
+		node.Format(buf)
+	})
+	buf.SetEscapeAllIdentifiers()
+	buf.WriteNode(node)
+	for i, name := range args {
+		if name != "v"+strconv.Itoa(i+1) {
+			return "", rewriter.Unsupported("placeholders would change order in the rewritten statement")
+		}
+	}
+	return buf.String(), nil
+}
+
+// quoteString returns s as a MySQL string literal. A quote is always
+// doubled (valid in every mode); a backslash is doubled only when it is an
+// escape character.
+func quoteString(s string, noBackslashEscapes bool) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			b.WriteString("''")
+		case c == '\\' && !noBackslashEscapes:
+			b.WriteString(`\\`)
+		case c == 0 && !noBackslashEscapes:
+			b.WriteString(`\0`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

@@ -1,0 +1,432 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// maxPolicyDepth bounds how deep policy expressions may reach through
+// other tables' policies (a row filter reading a mapping table whose own
+// filter reads another table, …).
+const maxPolicyDepth = 8
+
+// rewrite is the state of rewriting one statement.
+type rewrite struct {
+	ctx context.Context
+	req *rewriter.Request
+	// sanctioned holds every table reference the rewrite produced or
+	// checked; verify refuses a statement with any other.
+	sanctioned map[*sqlparser.AliasedTableExpr]bool
+	tables     []policy.TableName
+	seen       map[string]bool
+	// inPolicy is the stack of tables whose policy expressions are being
+	// rewritten, to refuse a policy that reaches its own table again.
+	inPolicy []string
+}
+
+func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
+	return &rewrite{ctx: ctx, req: req, sanctioned: map[*sqlparser.AliasedTableExpr]bool{}, seen: map[string]bool{}}
+}
+
+// tableRef is a table in a FROM clause (or a write's target) as the
+// expressions of its scope see it.
+type tableRef struct {
+	alias   string // the name the statement uses for it (alias, else table name)
+	table   policy.TableName
+	plan    *rewriter.TablePlan // nil for CTE and derived-table references
+	derived bool                // replaced by the policy's derived table
+	// qualifier is how a raw column of a write target is referenced.
+	qualifier sqlparser.TableName
+}
+
+// scope is one level of name visibility: the CTEs defined at this level
+// and the FROM entries of one SELECT (or the target of a write).
+type scope struct {
+	parent *scope
+	ctes   map[string]bool
+	tables []*tableRef
+	// policy marks the expressions of a policy (filters, masks): they read
+	// raw columns and see no CTE of the application's statement.
+	policy bool
+	// target is the write target whose masked columns are read masked.
+	target *tableRef
+	// base is set on the top level of a policy's expressions: unqualified
+	// columns there are the base table's, and are qualified so that no
+	// table of the application's statement can capture them.
+	base *sqlparser.TableName
+}
+
+func (s *scope) child() *scope { return &scope{parent: s, policy: s.policy} }
+
+func (s *scope) isCTE(name string) bool {
+	for sc := s; sc != nil; sc = sc.parent {
+		if sc.ctes[name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rewrite) addTable(t policy.TableName) {
+	if k := t.Key(); !r.seen[k] {
+		r.seen[k] = true
+		r.tables = append(r.tables, t)
+	}
+}
+
+// resolve turns a table name into the table it names on the server.
+func (r *rewrite) resolve(tn sqlparser.TableName) (policy.TableName, error) {
+	schema := tn.Qualifier.String()
+	if schema == "" {
+		schema = r.req.DefaultSchema
+		if schema == "" {
+			return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: tn.Name.String(),
+				Detail: "unqualified table name with no current database"}
+		}
+	}
+	return policy.TableName{Schema: schema, Table: tn.Name.String()}, nil
+}
+
+func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.TablePlan, error) {
+	r.addTable(t)
+	return rewriter.PlanTable(r.ctx, r.req, t, access)
+}
+
+func qualified(t policy.TableName) sqlparser.TableName {
+	return sqlparser.TableName{Name: sqlparser.NewIdentifierCS(t.Table), Qualifier: sqlparser.NewIdentifierCS(t.Schema)}
+}
+
+// statement rewrites a top-level statement in place.
+func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) {
+	root := &scope{}
+	switch s := stmt.(type) {
+	case *sqlparser.Select:
+		if err := r.checkInto(s.Into); err != nil {
+			return nil, err
+		}
+		return &rewriter.Result{Kind: rewriter.KindSelect}, r.tableStatement(s, root)
+	case *sqlparser.Union:
+		if err := r.checkInto(s.Into); err != nil {
+			return nil, err
+		}
+		return &rewriter.Result{Kind: rewriter.KindSelect}, r.tableStatement(s, root)
+	case *sqlparser.Insert:
+		return &rewriter.Result{Kind: rewriter.KindInsert}, r.insert(s, root)
+	case *sqlparser.Update:
+		return &rewriter.Result{Kind: rewriter.KindUpdate}, r.update(s, root)
+	case *sqlparser.Delete:
+		return &rewriter.Result{Kind: rewriter.KindDelete}, r.delete(s, root)
+	case *sqlparser.ExplainStmt:
+		switch s.Statement.(type) {
+		case *sqlparser.Select, *sqlparser.Union, *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+			res, err := r.statement(s.Statement)
+			if err != nil {
+				return nil, err
+			}
+			res.Kind = rewriter.KindOther
+			return res, nil
+		}
+		return nil, rewriter.Unsupported("EXPLAIN of this statement is not supported")
+	case *sqlparser.Set:
+		return r.set(s, root)
+	case *sqlparser.Use:
+		if s.DBName.IsEmpty() {
+			return nil, rewriter.Unsupported("USE without a database")
+		}
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String()}}, nil
+	case *sqlparser.Begin, *sqlparser.Commit, *sqlparser.Rollback, *sqlparser.SRollback,
+		*sqlparser.Savepoint, *sqlparser.Release:
+		return &rewriter.Result{Kind: rewriter.KindSession}, nil
+	case *sqlparser.Show:
+		return r.show(s)
+	case sqlparser.DDLStatement:
+		return r.ddl(s, root)
+	}
+	return nil, rewriter.Unsupported("%s is not supported through sqe", statementName(stmt))
+}
+
+func statementName(stmt sqlparser.Statement) string {
+	switch stmt.(type) {
+	case *sqlparser.CallProc:
+		return "CALL"
+	case *sqlparser.PrepareStmt:
+		return "PREPARE"
+	case *sqlparser.ExecuteStmt:
+		return "EXECUTE"
+	case *sqlparser.DeallocateStmt:
+		return "DEALLOCATE PREPARE"
+	case *sqlparser.LockTables:
+		return "LOCK TABLES"
+	case *sqlparser.UnlockTables:
+		return "UNLOCK TABLES"
+	case *sqlparser.Load:
+		return "LOAD DATA"
+	case *sqlparser.OtherAdmin:
+		return "this administrative statement (DO, HANDLER, …)"
+	case sqlparser.DBDDLStatement:
+		return "CREATE/ALTER/DROP DATABASE"
+	case *sqlparser.ValuesStatement:
+		return "a VALUES statement"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*sqlparser.")
+}
+
+func (r *rewrite) checkInto(into *sqlparser.SelectInto) error {
+	if into == nil {
+		return nil
+	}
+	if into.Type == sqlparser.IntoVariables {
+		return nil // the values are the masked, filtered ones
+	}
+	return rewriter.Unsupported("SELECT … INTO OUTFILE/DUMPFILE writes files on the server")
+}
+
+// tableStatement rewrites a SELECT or UNION in place.
+func (r *rewrite) tableStatement(ts sqlparser.TableStatement, outer *scope) error {
+	switch s := ts.(type) {
+	case *sqlparser.Select:
+		return r.selectStmt(s, outer)
+	case *sqlparser.Union:
+		sc := outer.child()
+		if err := r.with(s.With, sc); err != nil {
+			return err
+		}
+		if err := r.checkInto(s.Into); err != nil {
+			return err
+		}
+		return r.exprs(s, sc, func(n sqlparser.SQLNode, parent sqlparser.SQLNode) bool {
+			_, isWith := n.(*sqlparser.With)
+			return isWith && parent == s
+		})
+	}
+	return rewriter.Unsupported("query form %T is not supported", ts)
+}
+
+func (r *rewrite) selectStmt(s *sqlparser.Select, outer *scope) error {
+	sc := outer.child()
+	if err := r.with(s.With, sc); err != nil {
+		return err
+	}
+	if err := r.checkInto(s.Into); err != nil {
+		return err
+	}
+	for i, te := range s.From {
+		nte, err := r.tableExpr(te, sc)
+		if err != nil {
+			return err
+		}
+		s.From[i] = nte
+	}
+	if err := r.checkAliases(sc); err != nil {
+		return err
+	}
+	// Everything but FROM and WITH: select list, WHERE, GROUP BY, HAVING,
+	// windows, ORDER BY, LIMIT.
+	return r.exprs(s, sc, func(n, parent sqlparser.SQLNode) bool {
+		if parent != s {
+			return false
+		}
+		switch n.(type) {
+		case *sqlparser.With, sqlparser.TableExpr:
+			return true
+		}
+		return false
+	})
+}
+
+// checkAliases refuses two references that the rewrite would give the
+// same name.
+func (r *rewrite) checkAliases(sc *scope) error {
+	seen := map[string]policy.TableName{}
+	for _, t := range sc.tables {
+		if prev, ok := seen[strings.ToLower(t.alias)]; ok && t.derived {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.table.String(),
+				Detail: fmt.Sprintf("tables %s and %s need distinct aliases", prev, t.table)}
+		}
+		seen[strings.ToLower(t.alias)] = t.table
+	}
+	return nil
+}
+
+func (r *rewrite) with(w *sqlparser.With, sc *scope) error {
+	if w == nil {
+		return nil
+	}
+	if sc.ctes == nil {
+		sc.ctes = map[string]bool{}
+	}
+	for _, cte := range w.CTEs {
+		name := cte.ID.String()
+		if w.Recursive {
+			sc.ctes[name] = true
+		}
+		if err := r.tableStatement(cte.Subquery, sc); err != nil {
+			return err
+		}
+		sc.ctes[name] = true
+	}
+	return nil
+}
+
+// tableExpr rewrites one FROM entry and registers it in the scope.
+func (r *rewrite) tableExpr(te sqlparser.TableExpr, sc *scope) (sqlparser.TableExpr, error) {
+	switch t := te.(type) {
+	case *sqlparser.AliasedTableExpr:
+		switch e := t.Expr.(type) {
+		case sqlparser.TableName:
+			return r.tableRef(t, e, sc, policy.Select)
+		case *sqlparser.DerivedTable:
+			if err := r.tableStatement(e.Select, sc); err != nil {
+				return nil, err
+			}
+			sc.tables = append(sc.tables, &tableRef{alias: t.As.String()})
+			return t, nil
+		}
+		return nil, rewriter.Unsupported("table expression %T is not supported", t.Expr)
+	case *sqlparser.JoinTableExpr:
+		l, err := r.tableExpr(t.LeftExpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		t.LeftExpr = l
+		rt, err := r.tableExpr(t.RightExpr, sc)
+		if err != nil {
+			return nil, err
+		}
+		t.RightExpr = rt
+		if t.Condition != nil {
+			if t.Condition.On != nil {
+				if err := r.exprs(t.Condition.On, sc, nil); err != nil {
+					return nil, err
+				}
+			}
+			for _, col := range t.Condition.Using {
+				if err := r.checkColumn(&sqlparser.ColName{Name: col}, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return t, nil
+	case *sqlparser.ParenTableExpr:
+		for i, inner := range t.Exprs {
+			n, err := r.tableExpr(inner, sc)
+			if err != nil {
+				return nil, err
+			}
+			t.Exprs[i] = n
+		}
+		return t, nil
+	case *sqlparser.JSONTableExpr:
+		if err := r.exprs(t.Expr, sc, nil); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	return nil, rewriter.Unsupported("table expression %T is not supported", te)
+}
+
+// tableRef rewrites a reference to a named table: a CTE stays; a base
+// table is qualified, and replaced by its policy's derived table when the
+// policy changes what the caller reads.
+func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableName, sc *scope, access policy.Access) (sqlparser.TableExpr, error) {
+	if tn.Qualifier.IsEmpty() && tn.Name.String() == "dual" && ate.As.IsEmpty() {
+		// The parser's stand-in FROM of a SELECT without one.
+		r.sanctioned[ate] = true
+		return ate, nil
+	}
+	if tn.Qualifier.IsEmpty() && !sc.policy && sc.isCTE(tn.Name.String()) {
+		r.sanctioned[ate] = true
+		alias := ate.As.String()
+		if alias == "" {
+			alias = tn.Name.String()
+		}
+		sc.tables = append(sc.tables, &tableRef{alias: alias})
+		return ate, nil
+	}
+	t, err := r.resolve(tn)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.plan(t, access)
+	if err != nil {
+		return nil, err
+	}
+	alias := ate.As.String()
+	if alias == "" {
+		alias = t.Table
+	}
+	ref := &tableRef{alias: alias, table: t, plan: plan}
+	sc.tables = append(sc.tables, ref)
+	ate.Expr = qualified(t)
+	if plan.Passthrough() {
+		r.sanctioned[ate] = true
+		return ate, nil
+	}
+	derived, err := r.derivedTable(plan, sc)
+	if err != nil {
+		return nil, err
+	}
+	inner := derived.From[0].(*sqlparser.AliasedTableExpr)
+	inner.Hints, ate.Hints = ate.Hints, nil
+	inner.Partitions, ate.Partitions = ate.Partitions, nil
+	ref.derived = true
+	return &sqlparser.AliasedTableExpr{
+		Expr: &sqlparser.DerivedTable{Select: derived},
+		As:   sqlparser.NewIdentifierCS(alias),
+	}, nil
+}
+
+// derivedTable builds the policy's read form of a table, with its policy
+// expressions rewritten (context functions, tables they read).
+func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlparser.Select, error) {
+	text, err := plan.DerivedSelect(Syntax)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form does not parse"}
+	}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || len(sel.From) != 1 {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
+	}
+	inner, ok := sel.From[0].(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
+	}
+	r.sanctioned[inner] = true
+	if err := r.policyExprs(plan, qualified(plan.Table), sel, func(n, parent sqlparser.SQLNode) bool {
+		_, isFrom := n.(sqlparser.TableExpr)
+		return isFrom && parent == sel
+	}); err != nil {
+		return nil, err
+	}
+	return sel, nil
+}
+
+// policyExprs rewrites the expressions a table's policy contributes: in a
+// scope of their own that sees the raw table and none of the statement's
+// CTEs, guarded against a policy reaching its own table again. Unqualified
+// columns at the top level are qualified with base.
+func (r *rewrite) policyExprs(plan *rewriter.TablePlan, base sqlparser.TableName, node sqlparser.SQLNode, skip func(n, parent sqlparser.SQLNode) bool) error {
+	key := plan.Table.Key()
+	for _, k := range r.inPolicy {
+		if k == key {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "a policy of the table reaches the table again"}
+		}
+	}
+	if len(r.inPolicy) >= maxPolicyDepth {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policies nest too deep"}
+	}
+	r.inPolicy = append(r.inPolicy, key)
+	defer func() { r.inPolicy = r.inPolicy[:len(r.inPolicy)-1] }()
+	psc := &scope{policy: true, base: &base, tables: []*tableRef{{alias: plan.Table.Table, table: plan.Table}}}
+	return r.exprs(node, psc, skip)
+}

@@ -1,0 +1,359 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/session"
+)
+
+// testView decides from a fixed map; tables it does not list are open.
+type testView struct {
+	user      session.User
+	decisions map[string]*policy.Decision
+}
+
+func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
+	if d, ok := v.decisions[t.Key()]; ok {
+		return d, nil
+	}
+	return &policy.Decision{Table: t, Allowed: allAccess()}, nil
+}
+func (v *testView) Fingerprint() string { return v.user.Name }
+func (v *testView) User() session.User  { return v.user }
+func allAccess() map[policy.Access]bool {
+	m := map[policy.Access]bool{}
+	for _, a := range policy.Accesses {
+		m[a] = true
+	}
+	return m
+}
+
+func customersDecision() *policy.Decision {
+	return &policy.Decision{
+		Table:      policy.TableName{Schema: "shop", Table: "customers"},
+		Allowed:    allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
+		Masks: map[string]policy.Mask{
+			"ssn":   {Type: "MASK_SHOW_LAST_4", Policy: "ssn-last4"},
+			"email": {Type: "MASK_NULL", Policy: "email-null"},
+		},
+		Restricted: map[string]string{"salary": "no-salary"},
+	}
+}
+
+func testCatalog() *rewriter.StaticCatalog {
+	return &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
+		"shop.customers": {
+			{Name: "id", DataType: "int", ColumnType: "int(11)"},
+			{Name: "name", DataType: "varchar", ColumnType: "varchar(40)"},
+			{Name: "region", DataType: "varchar", ColumnType: "varchar(8)"},
+			{Name: "ssn", DataType: "varchar", ColumnType: "varchar(11)"},
+			{Name: "email", DataType: "varchar", ColumnType: "varchar(60)"},
+			{Name: "salary", DataType: "int", ColumnType: "int(11)"},
+		},
+		"shop.orders": {
+			{Name: "id", DataType: "int", ColumnType: "int(11)"},
+			{Name: "customer_id", DataType: "int", ColumnType: "int(11)"},
+			{Name: "total", DataType: "int", ColumnType: "int(11)"},
+		},
+		"shop.region_map": {
+			{Name: "role", DataType: "varchar", ColumnType: "varchar(20)"},
+			{Name: "region", DataType: "varchar", ColumnType: "varchar(8)"},
+		},
+	}}
+}
+
+func request(sql string, decisions map[string]*policy.Decision) *rewriter.Request {
+	cat := testCatalog()
+	return &rewriter.Request{
+		SQL:           sql,
+		View:          &testView{user: session.User{Name: "alice"}, decisions: decisions},
+		User:          session.User{Name: "al'ice\\", PrimaryRole: "support"},
+		Catalog:       cat,
+		DefaultSchema: cat.Schema,
+	}
+}
+
+// short keeps failure messages readable: mask expressions are long.
+func short(s string) string {
+	if len(s) > 600 {
+		return s[:300] + " … " + s[len(s)-300:]
+	}
+	return s
+}
+
+func rewriteSQL(t *testing.T, sql string, decisions map[string]*policy.Decision) (string, error) {
+	t.Helper()
+	res, err := Dialect{}.Rewrite(context.Background(), request(sql, decisions))
+	if err != nil {
+		return "", err
+	}
+	if _, perr := parser.Parse(res.SQL); perr != nil && !strings.Contains(res.SQL, "; ") {
+		t.Fatalf("output does not parse: %v\n%s", perr, res.SQL)
+	}
+	return res.SQL, nil
+}
+
+const derivedCustomers = "(select `shop`.`customers`.`id` as `id`, `shop`.`customers`.`name` as `name`, `shop`.`customers`.`region` as `region`"
+
+func TestReadsUseTheDerivedTable(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	cases := []struct{ name, sql string }{
+		{"plain", "SELECT * FROM customers"},
+		{"qualified", "SELECT shop.customers.name FROM shop.customers"},
+		{"join", "SELECT c.name, o.total FROM orders o JOIN customers c ON c.id = o.customer_id"},
+		{"left join using", "SELECT * FROM orders LEFT JOIN customers USING (id)"},
+		{"subquery in where", "SELECT * FROM orders WHERE customer_id IN (SELECT id FROM customers WHERE ssn LIKE '%1')"},
+		{"scalar subquery", "SELECT (SELECT name FROM customers c WHERE c.id = o.customer_id) FROM orders o"},
+		{"exists", "SELECT 1 FROM orders o WHERE EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)"},
+		{"cte", "WITH x AS (SELECT * FROM customers) SELECT * FROM x"},
+		{"union", "SELECT name FROM customers UNION SELECT CAST(total AS CHAR) FROM orders"},
+		{"derived", "SELECT * FROM (SELECT ssn FROM customers) d"},
+		{"order by masked", "SELECT name FROM customers ORDER BY ssn"},
+		{"having", "SELECT region, COUNT(*) FROM orders, customers GROUP BY region HAVING MAX(ssn) > '1'"},
+		{"insert select", "INSERT INTO orders (id, customer_id, total) SELECT id, id, 1 FROM customers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := rewriteSQL(t, c.sql, dec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, derivedCustomers) {
+				t.Fatalf("no derived table for customers:\n%s", short(out))
+			}
+			if !strings.Contains(out, "(`region` = 'EU')") && !strings.Contains(out, "`shop`.`customers`.`region` = 'EU'") {
+				t.Fatalf("row filter missing:\n%s", short(out))
+			}
+			if strings.Contains(out, "`salary`") {
+				t.Fatalf("restricted column in output:\n%s", short(out))
+			}
+			assertEveryCustomersRefDerived(t, out)
+		})
+	}
+}
+
+// assertEveryCustomersRefDerived checks structurally that every reference
+// to shop.customers in the output sits inside a derived table that applies
+// the row filter.
+func assertEveryCustomersRefDerived(t *testing.T, out string) {
+	t.Helper()
+	stmt, err := parser.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		dt, ok := node.(*sqlparser.DerivedTable)
+		if !ok {
+			return true, nil
+		}
+		sel, ok := dt.Select.(*sqlparser.Select)
+		if !ok || len(sel.From) != 1 {
+			return true, nil
+		}
+		if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := ate.Expr.(sqlparser.TableName); ok && tn.Name.String() == "customers" {
+				if sel.Where == nil {
+					t.Fatalf("customers read without filter:\n%s", short(out))
+				}
+				return false, nil
+			}
+		}
+		return true, nil
+	}, stmt)
+	count := strings.Count(out, "from `shop`.`customers`")
+	derived := strings.Count(out, derivedCustomers)
+	if count != derived {
+		t.Fatalf("%d references to customers, %d derived tables:\n%s", count, derived, out)
+	}
+}
+
+func TestCTEShadowsTable(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	out, err := rewriteSQL(t, "WITH customers AS (SELECT 1 AS id) SELECT * FROM customers", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "`shop`.`customers`") {
+		t.Fatalf("CTE treated as the table:\n%s", short(out))
+	}
+	// The table inside a non-recursive CTE's own body is the table.
+	out, err = rewriteSQL(t, "WITH customers AS (SELECT * FROM customers) SELECT * FROM customers", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, derivedCustomers) {
+		t.Fatalf("table in CTE body not rewritten:\n%s", short(out))
+	}
+}
+
+func TestRestrictedAndDenied(t *testing.T) {
+	deny := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "orders"}, Allowed: map[policy.Access]bool{},
+		DeniedBy: map[policy.Access]string{policy.Select: "no-orders"}}
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision(), "shop.orders": deny}
+	for _, sql := range []string{"SELECT salary FROM customers", "SELECT c.salary FROM customers c", "SELECT name FROM customers WHERE salary > 1",
+		"SELECT * FROM customers ORDER BY salary", "UPDATE customers SET salary = 1", "INSERT INTO customers VALUES (1,'a','EU','1','e',1)"} {
+		_, err := rewriteSQL(t, sql, dec)
+		var re *rewriter.Error
+		if !errors.Is(err, policy.ErrColumnDenied) || !errors.As(err, &re) || re.Column != "salary" || re.Policy != "no-salary" {
+			t.Errorf("%s: want ErrColumnDenied naming salary and policy, got %v", sql, err)
+		}
+	}
+	for _, sql := range []string{"SELECT * FROM orders", "SELECT * FROM customers WHERE id IN (SELECT customer_id FROM orders)",
+		"WITH x AS (SELECT * FROM orders) SELECT 1"} {
+		_, err := rewriteSQL(t, sql, dec)
+		if !errors.Is(err, policy.ErrAccessDenied) || !strings.Contains(err.Error(), "no-orders") || !strings.Contains(err.Error(), "shop.orders") {
+			t.Errorf("%s: want ErrAccessDenied naming table and policy, got %v", sql, err)
+		}
+	}
+}
+
+func TestWritesFilterAndMask(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	out, err := rewriteSQL(t, "UPDATE customers SET name = ssn WHERE email IS NOT NULL AND id = ?", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "`region` = 'EU'") || strings.Contains(out, "set `name` = `ssn`") || !strings.Contains(out, "`id` = ?") {
+		t.Fatalf("update not filtered/masked:\n%s", short(out))
+	}
+	out, err = rewriteSQL(t, "DELETE FROM customers WHERE id = ?", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "`region` = 'EU'") {
+		t.Fatalf("delete not filtered:\n%s", short(out))
+	}
+	for _, sql := range []string{"REPLACE INTO customers (id) VALUES (1)", "INSERT INTO customers (id) VALUES (1) ON DUPLICATE KEY UPDATE name = 'x'",
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.name = 'x'", "DELETE c FROM customers c JOIN orders o"} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Errorf("%s: want ErrUnsupported, got %v", sql, err)
+		}
+	}
+}
+
+func TestRefusedStatements(t *testing.T) {
+	for _, sql := range []string{
+		"CALL p()", "PREPARE s FROM 'SELECT 1'", "EXECUTE s", "DEALLOCATE PREPARE s", "LOCK TABLES customers READ",
+		"LOAD DATA INFILE '/etc/passwd' INTO TABLE customers", "SELECT * FROM customers INTO OUTFILE '/tmp/x'",
+		"SELECT LOAD_FILE('/etc/passwd')", "SET ROLE admin", "GRANT SELECT ON shop.* TO u", "DO 1", "HANDLER customers OPEN",
+		"SELECT * FROM", "SELEC 1", "SHOW COLUMNS FROM customers", "SHOW CREATE TABLE customers", "DROP DATABASE shop",
+	} {
+		if _, err := rewriteSQL(t, sql, nil); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Errorf("%s: want ErrUnsupported, got %v", sql, err)
+		}
+	}
+}
+
+func TestSessionStatementsPass(t *testing.T) {
+	for _, sql := range []string{"BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK", "SAVEPOINT a", "RELEASE SAVEPOINT a",
+		"ROLLBACK TO SAVEPOINT a", "SET autocommit = 1", "SET NAMES utf8mb4", "USE shop", "SHOW WARNINGS", "SELECT 1", "SELECT NOW()"} {
+		if _, err := rewriteSQL(t, sql, nil); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+	res, err := Dialect{}.Rewrite(context.Background(), request("USE other", nil))
+	if err != nil || res.Effect.SetSchema != "other" {
+		t.Fatalf("USE effect: %+v %v", res, err)
+	}
+	res, err = Dialect{}.Rewrite(context.Background(), request("SET SESSION sql_mode = 'ANSI_QUOTES'", nil))
+	if err != nil || !res.Effect.RefreshSession {
+		t.Fatalf("sql_mode effect: %+v %v", res, err)
+	}
+}
+
+func TestContextFunctionsInlined(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": {
+		Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "name = current_user()", Policy: "own-row"}},
+	}}
+	out, err := rewriteSQL(t, "SELECT current_user(), CURRENT_USER, current_role() FROM customers", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(out), "current_user") || !strings.Contains(out, `'al''ice\\'`) || !strings.Contains(out, "'support'") {
+		t.Fatalf("context functions not inlined safely:\n%s", short(out))
+	}
+	req := request("SELECT current_user()", nil)
+	req.MySQLNoBackslashEscapes = true
+	res, err := Dialect{}.Rewrite(context.Background(), req)
+	if err != nil || !strings.Contains(res.SQL, `'al''ice\'`) {
+		t.Fatalf("NO_BACKSLASH_ESCAPES quoting: %v %v", res, err)
+	}
+}
+
+func TestMappingTableFilterIsUnderPolicy(t *testing.T) {
+	dec := map[string]*policy.Decision{
+		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+			RowFilters: []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM region_map m WHERE m.role = current_role() AND m.region = region)", Policy: "by-region"}}},
+		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: allAccess(),
+			RowFilters: []policy.RowFilter{{Expr: "role <> 'hidden'", Policy: "map-filter"}}},
+	}
+	// The application's CTE named region_map must not capture the policy's table.
+	out, err := rewriteSQL(t, "WITH region_map AS (SELECT 'support' AS role, 'EU' AS region) SELECT * FROM customers", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "from `shop`.`region_map`") || !strings.Contains(out, "`role` != 'hidden'") {
+		t.Fatalf("mapping table not qualified or not under its policy:\n%s", short(out))
+	}
+	// A filter reaching its own table again is refused.
+	dec["shop.region_map"].RowFilters = []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM customers)", Policy: "loop"}}
+	if _, err := rewriteSQL(t, "SELECT * FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("policy loop: %v", err)
+	}
+}
+
+func TestPlaceholdersAndComments(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	out, err := rewriteSQL(t, "SELECT /*+ MAX_EXECUTION_TIME(1) */ name FROM customers /* c */ WHERE id = ? AND name = ? LIMIT ?", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "where `id` = ? and `name` = ? limit ?") || strings.Contains(out, "/*") {
+		t.Fatalf("placeholders/comments:\n%s", short(out))
+	}
+	if _, err := rewriteSQL(t, "SELECT name FROM customers LIMIT ? OFFSET ?", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("reordered placeholders must be refused: %v", err)
+	}
+	// An executable comment is parsed as SQL and rewritten.
+	out, err = rewriteSQL(t, "SELECT /*! ssn, */ name FROM customers", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEveryCustomersRefDerived(t, out)
+}
+
+func TestModeGuards(t *testing.T) {
+	req := request(`SELECT 'a\' , ssn FROM customers -- '`, nil)
+	req.MySQLNoBackslashEscapes = true
+	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("backslash under NO_BACKSLASH_ESCAPES: %v", err)
+	}
+	req = request(`SELECT "ssn" FROM customers`, nil)
+	req.MySQLANSIQuotes = true
+	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("double quote under ANSI_QUOTES: %v", err)
+	}
+}
+
+func TestMultiStatement(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	res, err := Dialect{}.Rewrite(context.Background(), request("SELECT name FROM customers; SELECT ssn FROM customers", dec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(res.SQL, derivedCustomers) != 2 {
+		t.Fatalf("each statement must be rewritten:\n%s", res.SQL)
+	}
+	if _, err := (Dialect{}).Rewrite(context.Background(), request("SELECT 1; CALL p()", dec)); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("a refused piece refuses the string: %v", err)
+	}
+}

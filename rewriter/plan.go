@@ -1,0 +1,189 @@
+package rewriter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/udf"
+)
+
+// Syntax is what the dialect-neutral planning needs to know about a dialect.
+type Syntax interface {
+	// UDF names the dialect for the mask generators.
+	UDF() udf.Dialect
+	// QuoteIdent quotes one identifier.
+	QuoteIdent(name string) string
+	// CanonicalExpr parses text as exactly one SQL expression and returns it
+	// formatted by the dialect's parser, so that text taken from a policy can
+	// never reach outside its place in the statement.
+	CanonicalExpr(text string) (string, error)
+}
+
+// TablePlan is how one base-table reference is read or written for one
+// caller: the Decision, and the columns the caller may see.
+type TablePlan struct {
+	Table    policy.TableName
+	Decision *policy.Decision
+	// Columns are the columns the caller may see (restricted ones removed),
+	// in ordinal order. Nil when the decision is a passthrough and the
+	// catalog was not consulted.
+	Columns []Column
+	// All are all the table's columns, as the catalog reports them.
+	All []Column
+}
+
+// PlanTable asks the view for the table's decision, checks the access and,
+// when the decision changes what a read sees, loads the table's columns.
+func PlanTable(ctx context.Context, req *Request, t policy.TableName, access policy.Access) (*TablePlan, error) {
+	d, err := req.View.Decide(t)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Allows(access) {
+		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Policy: d.Reason(access),
+			Detail: fmt.Sprintf("%s denied", access)}
+	}
+	p := &TablePlan{Table: t, Decision: d}
+	if d.Passthrough() {
+		return p, nil
+	}
+	if req.Catalog == nil {
+		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "no catalog to read the columns of a table under policy"}
+	}
+	cols, found, err := req.Catalog.Columns(ctx, t)
+	if err != nil {
+		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "reading table metadata failed: " + err.Error()}
+	}
+	if !found || len(cols) == 0 {
+		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "table is under policy but its columns are unknown"}
+	}
+	p.All = cols
+	for _, c := range cols {
+		if _, restricted := d.Restricted[strings.ToLower(c.Name)]; !restricted {
+			p.Columns = append(p.Columns, c)
+		}
+	}
+	if len(p.Columns) == 0 {
+		return nil, &Error{Kind: policy.ErrColumnDenied, Table: t.String(), Detail: "every column is restricted"}
+	}
+	return p, nil
+}
+
+// Passthrough reports whether the reference can stay as it is.
+func (p *TablePlan) Passthrough() bool { return p.Decision.Passthrough() }
+
+// RestrictedBy returns the policy that restricts the column, if any.
+func (p *TablePlan) RestrictedBy(column string) (string, bool) {
+	pol, ok := p.Decision.Restricted[strings.ToLower(column)]
+	return pol, ok
+}
+
+// Mask returns the column's mask, if any (MASK_NONE counts as none).
+func (p *TablePlan) Mask(column string) (policy.Mask, bool) {
+	m, ok := p.Decision.Masks[strings.ToLower(column)]
+	if !ok || m.Type == udf.TypeNone {
+		return policy.Mask{}, false
+	}
+	return m, true
+}
+
+// Column returns the catalog entry of a column (case-insensitive).
+func (p *TablePlan) Column(name string) (Column, bool) {
+	for _, c := range p.All {
+		if strings.EqualFold(c.Name, name) {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// MaskExpr returns the SQL text of the masked value of col, computed over
+// the raw column reference ref (already quoted). ok is false when the
+// column is not masked.
+func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, ok bool, err error) {
+	m, masked := p.Mask(col.Name)
+	if !masked {
+		return "", false, nil
+	}
+	expr, err = udf.MaskSQL(udf.Target{
+		Dialect:    syn.UDF(),
+		Column:     ref,
+		DataType:   col.DataType,
+		ColumnType: col.ColumnType,
+	}, m.Type, m.Args, m.Expr)
+	if err != nil {
+		return "", false, &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: col.Name, Policy: m.Policy,
+			Detail: "mask cannot be computed: " + err.Error()}
+	}
+	return expr, true, nil
+}
+
+// DerivedSelect returns the text of the read form of the table:
+//
+//	SELECT <mask(c) AS c for each visible column> FROM <schema>.<table> WHERE <filters>
+//
+// Every mask and filter expression goes through syn.CanonicalExpr first.
+// The caller parses the text with its dialect's parser.
+func (p *TablePlan) DerivedSelect(syn Syntax) (string, error) {
+	var b strings.Builder
+	from := syn.QuoteIdent(p.Table.Schema) + "." + syn.QuoteIdent(p.Table.Table)
+	b.WriteString("SELECT ")
+	for i, c := range p.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		ref := from + "." + syn.QuoteIdent(c.Name)
+		expr, masked, err := p.MaskExpr(syn, c, ref)
+		if err != nil {
+			return "", err
+		}
+		if masked {
+			canon, err := syn.CanonicalExpr(expr)
+			if err != nil {
+				m, _ := p.Mask(c.Name)
+				return "", &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
+					Detail: "mask expression is not a single SQL expression"}
+			}
+			b.WriteString("(" + canon + ")")
+		} else {
+			b.WriteString(ref)
+		}
+		b.WriteString(" AS ")
+		b.WriteString(syn.QuoteIdent(c.Name))
+	}
+	b.WriteString(" FROM ")
+	b.WriteString(from)
+	where, err := p.FilterSQL(syn)
+	if err != nil {
+		return "", err
+	}
+	if where != "" {
+		b.WriteString(" WHERE ")
+		b.WriteString(where)
+	}
+	return b.String(), nil
+}
+
+// FilterSQL returns the ANDed row filters, each canonicalised, or "" when
+// the table has none.
+func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
+	var b strings.Builder
+	for i, f := range p.Decision.RowFilters {
+		canon, err := syn.CanonicalExpr(f.Expr)
+		if err != nil {
+			return "", p.FilterError(f, "not a single SQL expression")
+		}
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString("(" + canon + ")")
+	}
+	return b.String(), nil
+}
+
+// FilterError wraps a problem with a row filter expression of the plan's table.
+func (p *TablePlan) FilterError(f policy.RowFilter, detail string) error {
+	return &Error{Kind: ErrUnsupported, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
+}

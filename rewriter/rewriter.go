@@ -1,0 +1,206 @@
+package rewriter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+)
+
+// ErrUnsupported: sqe cannot parse the statement or cannot prove that it
+// rewrote it completely; nothing was sent to the database.
+var ErrUnsupported = errors.New("sqe: unsupported statement")
+
+// Error is a rejection that names what it is about. It wraps one of the
+// sentinels (ErrUnsupported, policy.ErrAccessDenied, policy.ErrColumnDenied)
+// and never carries a protected value.
+type Error struct {
+	Kind   error  // the sentinel
+	Table  string // schema.table, when the error is about a table
+	Column string // when the error is about a column
+	Policy string // the policy that decided, when one did
+	Detail string // what happened, without data values
+}
+
+func (e *Error) Error() string {
+	msg := e.Kind.Error()
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Table != "" {
+		if e.Column != "" {
+			msg += fmt.Sprintf(" (column %s.%s", e.Table, e.Column)
+		} else {
+			msg += fmt.Sprintf(" (table %s", e.Table)
+		}
+		if e.Policy != "" {
+			msg += fmt.Sprintf(", policy %q", e.Policy)
+		}
+		msg += ")"
+	} else if e.Policy != "" {
+		msg += fmt.Sprintf(" (policy %q)", e.Policy)
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Unsupported returns an ErrUnsupported error with the detail.
+func Unsupported(format string, args ...any) error {
+	return &Error{Kind: ErrUnsupported, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Kind classifies a statement.
+type Kind string
+
+const (
+	KindSelect  Kind = "select"
+	KindInsert  Kind = "insert"
+	KindUpdate  Kind = "update"
+	KindDelete  Kind = "delete"
+	KindDDL     Kind = "ddl"
+	KindSession Kind = "session" // BEGIN, COMMIT, SET, SAVEPOINT, USE, …
+	KindOther   Kind = "other"
+)
+
+// Column is one column of a table as the catalog reports it.
+type Column struct {
+	Name string
+	// DataType is the base type name, lower-cased (varchar, int, date, …).
+	DataType string
+	// ColumnType is the full type as the server writes it (varchar(40),
+	// char(10), int(11), numeric(10,2)), lower-cased.
+	ColumnType string
+}
+
+// Catalog supplies table metadata. Implementations cache; Invalidate drops
+// what a DDL statement may have changed.
+type Catalog interface {
+	// Columns returns the table's columns in ordinal order. found is false
+	// when the table does not exist.
+	Columns(ctx context.Context, t policy.TableName) (cols []Column, found bool, err error)
+	// Version changes whenever cached metadata is dropped, so that cached
+	// rewrites built on older metadata are not reused.
+	Version() uint64
+}
+
+// Request is one statement to rewrite for one caller.
+type Request struct {
+	SQL     string
+	View    policy.View
+	User    session.User
+	Catalog Catalog
+
+	// DefaultSchema is the MySQL connection's current database ("" when none).
+	DefaultSchema string
+	// SearchPath is the PostgreSQL connection's effective search path
+	// (current_schemas(false)), in order.
+	SearchPath []string
+	// MySQLNoBackslashEscapes is true under sql_mode NO_BACKSLASH_ESCAPES
+	// (a backslash in a string literal is an ordinary character).
+	MySQLNoBackslashEscapes bool
+	// MySQLANSIQuotes is true under sql_mode ANSI_QUOTES ("x" is an identifier).
+	MySQLANSIQuotes bool
+	// PostgresNonStandardStrings is true when standard_conforming_strings is
+	// off (a backslash in '…' is an escape).
+	PostgresNonStandardStrings bool
+}
+
+// Effect is a change to the connection's state that the statement makes
+// when it succeeds.
+type Effect struct {
+	// SetSchema, when non-empty, is the new MySQL current database (USE db).
+	SetSchema string
+	// RefreshSession asks the driver to re-read the connection's name
+	// resolution and quoting state (search_path, sql_mode,
+	// standard_conforming_strings) after the statement.
+	RefreshSession bool
+	// InvalidateCatalog asks the driver to drop cached metadata (DDL).
+	InvalidateCatalog bool
+}
+
+// Result is a rewritten statement.
+type Result struct {
+	SQL    string
+	Kind   Kind
+	Tables []policy.TableName // every base table the statement references
+	Effect Effect
+	// Cacheable is false when the rewrite depends on more than the cache
+	// key (dialect, SQL, view fingerprint, catalog version, session state).
+	Cacheable bool
+}
+
+// Dialect rewrites statements of one SQL dialect.
+type Dialect interface {
+	Name() string
+	Rewrite(ctx context.Context, req *Request) (*Result, error)
+}
+
+var (
+	dialectsMu sync.RWMutex
+	dialects   = map[string]Dialect{}
+)
+
+// Register makes a dialect available by name. Dialect packages call it from
+// init, so that a program links only the dialects it imports.
+func Register(d Dialect) {
+	dialectsMu.Lock()
+	defer dialectsMu.Unlock()
+	dialects[d.Name()] = d
+}
+
+// Lookup returns the registered dialect with the name.
+func Lookup(name string) (Dialect, bool) {
+	dialectsMu.RLock()
+	defer dialectsMu.RUnlock()
+	d, ok := dialects[name]
+	return d, ok
+}
+
+// Registered lists the registered dialect names, sorted.
+func Registered() []string {
+	dialectsMu.RLock()
+	defer dialectsMu.RUnlock()
+	names := make([]string, 0, len(dialects))
+	for n := range dialects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// StaticCatalog is a fixed Catalog: for tests over sqlmock, for `sqe
+// explain --schema`, and for services whose schema is known up front.
+// Table keys are policy.TableName.Key() values ("schema.table", lower case).
+type StaticCatalog struct {
+	Tables map[string][]Column
+	// Schema is the current database (MySQL) for unqualified names.
+	Schema string
+	// Path is the search path (PostgreSQL) for unqualified names.
+	Path []string
+}
+
+// Columns implements Catalog.
+func (c *StaticCatalog) Columns(_ context.Context, t policy.TableName) ([]Column, bool, error) {
+	cols, ok := c.Tables[t.Key()]
+	return cols, ok, nil
+}
+
+// Version implements Catalog; a StaticCatalog never changes.
+func (c *StaticCatalog) Version() uint64 { return 0 }
+
+// DefaultSchema is the current database unqualified names resolve in.
+func (c *StaticCatalog) DefaultSchema() string { return c.Schema }
+
+// SearchPath is the search path unqualified names resolve in.
+func (c *StaticCatalog) SearchPath() []string { return c.Path }
+
+// DDLCataloger is implemented by dialects that can build a catalog from a
+// script of CREATE TABLE statements (for `sqe explain --schema`).
+type DDLCataloger interface {
+	CatalogFromDDL(ddl string) (*StaticCatalog, error)
+}

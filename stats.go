@@ -1,0 +1,50 @@
+package sqe
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Stats is a snapshot of a connector's counters.
+type Stats struct {
+	RewriteCacheHits   uint64
+	RewriteCacheMisses uint64
+	// FailClosed counts statements refused, by reason: no_session,
+	// policy_not_loaded, view, session_state, access_denied,
+	// column_denied, unsupported, error.
+	FailClosed map[string]uint64
+}
+
+type counters struct {
+	hits, misses atomic.Uint64
+	mu           sync.Mutex
+	failed       map[string]uint64
+}
+
+func (c *counters) cacheHit()  { c.hits.Add(1) }
+func (c *counters) cacheMiss() { c.misses.Add(1) }
+
+func (c *counters) failClosed(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed == nil {
+		c.failed = map[string]uint64{}
+	}
+	c.failed[reason]++
+}
+
+func (c *counters) snapshot() Stats {
+	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(), FailClosed: map[string]uint64{}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys := make([]string, 0, len(c.failed))
+	for k := range c.failed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s.FailClosed[k] = c.failed[k]
+	}
+	return s
+}

@@ -1,0 +1,168 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"time"
+)
+
+// stmt is a statement prepared on the inner connection for one caller's
+// policy fingerprint. database/sql reuses a driver statement for every
+// caller that runs the *sql.Stmt on this connection, so each execution
+// compares the caller's fingerprint with the one the statement was
+// prepared for and, when they differ, plans the statement again and
+// prepares the new rewrite on the same inner connection before running it.
+//
+// database/sql holds the connection's lock around every call of a driver
+// statement, so stmt needs no lock of its own.
+type stmt struct {
+	c     *Conn
+	query string      // as the application sent it
+	p     *plan       // the plan inner was prepared from
+	inner driver.Stmt // prepared from p.sql
+	fresh bool        // p has not been executed yet
+}
+
+var (
+	_ driver.Stmt              = (*stmt)(nil)
+	_ driver.StmtExecContext   = (*stmt)(nil)
+	_ driver.StmtQueryContext  = (*stmt)(nil)
+	_ driver.NamedValueChecker = (*stmt)(nil)
+	_ driver.ColumnConverter   = stmtCC{} //lint:ignore SA1019 kept for drivers that still implement it
+)
+
+// newStmt wraps an inner statement. The result implements
+// driver.ColumnConverter exactly when the inner statement does.
+func newStmt(c *Conn, query string, p *plan, inner driver.Stmt) driver.Stmt {
+	s := &stmt{c: c, query: query, p: p, inner: inner, fresh: true}
+	//lint:ignore SA1019 kept for drivers that still implement it
+	if _, ok := inner.(driver.ColumnConverter); ok {
+		return stmtCC{s}
+	}
+	return s
+}
+
+// Close closes the inner statement.
+func (s *stmt) Close() error { return s.inner.Close() }
+
+// NumInput is the inner statement's (-1 when it does not know).
+func (s *stmt) NumInput() int { return s.inner.NumInput() }
+
+// Exec is ExecContext with context.Background().
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), valueToNamedValue(args))
+}
+
+// Query is QueryContext with context.Background().
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), valueToNamedValue(args))
+}
+
+// ExecContext runs the statement for the caller on ctx.
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	p, err := s.bind(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var res driver.Result
+	if ec, ok := s.inner.(driver.StmtExecContext); ok {
+		res, err = ec.ExecContext(ctx, args)
+	} else {
+		var dargs []driver.Value
+		if dargs, err = namedValueToValue(args); err == nil {
+			if err = ctx.Err(); err == nil {
+				res, err = s.inner.Exec(dargs) //lint:ignore SA1019 fallback for statements without StmtExecContext
+			}
+		}
+	}
+	s.c.finish(ctx, p, err)
+	return res, err
+}
+
+// QueryContext runs the statement for the caller on ctx; the execution is
+// finished when the rows close.
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	p, err := s.bind(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows driver.Rows
+	if qc, ok := s.inner.(driver.StmtQueryContext); ok {
+		rows, err = qc.QueryContext(ctx, args)
+	} else {
+		var dargs []driver.Value
+		if dargs, err = namedValueToValue(args); err == nil {
+			if err = ctx.Err(); err == nil {
+				rows, err = s.inner.Query(dargs) //lint:ignore SA1019 fallback for statements without StmtQueryContext
+			}
+		}
+	}
+	if err != nil {
+		s.c.finish(ctx, p, err)
+		return nil, err
+	}
+	return s.c.wrapRows(ctx, p, rows), nil
+}
+
+// bind makes the inner statement the caller's: it returns the plan this
+// execution runs, preparing the statement again when the caller's
+// fingerprint differs from the one it was prepared for. A failure is
+// finished here.
+func (s *stmt) bind(ctx context.Context) (*plan, error) {
+	fp, err := s.c.planner.fingerprint(ctx)
+	if err != nil {
+		s.c.finish(ctx, nil, err)
+		return nil, err
+	}
+	if fp == s.p.fingerprint {
+		if s.fresh {
+			s.fresh = false
+			return s.p, nil
+		}
+		// A new logical statement on the same plan.
+		p := *s.p
+		p.started = time.Now()
+		return &p, nil
+	}
+	p, err := s.c.plan(ctx, s.query)
+	if err != nil {
+		return nil, err
+	}
+	si, err := s.c.prepareInner(ctx, p.sql)
+	if err != nil {
+		s.c.finish(ctx, p, err)
+		return nil, err
+	}
+	old := s.inner
+	s.inner, s.p, s.fresh = si, p, false
+	// The old statement belonged to another caller's rewrite; a failure to
+	// close it does not concern this execution.
+	_ = old.Close()
+	return p, nil
+}
+
+// CheckNamedValue uses the inner statement's NamedValueChecker, else the
+// inner connection's, else returns driver.ErrSkip so that database/sql
+// goes on to the ColumnConverter and its default conversion: the order
+// database/sql applies to the inner driver.
+func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
+	if c, ok := s.inner.(driver.NamedValueChecker); ok {
+		return c.CheckNamedValue(nv)
+	}
+	if s.c.nvc != nil {
+		return s.c.nvc.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+// stmtCC is a stmt whose inner statement implements driver.ColumnConverter.
+type stmtCC struct{ *stmt }
+
+// ColumnConverter forwards to the inner statement's.
+func (s stmtCC) ColumnConverter(idx int) driver.ValueConverter {
+	//lint:ignore SA1019 kept for drivers that still implement it
+	if cc, ok := s.inner.(driver.ColumnConverter); ok {
+		return cc.ColumnConverter(idx)
+	}
+	return driver.DefaultParameterConverter
+}

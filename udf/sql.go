@@ -1,0 +1,800 @@
+package udf
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dialect selects the SQL the expressions are written in.
+type Dialect string
+
+// Supported dialects.
+const (
+	MySQL    Dialect = "mysql"    // MySQL-compatible servers; the SQL targets MariaDB 10.11
+	Postgres Dialect = "postgres" // PostgreSQL 15
+)
+
+// Kind is the family of a column's type, which decides how a mask treats it.
+type Kind int
+
+// Column kinds.
+const (
+	KindString  Kind = iota // CHAR, VARCHAR, TEXT …
+	KindInteger             // TINYINT … BIGINT, masked digit by digit
+	KindDate                // DATE
+	KindOther               // everything else: only MASK_NULL, MASK_NONE, REDACT and CUSTOM apply
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindString:
+		return "string"
+	case KindInteger:
+		return "integer"
+	case KindDate:
+		return "date"
+	}
+	return "other"
+}
+
+// KindOf classifies a column by its base data type name as
+// information_schema reports it, lower-cased (mysql: varchar, char, text,
+// tinytext, mediumtext, longtext, tinyint, smallint, mediumint, int, bigint,
+// date, datetime, decimal…; postgres: character varying, character, text,
+// smallint, integer, bigint, date, timestamp without time zone, numeric,
+// uuid, …).
+func KindOf(dataType string) Kind {
+	switch normType(dataType) {
+	case "varchar", "char", "text", "tinytext", "mediumtext", "longtext", "enum", "set",
+		"character varying", "character", "bpchar":
+		return KindString
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "int2", "int4", "int8":
+		return KindInteger
+	case "date":
+		return KindDate
+	}
+	return KindOther
+}
+
+func normType(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// Target is the column a mask applies to.
+type Target struct {
+	Dialect    Dialect
+	Column     string // SQL reference to the raw column, already quoted by the caller (e.g. `t`.`ssn` or "t"."ssn")
+	DataType   string // base type, lower-cased (information_schema DATA_TYPE / data_type)
+	ColumnType string // full type, lower-cased (mysql COLUMN_TYPE like "varchar(40)", "char(10)", "int(11)", "bigint(20) unsigned"; postgres e.g. "character varying(40)", "character(10)", "integer")
+}
+
+// ValidateMask checks a mask's type and arguments when a policy is loaded
+// (no SQL is produced). Whether the mask applies to a particular column's
+// type is decided by MaskSQL.
+func ValidateMask(maskType string, args []string, customExpr string) error {
+	_, err := parseSpec(maskType, args, customExpr)
+	return err
+}
+
+// MaskSQL returns one SQL expression that computes the mask over t.Column
+// and yields the column's own type (cast back as Hive does), e.g. MASK_NULL
+// -> CAST(NULL AS <type>) or NULL typed appropriately.
+//
+// Every policy parameter reaches the SQL only as an integer this package
+// printed or as a string literal it built (quotes doubled, backslashes
+// spelled CHAR(92)/CHR(92)), so none can leave its place whatever the
+// server's SQL mode. A mask that cannot be computed exactly for the column's
+// type is an error; the caller is expected to fail closed.
+func MaskSQL(t Target, maskType string, args []string, customExpr string) (string, error) {
+	s, err := parseSpec(maskType, args, customExpr)
+	if err != nil {
+		return "", err
+	}
+	if t.Dialect != MySQL && t.Dialect != Postgres {
+		return "", fmt.Errorf("udf: unknown dialect %q", t.Dialect)
+	}
+	if strings.TrimSpace(t.Column) == "" {
+		return "", fmt.Errorf("udf: mask %s: no column", s.typ)
+	}
+	g := gen{d: t.Dialect, t: t, kind: KindOf(t.DataType)}
+	switch s.fn {
+	case fnNone:
+		return t.Column, nil
+	case fnNull:
+		return g.typedNull(), nil
+	case fnCustom:
+		return "(" + strings.ReplaceAll(s.custom, "{col}", t.Column) + ")", nil
+	case fnRedact:
+		return g.redact(s)
+	}
+	switch g.kind {
+	case KindString:
+		switch s.fn {
+		case fnHash:
+			return g.hash(s.algo), nil
+		case fnRegexp:
+			return g.regexpReplace(s), nil
+		}
+		return g.maskString(s), nil
+	case KindInteger:
+		switch s.fn {
+		case fnHash:
+			return g.typedNull(), nil
+		case fnRegexp:
+			return "", g.unsupported(s)
+		}
+		return g.maskInteger(s)
+	case KindDate:
+		switch s.fn {
+		case fnHash:
+			return g.typedNull(), nil
+		case fnRegexp:
+			return "", g.unsupported(s)
+		}
+		return g.maskDate(s)
+	}
+	return "", g.unsupported(s)
+}
+
+// gen writes the SQL for one target.
+type gen struct {
+	d    Dialect
+	t    Target
+	kind Kind
+}
+
+func (g gen) unsupported(s *spec) error {
+	return fmt.Errorf("udf: mask %s cannot be computed for column %s of type %q", s.typ, g.t.Column, g.typeName())
+}
+
+func (g gen) typeName() string {
+	if g.t.ColumnType != "" {
+		return g.t.ColumnType
+	}
+	return g.t.DataType
+}
+
+func (g gen) my() bool { return g.d == MySQL }
+
+// ---- literals --------------------------------------------------------------
+
+// lit is a string literal meaning s under every sql_mode /
+// standard_conforming_strings setting: single quotes doubled, and each
+// backslash produced by CHAR(92)/CHR(92) outside any literal.
+func (g gen) lit(s string) string {
+	quote := func(p string) string { return "'" + strings.ReplaceAll(p, "'", "''") + "'" }
+	if !strings.Contains(s, `\`) {
+		return quote(s)
+	}
+	bs := "CHR(92)"
+	if g.my() {
+		bs = "CHAR(92 USING utf8mb4)"
+	}
+	var parts []string
+	for i, p := range strings.Split(s, `\`) {
+		if i > 0 {
+			parts = append(parts, bs)
+		}
+		if p != "" {
+			parts = append(parts, quote(p))
+		}
+	}
+	return g.concat(parts...)
+}
+
+func (g gen) concat(parts ...string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	if g.my() {
+		return "CONCAT(" + strings.Join(parts, ", ") + ")"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// ---- types -----------------------------------------------------------------
+
+var (
+	safeType = regexp.MustCompile(`^[a-z][a-z0-9_ ]*(\([0-9]+(, ?[0-9]+)?\))?[a-z0-9_ ]*(\[\])*$`)
+	typeLen  = regexp.MustCompile(`\(\s*([0-9]+)`)
+)
+
+// castType is the CAST target that gives an expression the column's type,
+// or "" when there is none to name.
+func (g gen) castType() string {
+	dt := normType(g.t.DataType)
+	ct := normType(g.t.ColumnType)
+	if !g.my() {
+		switch {
+		case safeType.MatchString(ct):
+			return ct
+		case safeType.MatchString(dt):
+			return dt
+		}
+		return ""
+	}
+	unsigned := strings.Contains(ct, "unsigned")
+	switch dt {
+	case "varchar", "char", "text", "tinytext", "mediumtext", "longtext", "enum", "set", "json":
+		return "CHAR"
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "year", "bit":
+		if unsigned {
+			return "UNSIGNED"
+		}
+		return "SIGNED"
+	case "decimal", "numeric":
+		if m := regexp.MustCompile(`^(decimal|numeric)\(([0-9]+)(,([0-9]+))?\)`).FindStringSubmatch(ct); m != nil {
+			if m[4] != "" {
+				return "DECIMAL(" + m[2] + "," + m[4] + ")"
+			}
+			return "DECIMAL(" + m[2] + ")"
+		}
+		return "DECIMAL"
+	case "float":
+		return "FLOAT"
+	case "double", "real":
+		return "DOUBLE"
+	case "date":
+		return "DATE"
+	case "datetime", "timestamp":
+		if n := g.typeLength(); n >= 0 && n <= 6 {
+			return "DATETIME(" + itoa(n) + ")"
+		}
+		return "DATETIME"
+	case "time":
+		if n := g.typeLength(); n >= 0 && n <= 6 {
+			return "TIME(" + itoa(n) + ")"
+		}
+		return "TIME"
+	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
+		return "BINARY"
+	}
+	return ""
+}
+
+// typeLength is the first parenthesised number of ColumnType, or -1.
+func (g gen) typeLength() int {
+	m := typeLen.FindStringSubmatch(g.t.ColumnType)
+	if m == nil {
+		return -1
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func (g gen) cast(x, typ string) string {
+	if typ == "" {
+		return x
+	}
+	return "CAST(" + x + " AS " + typ + ")"
+}
+
+func (g gen) typedNull() string {
+	return g.cast("NULL", g.castType())
+}
+
+// nullGuard keeps NULL in NULL out for expressions that do not propagate
+// NULL by themselves.
+func (g gen) nullGuard(x string) string {
+	return "CASE WHEN " + g.t.Column + " IS NULL THEN " + g.typedNull() + " ELSE " + x + " END"
+}
+
+// isChar reports a blank-padded CHAR(n) column and its length.
+func (g gen) isChar() (int, bool) {
+	switch normType(g.t.DataType) {
+	case "char", "character", "bpchar":
+	default:
+		return 0, false
+	}
+	if n := g.typeLength(); n > 0 {
+		return n, true
+	}
+	return 1, true
+}
+
+// ---- REDACT ------------------------------------------------------------------
+
+var dateLiteral = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+
+func (g gen) redact(s *spec) (string, error) {
+	switch g.kind {
+	case KindString:
+		c := defRedacted
+		if s.hasConstant {
+			c = s.constant
+		}
+		return g.nullGuard(g.strOut(g.lit(c))), nil
+	case KindInteger:
+		if !s.hasConstant {
+			return g.typedNull(), nil
+		}
+		bits, err := g.intBits()
+		if err != nil {
+			return "", err
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(s.constant), 10, bits)
+		if err != nil {
+			return "", fmt.Errorf("udf: mask %s: constant %q is not a %d-bit integer", s.typ, s.constant, bits)
+		}
+		return g.nullGuard(g.cast(strconv.FormatInt(v, 10), g.intCast(bits))), nil
+	case KindDate:
+		if !s.hasConstant {
+			return g.typedNull(), nil
+		}
+		c := strings.TrimSpace(s.constant)
+		d, err := time.Parse(time.DateOnly, c)
+		if err != nil || !dateLiteral.MatchString(c) || d.Year() < 1 {
+			return "", fmt.Errorf("udf: mask %s: constant %q is not a date (YYYY-MM-DD)", s.typ, s.constant)
+		}
+		return g.nullGuard(g.cast(g.lit(c), "DATE")), nil
+	}
+	if !s.hasConstant {
+		return g.typedNull(), nil
+	}
+	return g.nullGuard(g.cast(g.lit(s.constant), g.castType())), nil
+}
+
+// ---- strings -----------------------------------------------------------------
+
+// strIn is the column as the text the masks read: UTF-8 on MariaDB whatever
+// the column's character set, and a CHAR(n) padded to n as Hive pads it.
+func (g gen) strIn() string {
+	x := "CAST(" + g.t.Column + " AS text)"
+	if g.my() {
+		x = "CONVERT(" + g.t.Column + " USING utf8mb4)"
+	}
+	if n, ok := g.isChar(); ok {
+		x = "RPAD(" + x + ", " + itoa(n) + ", ' ')"
+	}
+	return x
+}
+
+// strOut gives a string result the column's type family: a CHAR result is
+// blank-padded character data again (MariaDB hands CHAR values out without
+// trailing blanks; PostgreSQL's bpchar ignores them).
+func (g gen) strOut(x string) string {
+	if _, ok := g.isChar(); ok {
+		if g.my() {
+			return "RTRIM(" + x + ")"
+		}
+		return "CAST(" + x + " AS bpchar)"
+	}
+	return x
+}
+
+func (g gen) hash(algo string) string {
+	x := g.strIn()
+	if g.my() {
+		switch algo {
+		case algoSHA512:
+			return "SHA2(" + x + ", 512)"
+		case algoMD5:
+			return "MD5(" + x + ")"
+		}
+		return "SHA2(" + x + ", 256)"
+	}
+	b := "convert_to(" + x + ", 'UTF8')"
+	switch algo {
+	case algoSHA512:
+		return "encode(sha512(" + b + "), 'hex')"
+	case algoMD5:
+		return "md5(" + b + ")"
+	}
+	return "encode(sha256(" + b + "), 'hex')"
+}
+
+func (g gen) regexpReplace(s *spec) string {
+	x := g.reReplace(g.strIn(), s.re.source(g.d), replacementText(s.replacement))
+	return g.strOut(x)
+}
+
+// replacementText makes text literal in a regexp replacement (both servers
+// give a backslash a meaning there).
+func replacementText(s string) string {
+	return strings.ReplaceAll(s, `\`, `\\`)
+}
+
+// myRegexpFlags pins the PCRE options MariaDB's default_regex_flags or a
+// case-insensitive collation could otherwise switch on.
+const myRegexpFlags = "(?-imnsxU)"
+
+func (g gen) reReplace(x, pattern, repl string) string {
+	if g.my() {
+		return "REGEXP_REPLACE(" + x + ", " + g.lit(myRegexpFlags+pattern) + ", " + g.lit(repl) + ")"
+	}
+	return "regexp_replace(" + x + ", " + g.lit(pattern) + ", " + g.lit(repl) + ", 'g')"
+}
+
+func (g gen) replace(x, from, to string) string {
+	return "REPLACE(" + x + ", " + g.lit(from) + ", " + g.lit(to) + ")"
+}
+
+func (g gen) maskString(s *spec) string {
+	x := g.strIn()
+	if s.fn == fnMask {
+		return g.strOut(g.maskChars(x, s.chars))
+	}
+	return g.strOut(g.nullGuard(g.partial(x, s)))
+}
+
+// Markers. The SQL works on code points where Hive works on UTF-16 units;
+// to count and split like Hive it follows every supplementary character
+// with unitMark, standing for its low surrogate. Replacement characters can
+// never be one of these noncharacters (checkReplacement).
+const (
+	unitMark   = "\uFFFF"
+	tokenStart = "\uFFFF"
+	tokenKeep  = "\uFFFE" // tokenStart tokenKeep: an original U+FFFF
+	tokenClass = 0xFDD0   // tokenStart (tokenClass+class): a masked character
+)
+
+func suppClass() string { return "[" + suppRange + "]" }
+
+// partial is mask_first_n, mask_last_n, mask_show_first_n and
+// mask_show_last_n over a string: split where Hive splits (in UTF-16
+// units), mask one side, keep the other.
+func (g gen) partial(x string, s *spec) string {
+	e := g.reReplace(x, "("+suppClass()+")", `\1`+unitMark) // UTF-16 image
+	l := "CHAR_LENGTH(" + e + ")"
+	n := itoa(s.n)
+	var k string
+	maskFront := false
+	switch s.fn {
+	case fnFirstN:
+		k, maskFront = "LEAST("+n+", "+l+")", true
+	case fnShowLastN:
+		k, maskFront = "GREATEST("+l+" - "+n+", 0)", true
+	case fnLastN:
+		k = "GREATEST(" + l + " - " + n + ", 0)"
+	case fnShowFirstN:
+		k = "LEAST(" + n + ", " + l + ")"
+	}
+	// split: the cut falls between a supplementary character (the last unit
+	// of the front) and its low surrogate.
+	var split, front, back, frontCut, backCut string
+	if g.my() {
+		split = "(" + k + " > 0 AND OCTET_LENGTH(SUBSTRING(" + e + ", " + k + ", 1)) = 4)"
+		front = "LEFT(" + e + ", " + k + ")"
+		frontCut = "LEFT(" + e + ", " + k + " - 1)"
+		back = "SUBSTRING(" + e + ", " + k + " + 1)"
+		backCut = "SUBSTRING(" + e + ", " + k + " + 2)"
+	} else {
+		split = "(" + k + " > 0 AND octet_length(substr(" + e + ", " + k + ", 1)) = 4)"
+		front = "left(" + e + ", " + k + ")"
+		frontCut = "left(" + e + ", " + k + " - 1)"
+		back = "substr(" + e + ", " + k + " + 1)"
+		backCut = "substr(" + e + ", " + k + " + 2)"
+	}
+	// A pair cut in two survives when "other" characters are kept (Java
+	// re-joins the halves); otherwise the kept half is a lone surrogate,
+	// which Hive writes as '?', and the masked half becomes otherChar (so
+	// it is '?' here too before masking).
+	if s.chars[clsOther] != keep {
+		front = "CASE WHEN " + split + " THEN " + g.concat(frontCut, "'?'") + " ELSE " + front + " END"
+		back = "CASE WHEN " + split + " THEN " + g.concat("'?'", backCut) + " ELSE " + back + " END"
+	} else {
+		back = "CASE WHEN " + split + " THEN " + backCut + " ELSE " + back + " END"
+	}
+	unmark := func(v string) string { return g.reReplace(v, "(?<="+suppClass()+")"+unitMark, "") }
+	front, back = unmark(front), unmark(back)
+	if maskFront {
+		front = g.maskChars(front, s.chars)
+	} else {
+		back = g.maskChars(back, s.chars)
+	}
+	return g.concat(front, back)
+}
+
+// classPattern is a bracket expression for one class (other included).
+func classPattern(c int) string {
+	if c == clsOther {
+		return "[^" + bmpClass[clsUpper] + bmpClass[clsLower] + bmpClass[clsDigit] + suppRange + "]"
+	}
+	return "[" + bmpClass[c] + "]"
+}
+
+func replChar(r int) string { return string(rune(r)) }
+
+// maskChars is MaskTransformer.transform(String) over every character of x:
+// each class is replaced by its character, supplementary characters count
+// as two "other" units. Classes are rewritten one after another in an order
+// where no replacement is rewritten again; when the replacements form a
+// cycle (say upper -> 'a' and lower -> 'B'), masked characters first become
+// two-character tokens no class rewrites, and tokens are resolved last.
+func (g gen) maskChars(x string, chars [4]int) string {
+	order, ok := classOrder(chars)
+	if !ok {
+		return g.maskCharsTokens(x, chars)
+	}
+	for _, c := range order {
+		r := replacementText(replChar(chars[c]))
+		if c == clsOther {
+			x = g.reReplace(x, suppClass(), r+r)
+		}
+		x = g.reReplace(x, classPattern(c), r)
+	}
+	return x
+}
+
+func (g gen) maskCharsTokens(x string, chars [4]int) string {
+	token := func(c int) string { return tokenStart + string(rune(tokenClass+c)) }
+	if chars[clsOther] != keep {
+		x = g.reReplace(x, classPattern(clsOther), token(clsOther))
+		x = g.reReplace(x, suppClass(), token(clsOther)+token(clsOther))
+	} else {
+		x = g.replace(x, tokenStart, tokenStart+tokenKeep)
+	}
+	for c := clsUpper; c <= clsDigit; c++ {
+		if chars[c] != keep {
+			x = g.reReplace(x, classPattern(c), token(c))
+		}
+	}
+	for c := clsUpper; c <= clsOther; c++ {
+		if chars[c] != keep {
+			x = g.replace(x, token(c), replChar(chars[c]))
+		}
+	}
+	if chars[clsOther] == keep {
+		x = g.replace(x, tokenStart+tokenKeep, tokenStart)
+	}
+	return x
+}
+
+// classOrder orders the classes that have a replacement so that no class is
+// rewritten after a class whose replacement character it contains. ok is
+// false when the replacements form a cycle.
+func classOrder(chars [4]int) (order []int, ok bool) {
+	active := func(c int) bool { return chars[c] != keep }
+	// before[a][b]: a must be rewritten before b.
+	var before [4][4]bool
+	indeg := [4]int{}
+	for b := range 4 {
+		if !active(b) {
+			continue
+		}
+		a := classOf(rune(chars[b]))
+		if a != b && active(a) && !before[a][b] {
+			before[a][b] = true
+			indeg[b]++
+		}
+	}
+	done := [4]bool{}
+	for len(order) < 4 {
+		progressed := false
+		for c := range 4 {
+			if done[c] || indeg[c] > 0 {
+				continue
+			}
+			done[c], progressed = true, true
+			if active(c) {
+				order = append(order, c)
+			}
+			for b := range 4 {
+				if before[c][b] {
+					indeg[b]--
+				}
+			}
+			break
+		}
+		if !progressed {
+			return nil, false
+		}
+		n := 0
+		for c := range 4 {
+			if done[c] {
+				n++
+			}
+		}
+		if n == 4 {
+			break
+		}
+	}
+	return order, true
+}
+
+// ---- integers ----------------------------------------------------------------
+
+// intBits is the Hive integer width the column is masked in: its own for
+// signed types, the next wider for unsigned ones (Hive has no unsigned
+// types), 32 for MEDIUMINT.
+func (g gen) intBits() (int, error) {
+	unsigned := strings.Contains(normType(g.t.ColumnType), "unsigned")
+	switch normType(g.t.DataType) {
+	case "tinyint":
+		if unsigned {
+			return 16, nil
+		}
+		return 8, nil
+	case "smallint", "int2":
+		if unsigned {
+			return 32, nil
+		}
+		return 16, nil
+	case "mediumint":
+		return 32, nil
+	case "int", "integer", "int4":
+		if unsigned {
+			return 64, nil
+		}
+		return 32, nil
+	case "bigint", "int8":
+		if unsigned {
+			return 0, fmt.Errorf("udf: column %s: BIGINT UNSIGNED has no Hive integer type to mask in", g.t.Column)
+		}
+		return 64, nil
+	}
+	return 0, fmt.Errorf("udf: column %s: %q is not an integer type", g.t.Column, g.typeName())
+}
+
+// nativeBits is the column's own signed width, or 0 when it differs from
+// the masking width.
+func (g gen) nativeBits(bits int) int {
+	if strings.Contains(normType(g.t.ColumnType), "unsigned") || normType(g.t.DataType) == "mediumint" {
+		return 0
+	}
+	return bits
+}
+
+func (g gen) intCast(bits int) string {
+	if g.my() {
+		return "SIGNED"
+	}
+	return map[int]string{8: "smallint", 16: "smallint", 32: "integer", 64: "bigint"}[bits]
+}
+
+// hiveIntResult is the Go reference result for one integer value.
+func hiveIntResult(t *transformer, bits int, v int64) int64 {
+	switch bits {
+	case 8:
+		return int64(maskInt(t, int8(v)))
+	case 16:
+		return int64(maskInt(t, int16(v)))
+	case 32:
+		return int64(maskInt(t, int32(v)))
+	}
+	return maskInt(t, v)
+}
+
+func (s *spec) transformer() *transformer {
+	return &transformer{fn: s.fn, n: s.n, chars: s.chars, number: s.number, day: s.day, month: s.month, year: s.year}
+}
+
+// maskInteger masks |value| as a digit string, then restores the sign and
+// wraps into the Hive width, which is what the Java loops compute for every
+// value but 0 and MIN; those two come from the Go reference as constants.
+func (g gen) maskInteger(s *spec) (string, error) {
+	bits, err := g.intBits()
+	if err != nil {
+		return "", err
+	}
+	tr := s.transformer()
+	col := g.t.Column
+	typ := g.intCast(bits)
+	num := "'" + itoa(s.number) + "'"
+	n := itoa(min(s.n, 20))
+	var digits string
+	if g.my() {
+		digits = "CAST(ABS(CAST(" + col + " AS DECIMAL(20,0))) AS CHAR)"
+	} else {
+		digits = "CAST(abs(CAST(" + col + " AS numeric)) AS text)"
+	}
+	d := "CHAR_LENGTH(" + digits + ")"
+	sub := func(from string) string {
+		if g.my() {
+			return "SUBSTRING(" + digits + ", " + from + ")"
+		}
+		return "substr(" + digits + ", " + from + ")"
+	}
+	var m string
+	switch s.fn {
+	case fnMask:
+		m = "REPEAT(" + num + ", " + d + ")"
+	case fnFirstN:
+		m = g.concat("REPEAT("+num+", LEAST("+n+", "+d+"))", sub(n+" + 1"))
+	case fnLastN:
+		m = g.concat("LEFT("+digits+", GREATEST("+d+" - "+n+", 0))", "REPEAT("+num+", LEAST("+n+", "+d+"))")
+	case fnShowFirstN:
+		m = g.concat("LEFT("+digits+", "+n+")", "REPEAT("+num+", GREATEST("+d+" - "+n+", 0))")
+	case fnShowLastN:
+		m = g.concat("REPEAT("+num+", GREATEST("+d+" - "+n+", 0))", "RIGHT("+digits+", "+n+")")
+	}
+	dec := "DECIMAL(20,0)"
+	if !g.my() {
+		dec = "numeric"
+	}
+	half := strconv.FormatUint(1<<(bits-1), 10)
+	full := "18446744073709551616" // 2^64
+	if bits < 64 {
+		full = strconv.FormatUint(1<<bits, 10)
+	}
+	signed := "SIGN(" + col + ") * CAST(" + m + " AS " + dec + ")"
+	wrapped := "MOD(MOD(" + signed + " + " + half + ", " + full + ") + " + full + ", " + full + ") - " + half
+	var b strings.Builder
+	b.WriteString("CASE WHEN " + col + " = 0 THEN " + g.cast(strconv.FormatInt(hiveIntResult(tr, bits, 0), 10), typ))
+	if nb := g.nativeBits(bits); nb != 0 {
+		minv := -int64(1) << (nb - 1)
+		b.WriteString(" WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + g.cast(strconv.FormatInt(hiveIntResult(tr, bits, minv), 10), typ))
+	}
+	b.WriteString(" ELSE " + g.cast(wrapped, typ) + " END")
+	return b.String(), nil
+}
+
+// ---- dates -------------------------------------------------------------------
+
+// dateAlwaysValid reports whether the (day, month, year) replacement yields
+// an existing date for every input date; Hive fails the query otherwise, and
+// SQL cannot, so such masks are refused.
+func dateAlwaysValid(s *spec) bool {
+	for _, leap := range []bool{false, true} {
+		for m := 1; m <= 12; m++ {
+			y0 := 2001
+			if leap {
+				y0 = 2000
+			}
+			for d := 1; d <= daysIn(time.Month(m), y0); d++ {
+				y, mm, dd := y0, m, d
+				if s.year != keep {
+					y = s.year
+				}
+				if s.month != keep {
+					mm = s.month + 1
+				}
+				if s.day != keep {
+					dd = s.day
+				}
+				if dd > daysIn(time.Month(mm), y) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (g gen) maskDate(s *spec) (string, error) {
+	if !dateAlwaysValid(s) {
+		return "", fmt.Errorf("udf: mask %s: day %d, month %d, year %d can build a date that does not exist", s.typ, s.day, s.month, s.year)
+	}
+	col := g.t.Column
+	if g.my() {
+		part := func(v int, fn string, width int) string {
+			if v != keep {
+				return "'" + fmt.Sprintf("%0*d", width, v) + "'"
+			}
+			return "LPAD(" + fn + "(" + col + "), " + itoa(width) + ", '0')"
+		}
+		month := keep
+		if s.month != keep {
+			month = s.month + 1
+		}
+		x := "CAST(CONCAT(" + part(s.year, "YEAR", 4) + ", '-', " + part(month, "MONTH", 2) + ", '-', " + part(s.day, "DAY", 2) + ") AS DATE)"
+		if s.year != keep && s.month != keep && s.day != keep {
+			return g.nullGuard(x), nil
+		}
+		return x, nil
+	}
+	part := func(v int, field string) string {
+		if v != keep {
+			return itoa(v)
+		}
+		return "CAST(EXTRACT(" + field + " FROM " + col + ") AS integer)"
+	}
+	year := part(s.year, "YEAR")
+	if s.year == 0 {
+		year = "-1" // ISO year 0 is 1 BC
+	}
+	month := part(s.month, "MONTH")
+	if s.month != keep {
+		month = itoa(s.month + 1)
+	}
+	// isfinite: NULL and ±infinity (which has no parts) give NULL.
+	return "CASE WHEN isfinite(" + col + ") THEN make_date(" + year + ", " + month + ", " + part(s.day, "DAY") + ") END", nil
+}
