@@ -58,9 +58,3 @@ func (c *rewriteCache) put(key string, res *rewriter.Result) {
 		delete(c.items, last.Value.(*cacheEntry).key)
 	}
 }
-
-func (c *rewriteCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
-}

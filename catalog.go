@@ -171,7 +171,7 @@ func queryInner(ctx context.Context, conn driver.Conn, query string, args ...any
 	if sq, ok := stmt.(driver.StmtQueryContext); ok {
 		rows, err = sq.QueryContext(ctx, named)
 	} else {
-		rows, err = stmt.Query(values) //nolint:staticcheck // drivers without StmtQueryContext
+		rows, err = stmt.Query(values) //lint:ignore SA1019 drivers without StmtQueryContext
 	}
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ import (
 // forwards each to the inner connection, behaving as database/sql itself
 // behaves when the inner connection lacks one (driver.ErrSkip for direct
 // execution, Prepare for PrepareContext, Begin for default transaction
-// options, no-op Ping and ResetSession, IsValid true).
+// options, a Ping that succeeds, IsValid true).
 //
 // Retries: when the inner driver returns driver.ErrBadConn (unchanged, so
 // database/sql retries on another connection), the attempt is finished with
@@ -239,6 +239,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if err == driver.ErrSkip {
 		return nil, err
 	}
+	err = redactError(p, err)
 	c.finish(ctx, p, err)
 	return res, err
 }
@@ -275,6 +276,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, err
 	}
 	if err != nil {
+		err = redactError(p, err)
 		c.finish(ctx, p, err)
 		return nil, err
 	}
@@ -282,7 +284,11 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows) driver.Rows {
-	return wrapRows(rows, func(err error) { c.finish(ctx, p, err) })
+	w := wrapRows(rows, func(err error) { c.finish(ctx, p, err) })
+	if p.result != nil && p.result.Protected {
+		setRowsRedaction(w, func(err error) error { return redactError(p, err) })
+	}
+	return w
 }
 
 // Ping forwards to the inner connection's Ping; without one it returns nil.
@@ -293,11 +299,11 @@ func (c *Conn) Ping(ctx context.Context) error {
 	return nil
 }
 
-// ResetSession forgets what sqe knows of the session's state (it is read
-// again before the next statement) and forwards to the inner connection's
-// ResetSession, if any.
+// ResetSession forwards to the inner connection's ResetSession, if any.
+// database/sql calls it each time it hands a used connection out again;
+// the server-side session (current database, sql_mode, search_path)
+// survives that, so what sqe knows of it stays valid.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	c.cs.reset()
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)
 	}

@@ -18,10 +18,20 @@ func init() { sql.Register(DriverName, &sqeDriver{}) }
 // the caller on its context (see session.NewContext) before it reaches the
 // inner driver.
 //
+// With driverName "sqe" (DriverName), dsn is an sqe DSN naming the inner
+// driver and opts are applied after the DSN's own settings.
+//
 // Open does not connect; like sql.Open it fails only when the inner driver
 // is unknown, rejects the DSN, or the options are invalid (for example a
 // malformed policy file).
 func Open(driverName, dsn string, opts ...Option) (*sql.DB, error) {
+	if driverName == DriverName {
+		c, err := (&sqeDriver{opts: opts}).open(dsn)
+		if err != nil {
+			return nil, err
+		}
+		return sql.OpenDB(c), nil
+	}
 	base, err := innerConnector(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -82,7 +92,7 @@ func closeConnector(c driver.Connector) {
 // sqeDriver is the driver registered as "sqe"; its DSN names the inner
 // driver (see DriverName).
 type sqeDriver struct {
-	opts []Option // appended to the DSN's options (tests)
+	opts []Option // applied after the DSN's options (Open with DriverName)
 }
 
 // OpenConnector parses the DSN once and returns a connector that shares

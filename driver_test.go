@@ -87,18 +87,52 @@ func TestDriverContextExposedOnlyWhenInnerHasIt(t *testing.T) {
 }
 
 func TestOpenUnknownDriver(t *testing.T) {
-	for _, name := range []string{"nosuchdriver", "", "sqe"} {
-		db, err := Open(name, "user:s3cret@/db", withPlanner(testPlanner()))
+	for _, tc := range []struct{ name, dsn, want string }{
+		{"nosuchdriver", "user:s3cret@/db", `unknown inner driver "nosuchdriver"`},
+		{"", "user:s3cret@/db", "no inner driver name"},
+		{"sqe", "user:s3cret@/db", "is not key=value"},
+		{"sqe", "driver=nosuchdriver;dsn=user:s3cret@/db", `unknown inner driver "nosuchdriver"`},
+		{"sqe", "driver=sqe;dsn=user:s3cret@/db", "cannot be sqe itself"},
+	} {
+		db, err := Open(tc.name, tc.dsn, withPlanner(testPlanner()))
 		if err == nil {
 			_ = db.Close()
-			t.Fatalf("Open(%q) succeeded", name)
+			t.Fatalf("Open(%q, %q) succeeded", tc.name, tc.dsn)
 		}
-		if name != "" && !strings.Contains(err.Error(), fmt.Sprintf("%q", name)) && !strings.Contains(err.Error(), "sqe itself") {
-			t.Fatalf("Open(%q) = %v, want the name in the error", name, err)
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("Open(%q, %q) = %v, want an error containing %q", tc.name, tc.dsn, err, tc.want)
 		}
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Fatalf("error %v contains the DSN", err)
 		}
+	}
+}
+
+func TestOpenWithSqeDSNAndOptions(t *testing.T) {
+	name, fdb := registerFake(t, fakedriver.AllFlags())
+	fp := testPlanner()
+	db, err := Open("sqe", "driver="+name+";user=svc;dsn=inner", withPlanner(fp), WithRawConnAccess())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Raw(func(dc any) error {
+		cn := dc.(*Conn)
+		if _, err := cn.Unwrap(); err != nil {
+			return fmt.Errorf("option not applied: %w", err)
+		}
+		_, err := cn.ExecContext(userCtx(t, "alice"), qUpdate, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fdb.SQL(); len(got) != 1 || got[0] != rw(qUpdate, "alice") {
+		t.Fatalf("inner driver saw %q", got)
 	}
 }
 
@@ -135,7 +169,7 @@ func TestOpenUsesInnerConnector(t *testing.T) {
 func TestOpenClosesBaseWhenPlannerFails(t *testing.T) {
 	f := fakedriver.AllFlags()
 	name, fdb := registerFake(t, f)
-	if _, err := Open(name, "d", WithPolicyFile("/nonexistent/policy.yaml")); err == nil {
+	if _, err := Open(name, "d", WithDialect("mysql"), WithPolicyFile("/nonexistent/policy.yaml")); err == nil {
 		t.Fatal("Open with a failing policy engine succeeded")
 	}
 	if got := fdb.CallsOf(fakedriver.OpConnectorClose); len(got) == 0 {

@@ -163,6 +163,14 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		e.stats.failClosed(failReason(err))
 		return nil, err
 	}
+	res.Protected = false
+	for _, t := range res.Tables {
+		d, err := v.Decide(t)
+		if err != nil || !d.Passthrough() {
+			res.Protected = true
+			break
+		}
+	}
 	if res.Cacheable {
 		e.cache.put(key, res)
 	}

@@ -22,6 +22,9 @@ type rowsWrapper struct {
 	done   func(error)
 	err    error
 	closed bool
+	// redact, when set, removes protected values from the errors the
+	// inner rows report.
+	redact func(error) error
 }
 
 // wrapRows returns a driver.Rows over inner that implements exactly the
@@ -35,8 +38,21 @@ func (r *rowsWrapper) Columns() []string { return r.inner.Columns() }
 
 func (r *rowsWrapper) Next(dest []driver.Value) error {
 	err := r.inner.Next(dest)
+	if err != nil && err != io.EOF && r.redact != nil {
+		err = r.redact(err)
+	}
 	r.record(err)
 	return err
+}
+
+// base gives the generated wrapper types access to the shared state.
+func (r *rowsWrapper) base() *rowsWrapper { return r }
+
+// setRowsRedaction makes the rows redact the errors they report.
+func setRowsRedaction(rows driver.Rows, redact func(error) error) {
+	if b, ok := rows.(interface{ base() *rowsWrapper }); ok {
+		b.base().redact = redact
+	}
 }
 
 func (r *rowsWrapper) Close() error {
@@ -72,6 +88,9 @@ func (r *rowsWrapper) hasNextResultSet() bool {
 
 func (r *rowsWrapper) nextResultSet() error {
 	err := r.inner.(driver.RowsNextResultSet).NextResultSet()
+	if err != nil && err != io.EOF && r.redact != nil {
+		err = r.redact(err)
+	}
 	r.record(err)
 	return err
 }

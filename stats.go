@@ -1,6 +1,7 @@
 package sqe
 
 import (
+	"database/sql"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -47,4 +48,28 @@ func (c *counters) snapshot() Stats {
 		s.FailClosed[k] = c.failed[k]
 	}
 	return s
+}
+
+// StatsOf returns the counters of a database opened through sqe (Open,
+// sql.Open("sqe", …) or sql.OpenDB over NewConnector); ok is false for any
+// other database.
+func StatsOf(db *sql.DB) (s Stats, ok bool) {
+	var c *connector
+	switch d := db.Driver().(type) {
+	case *wrappedDriver:
+		c = d.c
+	case wrappedDriverContext:
+		c = d.c
+	}
+	if c == nil {
+		return Stats{}, false
+	}
+	return c.stats(), true
+}
+
+func (c *connector) stats() Stats {
+	if e, ok := c.planner.(*engine); ok {
+		return e.stats.snapshot()
+	}
+	return Stats{FailClosed: map[string]uint64{}}
 }

@@ -13,6 +13,17 @@ import (
 // prepared for and, when they differ, plans the statement again and
 // prepares the new rewrite on the same inner connection before running it.
 //
+// database/sql converts an execution's arguments (CheckNamedValue,
+// ColumnConverter, NumInput) before calling ExecContext or QueryContext, so
+// they are checked against the statement as it was before a re-prepare;
+// a rewrite keeps the application's placeholders, so the checks still
+// apply, and the inner driver checks the arguments again itself.
+//
+// Only a change of fingerprint (caller, policy snapshot) causes a
+// re-prepare. A statement keeps its rewrite across later changes of the
+// connection's session state (USE, SET search_path) and of cached table
+// metadata.
+//
 // database/sql holds the connection's lock around every call of a driver
 // statement, so stmt needs no lock of its own.
 type stmt struct {
@@ -75,6 +86,7 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 			}
 		}
 	}
+	err = redactError(p, err)
 	s.c.finish(ctx, p, err)
 	return res, err
 }
@@ -98,6 +110,7 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 		}
 	}
 	if err != nil {
+		err = redactError(p, err)
 		s.c.finish(ctx, p, err)
 		return nil, err
 	}

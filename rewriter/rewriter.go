@@ -132,6 +132,10 @@ type Result struct {
 	// Cacheable is false when the rewrite depends on more than the cache
 	// key (dialect, SQL, view fingerprint, catalog version, session state).
 	Cacheable bool
+	// Protected is true when a policy changed what the statement reads
+	// (a mask, a row filter or a restricted column applied): errors the
+	// database returns for it are redacted.
+	Protected bool
 }
 
 // Dialect rewrites statements of one SQL dialect.

@@ -134,9 +134,8 @@ func hashValue(algo string, value any) any {
 	if !ok {
 		return nil
 	}
-	// Java hashes the UTF-8 encoding of its (UTF-16) string; ill-formed
-	// Go text is first made into the string Java would hold.
-	b := []byte(strings.ToValidUTF8(s, "\uFFFD"))
+	// Java hashes the UTF-8 encoding of its (UTF-16) string.
+	b := []byte(javaString(s))
 	switch algo {
 	case algoSHA512:
 		h := sha512.Sum512(b)
@@ -303,6 +302,9 @@ var errInvalidCodePoint = errors.New("udf: replacement is not a valid code point
 
 // str masks a string per UTF-16 unit, like the Java loops over charAt.
 func (t *transformer) str(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		s = javaString(s)
+	}
 	units := utf16.Encode([]rune(s))
 	n := len(units)
 	from, to := 0, n // the masked half-open range of units
@@ -345,6 +347,15 @@ func (t *transformer) str(s string) (string, error) {
 		}
 	}
 	return encodeJava(out), nil
+}
+
+// javaString is the string Java decodes from s: each byte of an ill-formed
+// sequence becomes U+FFFD.
+func javaString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
 }
 
 // encodeJava turns a Java string into the UTF-8 Hive's Text holds: valid
@@ -466,5 +477,3 @@ func (t *transformer) date(v time.Time) (any, error) {
 func daysIn(m time.Month, y int) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
-
-func isLeap(y int) bool { return daysIn(time.February, y) == 29 }

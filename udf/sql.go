@@ -278,7 +278,16 @@ func (g gen) cast(x, typ string) string {
 }
 
 func (g gen) typedNull() string {
+	if g.my() && g.kind == KindString {
+		return myText("NULL")
+	}
 	return g.cast("NULL", g.castType())
+}
+
+// myText makes a MariaDB string utf8mb4 with an explicit binary collation,
+// the form every masked string takes (see strIn).
+func myText(x string) string {
+	return "CONVERT(" + x + " USING utf8mb4) COLLATE utf8mb4_bin"
 }
 
 // nullGuard keeps NULL in NULL out for expressions that do not propagate
@@ -297,6 +306,9 @@ func (g gen) isChar() (int, bool) {
 	if n := g.typeLength(); n > 0 {
 		return n, true
 	}
+	if normType(g.t.ColumnType) == "bpchar" {
+		return 0, true // PostgreSQL's unbounded bpchar: nothing to pad to
+	}
 	return 1, true
 }
 
@@ -311,7 +323,11 @@ func (g gen) redact(s *spec) (string, error) {
 		if s.hasConstant {
 			c = s.constant
 		}
-		return g.nullGuard(g.strOut(g.lit(c))), nil
+		v := g.lit(c)
+		if g.my() {
+			v = myText(v)
+		}
+		return g.nullGuard(g.strOut(v)), nil
 	case KindInteger:
 		if !s.hasConstant {
 			return g.typedNull(), nil
@@ -344,14 +360,17 @@ func (g gen) redact(s *spec) (string, error) {
 
 // ---- strings -----------------------------------------------------------------
 
-// strIn is the column as the text the masks read: UTF-8 on MariaDB whatever
-// the column's character set, and a CHAR(n) padded to n as Hive pads it.
+// strIn is the column as the text the masks read, a CHAR(n) padded to n as
+// Hive pads it. On MariaDB it is utf8mb4 whatever the column's character
+// set, with an explicit binary collation: the result then compares with
+// columns of any collation (an explicit collation wins over theirs) and
+// compares as Hive compares strings, by code point.
 func (g gen) strIn() string {
 	x := "CAST(" + g.t.Column + " AS text)"
 	if g.my() {
-		x = "CONVERT(" + g.t.Column + " USING utf8mb4)"
+		x = "CONVERT(" + g.t.Column + " USING utf8mb4) COLLATE utf8mb4_bin"
 	}
-	if n, ok := g.isChar(); ok {
+	if n, ok := g.isChar(); ok && n > 0 {
 		x = "RPAD(" + x + ", " + itoa(n) + ", ' ')"
 	}
 	return x
@@ -363,7 +382,8 @@ func (g gen) strIn() string {
 func (g gen) strOut(x string) string {
 	if _, ok := g.isChar(); ok {
 		if g.my() {
-			return "RTRIM(" + x + ")"
+			// RTRIM, but without sql_mode=ORACLE's NULL for an empty result.
+			return g.reReplace(x, ` +\z`, "")
 		}
 		return "CAST(" + x + " AS bpchar)"
 	}
@@ -373,13 +393,14 @@ func (g gen) strOut(x string) string {
 func (g gen) hash(algo string) string {
 	x := g.strIn()
 	if g.my() {
+		h := "SHA2(" + x + ", 256)"
 		switch algo {
 		case algoSHA512:
-			return "SHA2(" + x + ", 512)"
+			h = "SHA2(" + x + ", 512)"
 		case algoMD5:
-			return "MD5(" + x + ")"
+			h = "MD5(" + x + ")"
 		}
-		return "SHA2(" + x + ", 256)"
+		return myText(h)
 	}
 	b := "convert_to(" + x + ", 'UTF8')"
 	switch algo {
@@ -413,8 +434,11 @@ func (g gen) reReplace(x, pattern, repl string) string {
 	return "regexp_replace(" + x + ", " + g.lit(pattern) + ", " + g.lit(repl) + ", 'g')"
 }
 
+// replace substitutes literal text. It is a regexp replacement because
+// MariaDB's REPLACE returns NULL for an empty result under sql_mode=ORACLE;
+// the markers it is used for are no regexp metacharacters.
 func (g gen) replace(x, from, to string) string {
-	return "REPLACE(" + x + ", " + g.lit(from) + ", " + g.lit(to) + ")"
+	return g.reReplace(x, from, replacementText(to))
 }
 
 func (g gen) maskString(s *spec) string {
@@ -493,33 +517,51 @@ func (g gen) partial(x string, s *spec) string {
 	return g.concat(front, back)
 }
 
-// classPattern is a bracket expression for one class (other included).
-func classPattern(c int) string {
-	if c == clsOther {
-		return "[^" + bmpClass[clsUpper] + bmpClass[clsLower] + bmpClass[clsDigit] + suppRange + "]"
+// groupPattern is a bracket expression matching the BMP characters of the
+// classes in group (a set of class bits); supplementary characters never
+// match it.
+func groupPattern(group int) string {
+	var b strings.Builder
+	if group&(1<<clsOther) == 0 {
+		b.WriteString("[")
+		for c := clsUpper; c <= clsDigit; c++ {
+			if group&(1<<c) != 0 {
+				b.WriteString(bmpClass[c])
+			}
+		}
+	} else {
+		b.WriteString("[^")
+		for c := clsUpper; c <= clsDigit; c++ {
+			if group&(1<<c) == 0 {
+				b.WriteString(bmpClass[c])
+			}
+		}
+		b.WriteString(suppRange)
 	}
-	return "[" + bmpClass[c] + "]"
+	b.WriteString("]")
+	return b.String()
 }
 
 func replChar(r int) string { return string(rune(r)) }
 
 // maskChars is MaskTransformer.transform(String) over every character of x:
 // each class is replaced by its character, supplementary characters count
-// as two "other" units. Classes are rewritten one after another in an order
-// where no replacement is rewritten again; when the replacements form a
-// cycle (say upper -> 'a' and lower -> 'B'), masked characters first become
-// two-character tokens no class rewrites, and tokens are resolved last.
+// as two "other" units. Classes sharing a replacement are rewritten in one
+// pass; passes run in an order where no replacement is rewritten again.
+// When the replacements form a cycle (say upper -> 'a' and lower -> 'B'),
+// masked characters first become two-character tokens no pass rewrites, and
+// the tokens are resolved last.
 func (g gen) maskChars(x string, chars [4]int) string {
-	order, ok := classOrder(chars)
+	groups, ok := passOrder(chars)
 	if !ok {
 		return g.maskCharsTokens(x, chars)
 	}
-	for _, c := range order {
-		r := replacementText(replChar(chars[c]))
-		if c == clsOther {
+	for _, grp := range groups {
+		r := replacementText(replChar(grp.repl))
+		if grp.classes&(1<<clsOther) != 0 {
 			x = g.reReplace(x, suppClass(), r+r)
 		}
-		x = g.reReplace(x, classPattern(c), r)
+		x = g.reReplace(x, groupPattern(grp.classes), r)
 	}
 	return x
 }
@@ -527,14 +569,14 @@ func (g gen) maskChars(x string, chars [4]int) string {
 func (g gen) maskCharsTokens(x string, chars [4]int) string {
 	token := func(c int) string { return tokenStart + string(rune(tokenClass+c)) }
 	if chars[clsOther] != keep {
-		x = g.reReplace(x, classPattern(clsOther), token(clsOther))
+		x = g.reReplace(x, groupPattern(1<<clsOther), token(clsOther))
 		x = g.reReplace(x, suppClass(), token(clsOther)+token(clsOther))
 	} else {
 		x = g.replace(x, tokenStart, tokenStart+tokenKeep)
 	}
 	for c := clsUpper; c <= clsDigit; c++ {
 		if chars[c] != keep {
-			x = g.reReplace(x, classPattern(c), token(c))
+			x = g.reReplace(x, groupPattern(1<<c), token(c))
 		}
 	}
 	for c := clsUpper; c <= clsOther; c++ {
@@ -548,53 +590,67 @@ func (g gen) maskCharsTokens(x string, chars [4]int) string {
 	return x
 }
 
-// classOrder orders the classes that have a replacement so that no class is
-// rewritten after a class whose replacement character it contains. ok is
-// false when the replacements form a cycle.
-func classOrder(chars [4]int) (order []int, ok bool) {
-	active := func(c int) bool { return chars[c] != keep }
-	// before[a][b]: a must be rewritten before b.
-	var before [4][4]bool
-	indeg := [4]int{}
-	for b := range 4 {
-		if !active(b) {
+// pass rewrites the characters of a set of classes (bits) to repl.
+type pass struct {
+	classes int
+	repl    int
+}
+
+// passOrder groups the replaced classes by replacement character and orders
+// the groups so that no group runs after one whose replacement character it
+// matches. ok is false when the replacements form a cycle.
+func passOrder(chars [4]int) (order []pass, ok bool) {
+	var groups []pass
+	for c := range 4 {
+		if chars[c] == keep {
 			continue
 		}
-		a := classOf(rune(chars[b]))
-		if a != b && active(a) && !before[a][b] {
-			before[a][b] = true
-			indeg[b]++
+		found := false
+		for i := range groups {
+			if groups[i].repl == chars[c] {
+				groups[i].classes |= 1 << c
+				found = true
+			}
+		}
+		if !found {
+			groups = append(groups, pass{classes: 1 << c, repl: chars[c]})
 		}
 	}
-	done := [4]bool{}
-	for len(order) < 4 {
-		progressed := false
-		for c := range 4 {
-			if done[c] || indeg[c] > 0 {
-				continue
+	// must[i][j]: group i runs before group j, because j's replacement
+	// belongs to one of i's classes.
+	n := len(groups)
+	must := make([][]bool, n)
+	indeg := make([]int, n)
+	for i := range groups {
+		must[i] = make([]bool, n)
+	}
+	for j, gj := range groups {
+		cls := classOf(rune(gj.repl))
+		for i, gi := range groups {
+			if i != j && gi.classes&(1<<cls) != 0 {
+				must[i][j] = true
+				indeg[j]++
 			}
-			done[c], progressed = true, true
-			if active(c) {
-				order = append(order, c)
-			}
-			for b := range 4 {
-				if before[c][b] {
-					indeg[b]--
-				}
-			}
-			break
 		}
-		if !progressed {
+	}
+	done := make([]bool, n)
+	for len(order) < n {
+		next := -1
+		for i := range groups {
+			if !done[i] && indeg[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
 			return nil, false
 		}
-		n := 0
-		for c := range 4 {
-			if done[c] {
-				n++
+		done[next] = true
+		order = append(order, groups[next])
+		for j := range groups {
+			if must[next][j] {
+				indeg[j]--
 			}
-		}
-		if n == 4 {
-			break
 		}
 	}
 	return order, true
@@ -715,7 +771,11 @@ func (g gen) maskInteger(s *spec) (string, error) {
 	if bits < 64 {
 		full = strconv.FormatUint(1<<bits, 10)
 	}
-	signed := "SIGN(" + col + ") * CAST(" + m + " AS " + dec + ")"
+	sign := "SIGN(" + col + ")"
+	if !g.my() {
+		sign = "sign(CAST(" + col + " AS numeric))" // sign(smallint) would be double precision
+	}
+	signed := sign + " * CAST(" + m + " AS " + dec + ")"
 	wrapped := "MOD(MOD(" + signed + " + " + half + ", " + full + ") + " + full + ", " + full + ") - " + half
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " = 0 THEN " + g.cast(strconv.FormatInt(hiveIntResult(tr, bits, 0), 10), typ))

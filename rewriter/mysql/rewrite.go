@@ -216,6 +216,9 @@ func (r *rewrite) selectStmt(s *sqlparser.Select, outer *scope) error {
 	if err := r.checkInto(s.Into); err != nil {
 		return err
 	}
+	if done, err := r.flatten(s, sc); done || err != nil {
+		return err
+	}
 	for i, te := range s.From {
 		nte, err := r.tableExpr(te, sc)
 		if err != nil {

@@ -65,6 +65,10 @@ func (r *rewrite) filterExpr(ref *tableRef) (sqlparser.Expr, error) {
 	return e, nil
 }
 
+// andWhere puts the policy's filter e before the statement's own condition,
+// so that a server evaluating left to right rejects a hidden row before an
+// application expression sees it. Placeholders keep their order: the
+// filter has none.
 func andWhere(w *sqlparser.Where, e sqlparser.Expr) *sqlparser.Where {
 	if e == nil {
 		return w
@@ -72,7 +76,7 @@ func andWhere(w *sqlparser.Where, e sqlparser.Expr) *sqlparser.Where {
 	if w == nil || w.Expr == nil {
 		return sqlparser.NewWhere(sqlparser.WhereClause, e)
 	}
-	return sqlparser.NewWhere(sqlparser.WhereClause, &sqlparser.AndExpr{Left: w.Expr, Right: e})
+	return sqlparser.NewWhere(sqlparser.WhereClause, &sqlparser.AndExpr{Left: e, Right: w.Expr})
 }
 
 // updateExprs checks the assigned columns and rewrites the assigned values.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExplainPrintsTheRewrite(t *testing.T) {
+	code, out, errOut := runCLI("explain", "--policy", "demo_policy.yaml", "--dialect", "mysql", "--user", "erin",
+		"--roles", "eu_analyst", "--schema", "testdata/shop.sql", "-v", "SELECT name FROM customers WHERE id = ?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and `id` = ?") ||
+		!strings.Contains(out, `row filter "eu-only"`) {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+}
+
+func TestExplainRefusalExitsOne(t *testing.T) {
+	code, out, errOut := runCLI("explain", "--policy", "demo_policy.yaml", "--dialect", "mysql", "--user", "sam",
+		"--roles", "support", "--schema", "testdata/shop.sql", "SELECT salary FROM customers")
+	if code != 1 || out != "" || !strings.Contains(errOut, "column access denied") || !strings.Contains(errOut, "no-salary") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("want one line on stderr, got %q", errOut)
+	}
+}
+
+func TestBadCommandLines(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nosuch"},
+		{"explain"},
+		{"explain", "--policy", "demo_policy.yaml", "--dialect", "oracle", "--user", "u", "--schema", "testdata/shop.sql", "SELECT 1"},
+		{"explain", "--policy", "demo_policy.yaml", "--dialect", "mysql", "--user", "u", "SELECT 1"},
+		{"explain", "--bogus"},
+		{"demo", "extra"},
+	} {
+		code, _, errOut := runCLI(args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errOut)
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"explain", "--help"}, {"demo", "--help"}} {
+		if code, _, _ := runCLI(args...); code != 0 {
+			t.Errorf("%v: exit %d, want 0", args, code)
+		}
+	}
+}
+
+func TestExplainMalformedPolicy(t *testing.T) {
+	code, _, errOut := runCLI("explain", "--policy", "testdata/shop.sql", "--dialect", "mysql", "--user", "u",
+		"--schema", "testdata/shop.sql", "SELECT 1")
+	if code != 1 || !strings.Contains(errOut, "shop.sql") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,141 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"reflect"
+	"strings"
+)
+
+// Database errors echo values: a failed cast names the text it could not
+// convert, a duplicate key names the key, PostgreSQL's DETAIL repeats the
+// row. For a statement that read data under a mask or row filter, those
+// values may be protected ones (the server may evaluate an application's
+// predicate on a row before the policy's filter rejects it), so sqe removes
+// every quoted value from the error before the application sees it.
+//
+// The error keeps its type when it is a driver's error struct
+// (*mysql.MySQLError, *pgconn.PgError, …): a copy is returned with its
+// text fields redacted, so errors.As and error codes keep working. Any
+// other error becomes a new error with the redacted text, and the original
+// is not reachable through it.
+
+const redacted = "'<redacted>'"
+
+// redactedFields are the text fields of drivers' error structs that can
+// carry values.
+var redactedFields = map[string]bool{
+	"Message": true, "Detail": true, "Hint": true, "Where": true, "InternalQuery": true, "Msg": true,
+}
+
+// redactError returns err with protected values removed when the plan's
+// statement read data under policy; errors that carry no text from the
+// server pass unchanged.
+func redactError(p *plan, err error) error {
+	if err == nil || p == nil || p.result == nil || !p.result.Protected {
+		return err
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, driver.ErrSkip) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if copy, ok := redactStruct(err); ok {
+		return copy
+	}
+	return &redactedError{msg: redactText(err.Error())}
+}
+
+// redactedError is an error whose text had values removed.
+type redactedError struct{ msg string }
+
+func (e *redactedError) Error() string { return e.msg }
+
+// redactStruct copies a pointer-to-struct error, redacting its text fields.
+func redactStruct(err error) (error, bool) {
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	elem := v.Elem()
+	t := elem.Type()
+	copy := reflect.New(t)
+	copy.Elem().Set(elem)
+	touched := false
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			// An unexported field may hold text we cannot redact.
+			if f.Type.Kind() == reflect.String || f.Type.Kind() == reflect.Interface {
+				return nil, false
+			}
+			continue
+		}
+		fv := copy.Elem().Field(i)
+		switch {
+		case f.Type.Kind() == reflect.String && redactedFields[f.Name]:
+			fv.SetString(redactText(fv.String()))
+			touched = true
+		case f.Type.Kind() == reflect.Interface && f.Type.Implements(reflect.TypeOf((*error)(nil)).Elem()):
+			if !fv.IsNil() {
+				return nil, false // a wrapped error would keep the values
+			}
+		}
+	}
+	if !touched {
+		return nil, false
+	}
+	out, ok := copy.Interface().(error)
+	return out, ok
+}
+
+// redactText replaces every quoted or parenthesised value in a database
+// message: '…' and "…" (with doubled or escaped quotes inside), and the
+// (…)=(…) key/value form of PostgreSQL's DETAIL lines.
+func redactText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			end := closingQuote(s, i)
+			if c == '`' {
+				b.WriteString(s[i:end]) // an identifier, not a value
+			} else {
+				b.WriteString(redacted)
+			}
+			i = end
+		case c == '=' && i+1 < len(s) && s[i+1] == '(':
+			end := strings.IndexByte(s[i+1:], ')')
+			b.WriteString("=(<redacted>)")
+			if end < 0 {
+				i = len(s)
+			} else {
+				i = i + 1 + end + 1
+			}
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// closingQuote returns the index just past the quote closing the one at i
+// (or the end of s when it is not closed).
+func closingQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(s)
+}

@@ -1,0 +1,58 @@
+package sqe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// pgLikeError has the shape of pgconn.PgError's text fields.
+type pgLikeError struct {
+	Severity, Code, Message, Detail, Hint string
+	Line                                  int32
+}
+
+func (e *pgLikeError) Error() string { return e.Severity + ": " + e.Message + " (" + e.Detail + ")" }
+
+func TestRedactErrorKeepsTypesAndDropsValues(t *testing.T) {
+	p := &plan{result: &rewriter.Result{Protected: true}}
+	myErr := &mysql.MySQLError{Number: 1105, Message: "XPATH syntax error: '~Cy-US-CANARY'"}
+	got := redactError(p, myErr)
+	var asMy *mysql.MySQLError
+	if !errors.As(got, &asMy) || asMy.Number != 1105 || strings.Contains(got.Error(), "CANARY") {
+		t.Fatalf("mysql error: %#v", got)
+	}
+	if !strings.Contains(myErr.Message, "CANARY") {
+		t.Fatal("the original error must not be modified")
+	}
+	pgErr := &pgLikeError{Severity: "ERROR", Code: "23505", Message: `invalid input syntax for type integer: "555-55-5555"`,
+		Detail: "Key (ssn)=(555-55-5555) already exists."}
+	got = redactError(p, pgErr)
+	var asPg *pgLikeError
+	if !errors.As(got, &asPg) || asPg.Code != "23505" || strings.Contains(got.Error(), "555-55-5555") {
+		t.Fatalf("pg-like error: %v", got)
+	}
+	plain := errors.New(`cannot convert "111-22-9999" to int`)
+	if got := redactError(p, plain); strings.Contains(got.Error(), "111-22-9999") || errors.Unwrap(got) != nil {
+		t.Fatalf("plain error: %v", got)
+	}
+	// Statements that read nothing under policy keep their errors as they are.
+	open := &plan{result: &rewriter.Result{}}
+	if got := redactError(open, myErr); got != error(myErr) {
+		t.Fatalf("unprotected statement: %v", got)
+	}
+	for in, want := range map[string]string{
+		`Duplicate entry 'a''b' for key 'email'`:         `Duplicate entry '<redacted>' for key '<redacted>'`,
+		`Unknown column ` + "`x`" + ` in 'where clause'`: `Unknown column ` + "`x`" + ` in '<redacted>'`,
+		`Key (id, ssn)=(1, 'x') already exists.`:         `Key (id, ssn)=(<redacted>) already exists.`,
+		`unterminated 'abc`:                              `unterminated '<redacted>'`,
+	} {
+		if got := redactText(in); got != want {
+			t.Errorf("redactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

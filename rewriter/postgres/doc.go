@@ -1,0 +1,133 @@
+// Package postgres is sqe's PostgreSQL dialect, built on the server's own
+// grammar (github.com/pganalyze/pg_query_go, which links the PostgreSQL
+// parser through cgo). Importing it registers the dialect "postgres" with
+// package rewriter:
+//
+//	import _ "github.com/sqe-project/sqe/rewriter/postgres"
+//
+// A program that only talks to MySQL does not import it and needs no cgo.
+//
+// # What reaches the server
+//
+// The statement sent is always the rewritten parse tree printed by the
+// PostgreSQL deparser, never the application's text. Comments are dropped;
+// a string literal holding a backslash is printed as E'…', so the output
+// means the same whatever standard_conforming_strings is; placeholders
+// ($1, $2, …) stay as they are and none is added. Because the parser reads
+// '…' as a standard string, a statement containing a backslash is refused
+// while standard_conforming_strings is off (pass values as arguments).
+// Several statements in one string are each rewritten (all must succeed)
+// and joined with "; ". After rewriting, every relation in the tree is
+// checked against the set the rewrite produced or checked, and the printed
+// statement is parsed again to check that it names the same relations.
+//
+// # Names
+//
+// A qualified table name is taken as written (unquoted names are already
+// lower-cased by the parser). An unqualified one resolves as the server
+// would: in the session's temporary schema and pg_catalog unless the
+// search path lists them, then in Request.SearchPath, the first schema
+// whose catalog has the table winning; a table found nowhere is refused.
+// A CTE in scope shadows an unqualified name (under WITH RECURSIVE a CTE
+// sees itself); a write's target is never a CTE. Every base table is then
+// written schema-qualified, so that the server reads exactly the table sqe
+// decided about. pg_catalog and information_schema relations are tables
+// like any other and get the default policy; note that some of them
+// (pg_stats, pg_stat_activity) expose data values. A policy belongs to the
+// relation it names: rows of a partition or an inheritance child read
+// through the parent get the parent's policy, and a view's the view's.
+//
+// # Reads
+//
+// A table whose decision changes nothing is kept, qualified. Any other
+// becomes (SELECT <mask(c) AS c …> FROM schema.t WHERE <filters>) AS t,
+// aliased as the reference was (or by the table name), so the rest of the
+// statement sees masked values only. schema.t.c references to such a table
+// become t.c; two unaliased same-named tables of different schemas in one
+// FROM are refused (use aliases), as is a column alias list on a table
+// with restricted columns. Restricted columns are missing from the derived
+// table, so * never shows them, and naming one is ErrColumnDenied before
+// anything is sent: qualified by its table, or unqualified while any table
+// in scope restricts that name. FOR UPDATE/SHARE needs update access on
+// the tables it locks; TABLESAMPLE only works on tables without a read
+// policy; SELECT … INTO is refused (use CREATE TABLE … AS).
+//
+// Policy expressions (row filters, masks) read raw columns and are not
+// checked for restricted columns. They are placed in a scope of their own
+// that sees neither the application's CTEs nor its tables: unqualified
+// columns at their top level are qualified with the policy's table, and a
+// reference that no table of the expression provides is refused (on the
+// server it could resolve to a table of the application's statement). The
+// tables they read (mapping tables) are rewritten under their own
+// policies; an unqualified table name there resolves in pg_catalog and then
+// in the schema of the policy's own table, never in the session's search
+// path or temporary schema (which the application controls). A policy
+// reaching its own table again, or nesting deeper than eight policies, is
+// refused.
+//
+// # Context functions
+//
+// current_user, session_user, user, system_user (the user name) and
+// current_role, invoker_role() (the primary role, NULL when none) are
+// inlined as string literals, in the application's SQL and in policy
+// expressions; in a view or CREATE TABLE AS they are therefore fixed at
+// creation. current_database() and current_schema are left alone.
+// (PostgreSQL's grammar has no current_user() or current_role() with
+// parentheses: a policy written for PostgreSQL uses the keywords.)
+//
+// # Writes
+//
+// INSERT, UPDATE and DELETE need update access on their target, which is
+// kept (qualified). UPDATE and DELETE get the target's row filter ANDed to
+// their WHERE, so they only touch rows the filter admits; inserted rows are
+// not checked against it. A masked column of the target read in SET, WHERE,
+// ON CONFLICT or RETURNING is replaced by its mask expression, so that no
+// raw value can be copied or probed; an unqualified masked column inside a
+// subquery of the write is refused (qualify it), and so is a whole-row
+// reference to the target. RETURNING returns masked values, and RETURNING
+// * (or target.*) is expanded to the visible columns. A restricted column
+// named anywhere in a write, or an INSERT without a column list into a
+// table with restricted columns, is ErrColumnDenied. INSERT … ON CONFLICT
+// DO UPDATE into a row-filtered table is refused (it could update a hidden
+// row). The sources of UPDATE … FROM, DELETE … USING and INSERT … SELECT
+// are reads; data-modifying CTEs are writes. System catalogs are never
+// written. MERGE is refused for now.
+//
+// # Schema changes
+//
+// CREATE TABLE and CREATE VIEW need create (CREATE OR REPLACE VIEW also
+// alter), ALTER TABLE alter, DROP and TRUNCATE drop, CREATE INDEX index;
+// INHERITS, PARTITION OF and ATTACH/DETACH PARTITION need alter on the
+// other table. The query of CREATE TABLE AS, CREATE MATERIALIZED VIEW and
+// CREATE VIEW is rewritten as a read, so a view stores the creator's
+// policy. A change that could reveal or move values hidden by a read
+// policy — ALTER TABLE, CREATE INDEX, renames — is refused on a table the
+// caller reads under any policy, and a foreign key or LIKE needs a table
+// read without one. Context functions in defaults, checks and index
+// expressions are refused (the server evaluates them later, as its own
+// user). Each schema change asks the driver to drop cached metadata. DROP
+// INDEX, sequences, schemas and other object kinds are refused.
+//
+// # Session statements
+//
+// BEGIN/START TRANSACTION, SAVEPOINT, RELEASE, COMMIT, ROLLBACK (the last
+// three ask the driver to read the session state again, since a
+// transaction's end may undo a SET), SET/RESET/SHOW of ordinary variables,
+// DISCARD PLANS/SEQUENCES/TEMP, DECLARE (its query is a read), FETCH,
+// MOVE, CLOSE, NOTIFY and UNLISTEN pass. SET search_path, SET
+// standard_conforming_strings and RESET ALL ask the driver to read the
+// session state again. EXPLAIN of a rewritten statement passes; EXPLAIN
+// ANALYZE is refused (its row counts include rows a filter removed).
+//
+// Refused: SET ROLE, RESET ROLE, SET SESSION AUTHORIZATION, SET
+// client_encoding / SET NAMES (the server would read the statement's bytes
+// differently), a search_path that lists schemas before pg_catalog (their
+// functions would shadow the built-ins that masks and filters call), DISCARD ALL (it drops the driver's prepared statements),
+// LISTEN (notifications carry payloads no policy filters), two-phase
+// commit, SQL-level PREPARE/EXECUTE/DEALLOCATE, DO, CALL, COPY, LOCK,
+// GRANT/REVOKE, role management, CREATE FUNCTION/PROCEDURE/RULE/TRIGGER,
+// ALTER SYSTEM, and every statement type not listed above; and, anywhere
+// in a statement, the functions that read files, reach other servers or
+// sessions, change settings, run SQL given as text or read storage below
+// the tables (the list is forbiddenFunctions).
+package postgres

@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
+)
+
+// Name is the dialect's registered name.
+const Name = "postgres"
+
+func init() { rewriter.Register(Dialect{}) }
+
+// Dialect rewrites PostgreSQL statements.
+type Dialect struct{}
+
+// Name returns "postgres".
+func (Dialect) Name() string { return Name }
+
+// Syntax is the PostgreSQL syntax for the dialect-neutral planner.
+var Syntax rewriter.Syntax = syntax{}
+
+type syntax struct{}
+
+func (syntax) UDF() udf.Dialect { return udf.Postgres }
+
+// QuoteIdent always double-quotes, doubling any double quote in the name:
+// the result is one identifier with exactly the name's case.
+func (syntax) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// CanonicalExpr parses text as exactly one expression and returns it as
+// the PostgreSQL deparser prints it.
+func (syntax) CanonicalExpr(text string) (string, error) {
+	e, err := parseExpr(text)
+	if err != nil {
+		return "", err
+	}
+	return deparseExpr(e)
+}
+
+// parse runs the PostgreSQL parser. Text holding a NUL byte is refused: the
+// parser reads C strings and would see only a prefix of it.
+func parse(text string) (*pg.ParseResult, error) {
+	if strings.IndexByte(text, 0) >= 0 {
+		return nil, rewriter.Unsupported("a NUL byte in SQL text")
+	}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, rewriter.Unsupported("statement does not parse")
+	}
+	return tree, nil
+}
+
+// parseExpr parses exactly one expression: the text is placed in a SELECT
+// list, and the result must be that SELECT with one unnamed target and no
+// other clause, so that nothing in the text reaches outside it.
+func parseExpr(text string) (*pg.Node, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, rewriter.Unsupported("empty expression")
+	}
+	tree, err := parse("SELECT " + text)
+	if err != nil {
+		return nil, rewriter.Unsupported("expression does not parse")
+	}
+	notOne := rewriter.Unsupported("not a single expression")
+	if len(tree.Stmts) != 1 {
+		return nil, notOne
+	}
+	sel := tree.Stmts[0].GetStmt().GetSelectStmt()
+	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.DistinctClause) > 0 || sel.IntoClause != nil ||
+		len(sel.FromClause) > 0 || sel.WhereClause != nil || len(sel.GroupClause) > 0 || sel.GroupDistinct ||
+		sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 || len(sel.SortClause) > 0 ||
+		sel.LimitOffset != nil || sel.LimitCount != nil || sel.LimitOption != pg.LimitOption_LIMIT_OPTION_DEFAULT ||
+		len(sel.LockingClause) > 0 || sel.WithClause != nil || len(sel.TargetList) != 1 {
+		return nil, notOne
+	}
+	rt := sel.TargetList[0].GetResTarget()
+	if rt == nil || rt.Name != "" || len(rt.Indirection) > 0 || rt.Val == nil {
+		return nil, notOne
+	}
+	if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+		return nil, notOne
+	}
+	return rt.Val, nil
+}
+
+// deparseExpr prints one expression.
+func deparseExpr(e *pg.Node) (string, error) {
+	sel := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: e}}}}}
+	text, err := deparse(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}})
+	if err != nil {
+		return "", err
+	}
+	const prefix = "SELECT "
+	if !strings.HasPrefix(text, prefix) {
+		return "", rewriter.Unsupported("expression cannot be printed")
+	}
+	out := text[len(prefix):]
+	if _, err := parseExpr(out); err != nil {
+		return "", rewriter.Unsupported("expression does not print as a single expression")
+	}
+	return out, nil
+}
+
+// treeVersion is the parse-tree version of the linked parser, which the
+// deparser requires.
+var treeVersion = sync.OnceValue(func() int32 {
+	tree, err := pg.Parse("SELECT 1")
+	if err != nil {
+		return 0
+	}
+	return tree.Version
+})
+
+// deparse prints one statement.
+func deparse(stmt *pg.Node) (string, error) {
+	text, err := pg.Deparse(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: stmt}}})
+	if err != nil {
+		return "", rewriter.Unsupported("rewritten statement cannot be printed")
+	}
+	return text, nil
+}
+
+// Rewrite rewrites one statement string. Several statements separated by
+// semicolons are each rewritten (all must succeed) and joined again.
+func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
+	if req.PostgresNonStandardStrings && strings.Contains(req.SQL, `\`) {
+		return nil, rewriter.Unsupported(`a backslash in SQL while standard_conforming_strings is off (pass values as arguments)`)
+	}
+	tree, err := parse(req.SQL)
+	if err != nil {
+		return nil, err
+	}
+	if len(tree.Stmts) == 0 {
+		return nil, rewriter.Unsupported("empty statement")
+	}
+	var out *rewriter.Result
+	sqls := make([]string, 0, len(tree.Stmts))
+	for _, raw := range tree.Stmts {
+		if raw.GetStmt() == nil {
+			return nil, rewriter.Unsupported("empty statement")
+		}
+		res, err := rewriteOne(ctx, req, raw.Stmt)
+		if err != nil {
+			return nil, err
+		}
+		sqls = append(sqls, res.SQL)
+		if out == nil {
+			out = res
+			continue
+		}
+		out.Tables = appendTables(out.Tables, res.Tables)
+		out.Effect = mergeEffect(out.Effect, res.Effect)
+		if out.Kind != res.Kind {
+			out.Kind = rewriter.KindOther
+		}
+		out.Cacheable = out.Cacheable && res.Cacheable
+	}
+	out.SQL = strings.Join(sqls, "; ")
+	return out, nil
+}
+
+func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
+	if b.SetSchema != "" {
+		a.SetSchema = b.SetSchema
+	}
+	a.RefreshSession = a.RefreshSession || b.RefreshSession
+	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
+	return a
+}
+
+// rewriteOne rewrites one parsed statement in place, proves that it
+// covered every table reference, and prints it.
+func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
+	r := newRewrite(ctx, req)
+	res, err := r.statement(stmt)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.verify(stmt); err != nil {
+		return nil, err
+	}
+	text, err := deparse(stmt)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyPrinted(stmt, text); err != nil {
+		return nil, err
+	}
+	res.SQL = text
+	res.Tables = r.tables
+	res.Cacheable = true
+	return res, nil
+}

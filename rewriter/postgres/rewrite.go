@@ -1,0 +1,630 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// maxPolicyDepth bounds how deep policy expressions may reach through
+// other tables' policies (a row filter reading a mapping table whose own
+// filter reads another table, …).
+const maxPolicyDepth = 8
+
+// rewrite is the state of rewriting one statement.
+type rewrite struct {
+	ctx context.Context
+	req *rewriter.Request
+	// sanctioned holds every table reference the rewrite produced or
+	// checked; verify refuses a statement with any other.
+	sanctioned map[*pg.RangeVar]bool
+	tables     []policy.TableName
+	seen       map[string]bool
+	// inPolicy is the stack of tables whose policy expressions are being
+	// rewritten, to refuse a policy that reaches its own table again.
+	inPolicy []string
+	// reads are the base tables read, in order, for FOR UPDATE/SHARE.
+	reads []read
+	// columns caches catalog lookups of tables read as they are.
+	columns map[string][]rewriter.Column
+	// ddl is set while walking the expressions of a schema change, which
+	// the server evaluates later and as its own user.
+	ddl bool
+}
+
+type read struct {
+	table  policy.TableName
+	policy bool // read by a policy expression, not by the application
+}
+
+func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
+	return &rewrite{ctx: ctx, req: req, sanctioned: map[*pg.RangeVar]bool{}, seen: map[string]bool{},
+		columns: map[string][]rewriter.Column{}}
+}
+
+// tableRef is a FROM entry (or a write's target) as the expressions of its
+// scope see it.
+type tableRef struct {
+	alias   string // the name the statement uses for it (alias, else table name)
+	aliased bool   // written with an alias: schema.table.column cannot name it
+	table   policy.TableName
+	plan    *rewriter.TablePlan // nil for CTE, subquery and function entries
+	derived bool                // replaced by the policy's derived table
+	write   bool                // the target of a write: read raw, so masks apply
+	// qualifier is how a raw column of a write target (or of the base of
+	// policy expressions) is referenced.
+	qualifier []string
+}
+
+// scope is one level of name visibility: the CTEs defined at this level
+// and the FROM entries of one query (or the target of a write).
+type scope struct {
+	parent *scope
+	ctes   map[string]bool
+	tables []*tableRef
+	// policy marks the expressions of a policy (filters, masks): they read
+	// raw columns and see no CTE or table of the application's statement.
+	policy bool
+	// target is the write target whose masked columns are read masked.
+	target *tableRef
+	// base is set on the top level of a policy's expressions: the table
+	// the policy belongs to. Unqualified columns there are its columns and
+	// are qualified, so that no table of the application's statement can
+	// capture them.
+	base *tableRef
+}
+
+func (s *scope) child() *scope { return &scope{parent: s, policy: s.policy} }
+
+func (s *scope) isCTE(name string) bool {
+	for sc := s; sc != nil; sc = sc.parent {
+		if sc.ctes[name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rewrite) addTable(t policy.TableName) {
+	if k := t.Key(); !r.seen[k] {
+		r.seen[k] = true
+		r.tables = append(r.tables, t)
+	}
+}
+
+func appendTables(a, b []policy.TableName) []policy.TableName {
+	seen := map[string]bool{}
+	for _, t := range a {
+		seen[t.Key()] = true
+	}
+	for _, t := range b {
+		if !seen[t.Key()] {
+			seen[t.Key()] = true
+			a = append(a, t)
+		}
+	}
+	return a
+}
+
+// plan asks for the table's decision and checks the access.
+func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.TablePlan, error) {
+	for _, k := range r.inPolicy {
+		if k == t.Key() {
+			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "a policy of the table reaches the table again"}
+		}
+	}
+	r.addTable(t)
+	return rewriter.PlanTable(r.ctx, r.req, t, access)
+}
+
+// searchPath is the path unqualified relation names resolve in, as the
+// server searches it: the session's temporary schema and pg_catalog come
+// first unless the path names them.
+func (r *rewrite) searchPath() []string {
+	var temp, catalog bool
+	for _, s := range r.req.SearchPath {
+		switch {
+		case s == "pg_temp" || strings.HasPrefix(s, "pg_temp_"):
+			temp = true
+		case s == "pg_catalog":
+			catalog = true
+		}
+	}
+	var path []string
+	if !temp {
+		path = append(path, "pg_temp")
+	}
+	if !catalog {
+		path = append(path, "pg_catalog")
+	}
+	return append(path, r.req.SearchPath...)
+}
+
+// lookupTable reports whether the catalog has the table.
+func (r *rewrite) lookupTable(t policy.TableName) (bool, error) {
+	if r.req.Catalog == nil {
+		return false, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.Table, Detail: "no catalog to resolve an unqualified table name"}
+	}
+	cols, found, err := r.req.Catalog.Columns(r.ctx, t)
+	if err != nil {
+		return false, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "reading table metadata failed: " + err.Error()}
+	}
+	if found {
+		r.columns[t.Key()] = cols
+	}
+	return found, nil
+}
+
+// resolve turns a relation name into the table it names on the server: a
+// qualified name as written, an unqualified one in the first schema of the
+// search path that has it. missingOK resolves a table that does not exist
+// in the first schema of the path (DROP … IF EXISTS).
+func (r *rewrite) resolve(rv *pg.RangeVar, missingOK bool) (policy.TableName, error) {
+	return r.resolveIn(rv, r.searchPath(), missingOK)
+}
+
+// policyPath is where an unqualified table name in a policy expression
+// resolves: pg_catalog, then the schema of the policy's own table — never
+// the session's search path or temporary schema, which the application
+// controls (it could otherwise put a table of its own in front of a
+// mapping table).
+func policyPath(sc *scope) []string {
+	for s := sc; s != nil; s = s.parent {
+		if s.base != nil {
+			return []string{"pg_catalog", s.base.table.Schema}
+		}
+	}
+	return nil
+}
+
+func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (policy.TableName, error) {
+	if rv.Catalogname != "" {
+		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "database-qualified table names are not supported"}
+	}
+	if rv.Relname == "" {
+		return policy.TableName{}, rewriter.Unsupported("table reference without a name")
+	}
+	if rv.Schemaname != "" {
+		return policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}, nil
+	}
+	for _, s := range path {
+		t := policy.TableName{Schema: s, Table: rv.Relname}
+		found, err := r.lookupTable(t)
+		if err != nil {
+			return policy.TableName{}, err
+		}
+		if found {
+			return t, nil
+		}
+	}
+	if missingOK && len(r.req.SearchPath) > 0 {
+		return policy.TableName{Schema: r.req.SearchPath[0], Table: rv.Relname}, nil
+	}
+	return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname,
+		Detail: fmt.Sprintf("table not found in %v", path)}
+}
+
+// creationName is the table a CREATE makes: a qualified name as written, a
+// temporary one in pg_temp, an unqualified one in the first schema of the
+// search path (where the server creates it).
+func (r *rewrite) creationName(rv *pg.RangeVar) (policy.TableName, error) {
+	if rv.Catalogname != "" {
+		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "database-qualified table names are not supported"}
+	}
+	if rv.Schemaname != "" {
+		return policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}, nil
+	}
+	if rv.Relpersistence == "t" {
+		return policy.TableName{Schema: "pg_temp", Table: rv.Relname}, nil
+	}
+	if len(r.req.SearchPath) == 0 {
+		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "no schema in search_path to create the table in"}
+	}
+	return policy.TableName{Schema: r.req.SearchPath[0], Table: rv.Relname}, nil
+}
+
+// columnsOf returns the columns of a table, when the catalog knows them.
+func (r *rewrite) columnsOf(t *tableRef) ([]rewriter.Column, bool) {
+	if t.plan == nil {
+		return nil, false
+	}
+	if t.plan.All != nil {
+		return t.plan.All, true
+	}
+	if cols, ok := r.columns[t.table.Key()]; ok {
+		return cols, true
+	}
+	if r.req.Catalog == nil {
+		return nil, false
+	}
+	cols, found, err := r.req.Catalog.Columns(r.ctx, t.table)
+	if err != nil || !found {
+		return nil, false
+	}
+	r.columns[t.table.Key()] = cols
+	return cols, true
+}
+
+func hasColumn(cols []rewriter.Column, name string) bool {
+	for _, c := range cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// systemSchema reports the schemas whose relations sqe never writes.
+func systemSchema(s string) bool {
+	switch s {
+	case "pg_catalog", "information_schema", "pg_toast":
+		return true
+	}
+	return false
+}
+
+// query rewrites a query found in a FROM item, a CTE, a subquery or a
+// statement that embeds one.
+func (r *rewrite) query(n *pg.Node, outer *scope) error {
+	sel := n.GetSelectStmt()
+	if sel == nil {
+		return rewriter.Unsupported("%s where a query is expected is not supported", nodeName(n))
+	}
+	return r.selectStmt(sel, outer)
+}
+
+// selectStmt rewrites a SELECT, VALUES or set operation in place.
+func (r *rewrite) selectStmt(s *pg.SelectStmt, outer *scope) error {
+	if s == nil {
+		return rewriter.Unsupported("missing query")
+	}
+	if s.IntoClause != nil {
+		return rewriter.Unsupported("SELECT … INTO is not supported (use CREATE TABLE … AS)")
+	}
+	sc := outer.child()
+	if err := r.with(s.WithClause, sc); err != nil {
+		return err
+	}
+	if s.Op != pg.SetOperation_SETOP_NONE {
+		if s.Larg == nil || s.Rarg == nil {
+			return rewriter.Unsupported("set operation without both branches")
+		}
+		if err := r.selectStmt(s.Larg, sc); err != nil {
+			return err
+		}
+		if err := r.selectStmt(s.Rarg, sc); err != nil {
+			return err
+		}
+		if len(s.FromClause) > 0 || len(s.TargetList) > 0 {
+			return rewriter.Unsupported("set operation with a FROM clause")
+		}
+		if err := r.locking(s, len(r.reads)); err != nil {
+			return err
+		}
+		return r.exprs(s, sc, "with_clause", "larg", "rarg", "locking_clause")
+	}
+	start := len(r.reads)
+	for _, item := range s.FromClause {
+		if err := r.fromItem(item, sc); err != nil {
+			return err
+		}
+	}
+	if err := checkAliases(sc); err != nil {
+		return err
+	}
+	if err := r.locking(s, start); err != nil {
+		return err
+	}
+	// Everything but FROM and WITH: select list, WHERE, GROUP BY, HAVING,
+	// windows, VALUES, ORDER BY, LIMIT.
+	return r.exprs(s, sc, "with_clause", "from_clause", "locking_clause", "larg", "rarg", "into_clause")
+}
+
+// locking handles FOR UPDATE/SHARE: the tables it locks need update
+// access (as the server requires), and OF names entries of this query.
+func (r *rewrite) locking(s *pg.SelectStmt, start int) error {
+	if len(s.LockingClause) == 0 {
+		return nil
+	}
+	if s.Op != pg.SetOperation_SETOP_NONE {
+		return rewriter.Unsupported("FOR UPDATE/SHARE on a set operation")
+	}
+	for _, n := range s.LockingClause {
+		lc := n.GetLockingClause()
+		if lc == nil {
+			return rewriter.Unsupported("unexpected locking clause")
+		}
+		for _, ln := range lc.LockedRels {
+			rv := ln.GetRangeVar()
+			if rv == nil || rv.Schemaname != "" || rv.Catalogname != "" {
+				return rewriter.Unsupported("FOR UPDATE OF must name tables of the query without a schema")
+			}
+			r.sanctioned[rv] = true
+		}
+	}
+	for _, rd := range r.reads[start:] {
+		if rd.policy {
+			continue
+		}
+		if _, err := r.plan(rd.table, policy.Update); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAliases refuses two unaliased references to same-named tables of
+// different schemas when one becomes a derived table: both would be
+// named by the bare table name.
+func checkAliases(sc *scope) error {
+	seen := map[string]*tableRef{}
+	for _, t := range sc.tables {
+		prev, ok := seen[t.alias]
+		if ok && !t.aliased && !prev.aliased && (t.derived || prev.derived) {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.table.String(),
+				Detail: fmt.Sprintf("tables %s and %s are both named %s: use aliases", prev.table, t.table, t.alias)}
+		}
+		if !ok {
+			seen[t.alias] = t
+		}
+	}
+	return nil
+}
+
+// with rewrites the CTE bodies of a WITH clause and makes the names
+// visible in sc: a CTE sees the ones before it, and under RECURSIVE all
+// of them, itself included.
+func (r *rewrite) with(w *pg.WithClause, sc *scope) error {
+	if w == nil {
+		return nil
+	}
+	if sc.ctes == nil {
+		sc.ctes = map[string]bool{}
+	}
+	if w.Recursive {
+		for _, n := range w.Ctes {
+			if cte := n.GetCommonTableExpr(); cte != nil {
+				sc.ctes[cte.Ctename] = true
+			}
+		}
+	}
+	for _, n := range w.Ctes {
+		cte := n.GetCommonTableExpr()
+		if cte == nil || cte.Ctequery == nil {
+			return rewriter.Unsupported("unexpected WITH entry")
+		}
+		var err error
+		switch q := cte.Ctequery.Node.(type) {
+		case *pg.Node_SelectStmt:
+			err = r.selectStmt(q.SelectStmt, sc)
+		case *pg.Node_InsertStmt:
+			err = r.insert(q.InsertStmt, sc)
+		case *pg.Node_UpdateStmt:
+			err = r.update(q.UpdateStmt, sc)
+		case *pg.Node_DeleteStmt:
+			err = r.delete(q.DeleteStmt, sc)
+		case *pg.Node_MergeStmt:
+			err = rewriter.Unsupported("MERGE is not supported through sqe yet")
+		default:
+			err = rewriter.Unsupported("%s in WITH is not supported", nodeName(cte.Ctequery))
+		}
+		if err != nil {
+			return err
+		}
+		sc.ctes[cte.Ctename] = true
+	}
+	return nil
+}
+
+func aliasName(a *pg.Alias, def string) string {
+	if a != nil && a.Aliasname != "" {
+		return a.Aliasname
+	}
+	return def
+}
+
+// fromItem rewrites one FROM entry in place and registers it in the scope.
+// Entries to its left are already in the scope, which is what LATERAL
+// sees.
+func (r *rewrite) fromItem(n *pg.Node, sc *scope) error {
+	if n == nil {
+		return rewriter.Unsupported("empty FROM entry")
+	}
+	switch t := n.Node.(type) {
+	case *pg.Node_RangeVar:
+		return r.tableRef(n, t.RangeVar, sc)
+	case *pg.Node_JoinExpr:
+		j := t.JoinExpr
+		if err := r.fromItem(j.Larg, sc); err != nil {
+			return err
+		}
+		if err := r.fromItem(j.Rarg, sc); err != nil {
+			return err
+		}
+		if j.Quals != nil {
+			if err := r.expr(j.Quals, sc); err != nil {
+				return err
+			}
+		}
+		for _, u := range j.UsingClause {
+			name := u.GetString_()
+			if name == nil {
+				return rewriter.Unsupported("unexpected USING entry")
+			}
+			if err := r.checkColumnName(name.Sval, sc); err != nil {
+				return err
+			}
+		}
+		if j.JoinUsingAlias != nil {
+			sc.tables = append(sc.tables, &tableRef{alias: j.JoinUsingAlias.Aliasname, aliased: true})
+		}
+		if j.Alias != nil {
+			sc.tables = append(sc.tables, &tableRef{alias: j.Alias.Aliasname, aliased: true})
+		}
+		return nil
+	case *pg.Node_RangeSubselect:
+		if err := r.query(t.RangeSubselect.Subquery, sc); err != nil {
+			return err
+		}
+		sc.tables = append(sc.tables, &tableRef{alias: aliasName(t.RangeSubselect.Alias, ""), aliased: true})
+		return nil
+	case *pg.Node_RangeFunction:
+		if err := r.exprs(t.RangeFunction, sc, "alias"); err != nil {
+			return err
+		}
+		sc.tables = append(sc.tables, &tableRef{alias: aliasName(t.RangeFunction.Alias, functionAlias(t.RangeFunction)), aliased: true})
+		return nil
+	case *pg.Node_RangeTableFunc:
+		if err := r.exprs(t.RangeTableFunc, sc, "alias"); err != nil {
+			return err
+		}
+		sc.tables = append(sc.tables, &tableRef{alias: aliasName(t.RangeTableFunc.Alias, "xmltable"), aliased: true})
+		return nil
+	case *pg.Node_JsonTable:
+		if err := r.exprs(t.JsonTable, sc, "alias"); err != nil {
+			return err
+		}
+		sc.tables = append(sc.tables, &tableRef{alias: aliasName(t.JsonTable.Alias, "json_table"), aliased: true})
+		return nil
+	case *pg.Node_RangeTableSample:
+		ts := t.RangeTableSample
+		rv := ts.Relation.GetRangeVar()
+		if rv == nil {
+			return rewriter.Unsupported("TABLESAMPLE of something other than a table")
+		}
+		if err := r.tableRef(ts.Relation, rv, sc); err != nil {
+			return err
+		}
+		if ts.Relation.GetRangeVar() == nil {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: sc.tables[len(sc.tables)-1].table.String(),
+				Detail: "TABLESAMPLE of a table under a read policy is not supported"}
+		}
+		return r.exprs(ts, sc, "relation")
+	}
+	return rewriter.Unsupported("FROM entry %s is not supported", nodeName(n))
+}
+
+// functionAlias is the name the server gives an unaliased function in FROM.
+func functionAlias(rf *pg.RangeFunction) string {
+	if len(rf.Functions) == 1 {
+		if l := rf.Functions[0].GetList(); l != nil && len(l.Items) > 0 {
+			if fc := l.Items[0].GetFuncCall(); fc != nil && len(fc.Funcname) > 0 {
+				if s := fc.Funcname[len(fc.Funcname)-1].GetString_(); s != nil {
+					return s.Sval
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// tableRef rewrites a reference to a named relation: a CTE stays; a base
+// table is qualified, and replaced by its policy's derived table when the
+// policy changes what the caller reads. n is the Node holding rv.
+func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
+	if rv.Schemaname == "" && rv.Catalogname == "" && sc.isCTE(rv.Relname) {
+		r.sanctioned[rv] = true
+		sc.tables = append(sc.tables, &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil})
+		return nil
+	}
+	path := r.searchPath()
+	if sc.policy {
+		path = policyPath(sc)
+	}
+	t, err := r.resolveIn(rv, path, false)
+	if err != nil {
+		return err
+	}
+	plan, err := r.plan(t, policy.Select)
+	if err != nil {
+		return err
+	}
+	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan}
+	sc.tables = append(sc.tables, ref)
+	r.reads = append(r.reads, read{table: t, policy: sc.policy})
+	rv.Schemaname = t.Schema
+	if plan.Passthrough() {
+		r.sanctioned[rv] = true
+		return nil
+	}
+	alias := &pg.Alias{Aliasname: rv.Relname}
+	if rv.Alias != nil {
+		if len(rv.Alias.Colnames) > 0 && len(plan.Decision.Restricted) > 0 {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+				Detail: "a column alias list on a table with restricted columns would shift names"}
+		}
+		alias = rv.Alias
+	}
+	derived, err := r.derivedTable(plan, rv.Inh)
+	if err != nil {
+		return err
+	}
+	ref.derived = true
+	n.Node = &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: derived}},
+		Alias:    alias,
+	}}
+	return nil
+}
+
+// derivedTable builds the policy's read form of a table, with its policy
+// expressions rewritten (context functions, tables they read).
+func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool) (*pg.SelectStmt, error) {
+	text, err := plan.DerivedSelect(Syntax)
+	if err != nil {
+		return nil, err
+	}
+	bad := &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a plain select of the table"}
+	tree, err := parse(text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return nil, bad
+	}
+	sel := tree.Stmts[0].GetStmt().GetSelectStmt()
+	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.FromClause) != 1 ||
+		len(sel.TargetList) != len(plan.Columns) || len(sel.GroupClause) > 0 || sel.HavingClause != nil ||
+		len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.DistinctClause) > 0 ||
+		len(sel.WindowClause) > 0 || len(sel.LockingClause) > 0 || sel.IntoClause != nil || len(sel.ValuesLists) > 0 {
+		return nil, bad
+	}
+	base := sel.FromClause[0].GetRangeVar()
+	if base == nil || base.Alias != nil || base.Catalogname != "" || base.Schemaname != plan.Table.Schema || base.Relname != plan.Table.Table {
+		return nil, bad
+	}
+	base.Inh = inh
+	r.sanctioned[base] = true
+	ref := &tableRef{alias: plan.Table.Table, table: plan.Table, plan: plan,
+		qualifier: []string{plan.Table.Schema, plan.Table.Table}}
+	if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
+		return nil, err
+	}
+	return sel, nil
+}
+
+// policyExprs rewrites the expressions a table's policy contributes, in a
+// scope of their own that sees the raw table and none of the statement's
+// CTEs or tables, guarded against a policy reaching its own table again.
+// base.qualifier is how the policy's columns are referenced where the
+// expressions are placed.
+func (r *rewrite) policyExprs(base *tableRef, m protoMessage, skip ...string) error {
+	key := base.table.Key()
+	for _, k := range r.inPolicy {
+		if k == key {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: base.table.String(), Detail: "a policy of the table reaches the table again"}
+		}
+	}
+	if len(r.inPolicy) >= maxPolicyDepth {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: base.table.String(), Detail: "policies nest too deep"}
+	}
+	r.inPolicy = append(r.inPolicy, key)
+	defer func() { r.inPolicy = r.inPolicy[:len(r.inPolicy)-1] }()
+	saved := r.ddl
+	r.ddl = false
+	defer func() { r.ddl = saved }()
+	psc := &scope{policy: true, base: base, tables: []*tableRef{base}}
+	return r.exprs(m, psc, skip...)
+}

@@ -1,0 +1,207 @@
+package postgres
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// refusedStatements explains the statement types sqe refuses outright.
+// Any other type that statement does not handle is refused too.
+var refusedStatements = map[string]string{
+	"PrepareStmt":                "SQL-level PREPARE is not supported through sqe (use the driver's prepared statements)",
+	"ExecuteStmt":                "SQL-level EXECUTE is not supported through sqe (use the driver's prepared statements)",
+	"DeallocateStmt":             "SQL-level DEALLOCATE is not supported through sqe",
+	"DoStmt":                     "DO runs code sqe cannot check",
+	"CallStmt":                   "CALL runs code sqe cannot check",
+	"CopyStmt":                   "COPY is not supported through sqe",
+	"LockStmt":                   "LOCK is not supported through sqe",
+	"GrantStmt":                  "GRANT/REVOKE is not supported through sqe",
+	"GrantRoleStmt":              "GRANT/REVOKE of roles is not supported through sqe",
+	"AlterDefaultPrivilegesStmt": "ALTER DEFAULT PRIVILEGES is not supported through sqe",
+	"CreateRoleStmt":             "CREATE ROLE/USER is not supported through sqe",
+	"AlterRoleStmt":              "ALTER ROLE/USER is not supported through sqe",
+	"AlterRoleSetStmt":           "ALTER ROLE/USER is not supported through sqe",
+	"DropRoleStmt":               "DROP ROLE/USER is not supported through sqe",
+	"ReassignOwnedStmt":          "REASSIGN OWNED is not supported through sqe",
+	"DropOwnedStmt":              "DROP OWNED is not supported through sqe",
+	"CreateFunctionStmt":         "CREATE FUNCTION/PROCEDURE defines code sqe cannot check",
+	"AlterFunctionStmt":          "ALTER FUNCTION/PROCEDURE is not supported through sqe",
+	"RuleStmt":                   "CREATE RULE defines rewrites sqe cannot check",
+	"CreateTrigStmt":             "CREATE TRIGGER defines code sqe cannot check",
+	"CreateEventTrigStmt":        "CREATE EVENT TRIGGER defines code sqe cannot check",
+	"CreatePLangStmt":            "CREATE LANGUAGE is not supported through sqe",
+	"AlterSystemStmt":            "ALTER SYSTEM is not supported through sqe",
+	"CreatePolicyStmt":           "CREATE POLICY is not supported through sqe",
+	"AlterPolicyStmt":            "ALTER POLICY is not supported through sqe",
+	"LoadStmt":                   "LOAD is not supported through sqe",
+	"CreateExtensionStmt":        "CREATE EXTENSION is not supported through sqe",
+	"MergeStmt":                  "MERGE is not supported through sqe yet",
+	"ListenStmt":                 "LISTEN is not supported through sqe: notifications carry payloads no policy filters",
+	"CreateForeignTableStmt":     "CREATE FOREIGN TABLE is not supported through sqe",
+	"ImportForeignSchemaStmt":    "IMPORT FOREIGN SCHEMA is not supported through sqe",
+	"CreateSchemaStmt":           "CREATE SCHEMA is not supported through sqe",
+	"RefreshMatViewStmt":         "REFRESH MATERIALIZED VIEW is not supported through sqe",
+	"AlterObjectSchemaStmt":      "ALTER … SET SCHEMA is not supported through sqe",
+	"AlterOwnerStmt":             "ALTER … OWNER TO is not supported through sqe",
+	"CommentStmt":                "COMMENT ON is not supported through sqe",
+	"SecLabelStmt":               "SECURITY LABEL is not supported through sqe",
+	"VacuumStmt":                 "VACUUM/ANALYZE is not supported through sqe",
+	"ClusterStmt":                "CLUSTER is not supported through sqe",
+	"ReindexStmt":                "REINDEX is not supported through sqe",
+	"CheckPointStmt":             "CHECKPOINT is not supported through sqe",
+	"CreatedbStmt":               "CREATE DATABASE is not supported through sqe",
+	"DropdbStmt":                 "DROP DATABASE is not supported through sqe",
+	"CreateSubscriptionStmt":     "subscriptions are not supported through sqe",
+	"CreatePublicationStmt":      "publications are not supported through sqe",
+	"AlterTableMoveAllStmt":      "ALTER TABLE ALL IN TABLESPACE is not supported through sqe",
+	"CreateSeqStmt":              "sequences are not managed through sqe",
+	"AlterSeqStmt":               "sequences are not managed through sqe",
+	"CreateTableSpaceStmt":       "tablespaces are not managed through sqe",
+	"CreateForeignServerStmt":    "foreign servers are not supported through sqe",
+	"CreateUserMappingStmt":      "user mappings are not supported through sqe",
+	"AlterDatabaseSetStmt":       "ALTER DATABASE is not supported through sqe",
+	"AlterDatabaseStmt":          "ALTER DATABASE is not supported through sqe",
+	"ConstraintsSetStmt":         "SET CONSTRAINTS is not supported through sqe",
+}
+
+// statement rewrites a top-level statement in place.
+func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
+	root := &scope{}
+	switch s := n.Node.(type) {
+	case *pg.Node_SelectStmt:
+		return &rewriter.Result{Kind: rewriter.KindSelect}, r.selectStmt(s.SelectStmt, root)
+	case *pg.Node_InsertStmt:
+		return &rewriter.Result{Kind: rewriter.KindInsert}, r.insert(s.InsertStmt, root)
+	case *pg.Node_UpdateStmt:
+		return &rewriter.Result{Kind: rewriter.KindUpdate}, r.update(s.UpdateStmt, root)
+	case *pg.Node_DeleteStmt:
+		return &rewriter.Result{Kind: rewriter.KindDelete}, r.delete(s.DeleteStmt, root)
+	case *pg.Node_ExplainStmt:
+		return r.explain(s.ExplainStmt)
+	case *pg.Node_DeclareCursorStmt:
+		return &rewriter.Result{Kind: rewriter.KindSelect}, r.query(s.DeclareCursorStmt.Query, root)
+	case *pg.Node_FetchStmt:
+		if s.FetchStmt.Ismove {
+			return &rewriter.Result{Kind: rewriter.KindSession}, nil
+		}
+		return &rewriter.Result{Kind: rewriter.KindSelect}, nil
+	case *pg.Node_ClosePortalStmt, *pg.Node_NotifyStmt, *pg.Node_UnlistenStmt, *pg.Node_VariableShowStmt:
+		return &rewriter.Result{Kind: rewriter.KindSession}, nil
+	case *pg.Node_TransactionStmt:
+		return transaction(s.TransactionStmt)
+	case *pg.Node_VariableSetStmt:
+		return set(s.VariableSetStmt)
+	case *pg.Node_DiscardStmt:
+		if s.DiscardStmt.Target == pg.DiscardMode_DISCARD_ALL {
+			return nil, rewriter.Unsupported("DISCARD ALL is not supported through sqe: it drops the driver's prepared statements (close the connection instead)")
+		}
+		return &rewriter.Result{Kind: rewriter.KindSession}, nil
+	case *pg.Node_CreateStmt, *pg.Node_CreateTableAsStmt, *pg.Node_ViewStmt, *pg.Node_IndexStmt,
+		*pg.Node_AlterTableStmt, *pg.Node_DropStmt, *pg.Node_TruncateStmt, *pg.Node_RenameStmt:
+		if err := r.ddlStatement(n, root); err != nil {
+			return nil, err
+		}
+		return &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}, nil
+	}
+	name := nodeName(n)
+	if why, ok := refusedStatements[name]; ok {
+		return nil, rewriter.Unsupported("%s", why)
+	}
+	return nil, rewriter.Unsupported("%s is not supported through sqe", strings.TrimSuffix(name, "Stmt"))
+}
+
+// explain rewrites the explained statement. EXPLAIN ANALYZE is refused:
+// it runs the statement and reports row counts before the row filters
+// ("Rows Removed by Filter"), which would count the rows the caller may
+// not see.
+func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
+	for _, o := range e.Options {
+		if d := o.GetDefElem(); d != nil && strings.EqualFold(d.Defname, "analyze") {
+			return nil, rewriter.Unsupported("EXPLAIN ANALYZE is not supported through sqe: its row counts include rows the policy hides")
+		}
+	}
+	if e.Query == nil {
+		return nil, rewriter.Unsupported("EXPLAIN without a statement")
+	}
+	switch e.Query.Node.(type) {
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	default:
+		return nil, rewriter.Unsupported("EXPLAIN of %s is not supported through sqe", nodeName(e.Query))
+	}
+	if _, err := r.statement(e.Query); err != nil {
+		return nil, err
+	}
+	return &rewriter.Result{Kind: rewriter.KindOther}, nil
+}
+
+// transaction passes transaction control. A transaction's end may undo a
+// SET made inside it (ROLLBACK, or COMMIT of a failed transaction), so it
+// asks the driver to read the session state again. Two-phase commit is
+// refused.
+func transaction(t *pg.TransactionStmt) (*rewriter.Result, error) {
+	res := &rewriter.Result{Kind: rewriter.KindSession}
+	switch t.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START,
+		pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+		return res, nil
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		res.Effect.RefreshSession = true
+		return res, nil
+	}
+	return nil, rewriter.Unsupported("two-phase commit (PREPARE TRANSACTION, COMMIT/ROLLBACK PREPARED) is not supported through sqe")
+}
+
+// sessionStateVariables change how sqe must resolve names or read string
+// literals on the connection; setting one makes the driver read the state
+// again.
+var sessionStateVariables = map[string]bool{
+	"search_path":                 true,
+	"standard_conforming_strings": true,
+}
+
+// refusedVariables would let a statement act as another identity, or make
+// the server read the statement's bytes differently from the parser.
+var refusedVariables = map[string]string{
+	"role":                     "SET ROLE is not supported through sqe: the identity is the session's",
+	"session_authorization":    "SET SESSION AUTHORIZATION is not supported through sqe: the identity is the session's",
+	"session_replication_role": "SET session_replication_role is not supported through sqe",
+}
+
+func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
+	res := &rewriter.Result{Kind: rewriter.KindSession}
+	name := strings.ToLower(s.Name)
+	switch s.Kind {
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		res.Effect.RefreshSession = true
+		return res, nil
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION …, SET SESSION CHARACTERISTICS AS TRANSACTION …
+		return res, nil
+	case pg.VariableSetKind_VAR_SET_VALUE, pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+	default:
+		return nil, rewriter.Unsupported("this form of SET is not supported through sqe")
+	}
+	if why, ok := refusedVariables[name]; ok {
+		return nil, rewriter.Unsupported("%s", why)
+	}
+	if name == "client_encoding" && s.Kind == pg.VariableSetKind_VAR_SET_VALUE {
+		// The parser reads UTF-8; another client encoding would make the
+		// server read the statement's bytes differently.
+		return nil, rewriter.Unsupported("SET client_encoding / SET NAMES is not supported through sqe")
+	}
+	if name == "search_path" && s.Kind == pg.VariableSetKind_VAR_SET_VALUE {
+		for i, a := range s.Args {
+			if c := a.GetAConst(); i > 0 && c != nil && c.GetSval() != nil && c.GetSval().Sval == "pg_catalog" {
+				// Functions in schemas before pg_catalog would shadow the
+				// built-in functions that masks and filters call.
+				return nil, rewriter.Unsupported("a search_path that puts schemas before pg_catalog is not supported through sqe")
+			}
+		}
+	}
+	res.Effect.RefreshSession = sessionStateVariables[name]
+	return res, nil
+}

@@ -1,0 +1,316 @@
+package postgres
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// target resolves, checks and qualifies the table a write changes. A
+// write target is never a CTE: the server does not look CTE names up for
+// it either.
+func (r *rewrite) target(rv *pg.RangeVar) (*tableRef, error) {
+	if rv == nil {
+		return nil, rewriter.Unsupported("write without a target table")
+	}
+	t, err := r.resolve(rv, false)
+	if err != nil {
+		return nil, err
+	}
+	if systemSchema(t.Schema) {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "system catalogs are not written through sqe"}
+	}
+	plan, err := r.plan(t, policy.Update)
+	if err != nil {
+		return nil, err
+	}
+	rv.Schemaname = t.Schema
+	r.sanctioned[rv] = true
+	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan, write: true}
+	ref.qualifier = []string{ref.alias}
+	// A write that must respect masks or filters needs the columns.
+	if !plan.Passthrough() && plan.All == nil {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "columns unknown"}
+	}
+	return ref, nil
+}
+
+// filterExpr is the target's row filter as an expression over the raw
+// columns, or nil when it has none.
+func (r *rewrite) filterExpr(ref *tableRef) (*pg.Node, error) {
+	text, err := ref.plan.FilterSQL(Syntax)
+	if err != nil || text == "" {
+		return nil, err
+	}
+	e, err := parseExpr(text)
+	if err != nil {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(), Detail: "row filter is not a single SQL expression"}
+	}
+	holder := &pg.ResTarget{Val: e}
+	if err := r.policyExprs(policyBase(ref), holder); err != nil {
+		return nil, err
+	}
+	return holder.Val, nil
+}
+
+// andWhere is where AND filter (either may be nil).
+func andWhere(where, filter *pg.Node) *pg.Node {
+	if filter == nil {
+		return where
+	}
+	if where == nil {
+		return filter
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: []*pg.Node{where, filter}}}}
+}
+
+// assignments checks the assigned columns of SET and rewrites the values.
+func (r *rewrite) assignments(list []*pg.Node, ref *tableRef, sc *scope) error {
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if rt == nil || rt.Name == "" {
+			return rewriter.Unsupported("unexpected SET entry")
+		}
+		if err := columnDenied(ref, rt.Name); err != nil {
+			return err
+		}
+		for _, ind := range rt.Indirection {
+			if err := r.expr(ind, sc); err != nil {
+				return err
+			}
+		}
+		if err := r.expr(rt.Val, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// where rewrites a write's WHERE (masked columns read masked) and ANDs the
+// target's row filter, which reads raw columns.
+func (r *rewrite) where(where **pg.Node, ref *tableRef, sc *scope) error {
+	if *where != nil {
+		if (*where).GetCurrentOfExpr() != nil && !ref.plan.Passthrough() {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(),
+				Detail: "WHERE CURRENT OF on a table under policy is not supported"}
+		}
+		if err := r.expr(*where, sc); err != nil {
+			return err
+		}
+	}
+	f, err := r.filterExpr(ref)
+	if err != nil {
+		return err
+	}
+	*where = andWhere(*where, f)
+	return nil
+}
+
+func (r *rewrite) update(u *pg.UpdateStmt, outer *scope) error {
+	sc := outer.child()
+	if err := r.with(u.WithClause, sc); err != nil {
+		return err
+	}
+	ref, err := r.target(u.Relation)
+	if err != nil {
+		return err
+	}
+	for _, item := range u.FromClause {
+		if err := r.fromItem(item, sc); err != nil {
+			return err
+		}
+	}
+	if err := checkAliases(sc); err != nil {
+		return err
+	}
+	sc.tables = append(sc.tables, ref)
+	sc.target = ref
+	if err := r.assignments(u.TargetList, ref, sc); err != nil {
+		return err
+	}
+	if err := r.where(&u.WhereClause, ref, sc); err != nil {
+		return err
+	}
+	list, err := r.returning(u.ReturningList, ref, sc, len(u.FromClause) > 0)
+	if err != nil {
+		return err
+	}
+	u.ReturningList = list
+	return nil
+}
+
+func (r *rewrite) delete(d *pg.DeleteStmt, outer *scope) error {
+	sc := outer.child()
+	if err := r.with(d.WithClause, sc); err != nil {
+		return err
+	}
+	ref, err := r.target(d.Relation)
+	if err != nil {
+		return err
+	}
+	for _, item := range d.UsingClause {
+		if err := r.fromItem(item, sc); err != nil {
+			return err
+		}
+	}
+	if err := checkAliases(sc); err != nil {
+		return err
+	}
+	sc.tables = append(sc.tables, ref)
+	sc.target = ref
+	if err := r.where(&d.WhereClause, ref, sc); err != nil {
+		return err
+	}
+	list, err := r.returning(d.ReturningList, ref, sc, len(d.UsingClause) > 0)
+	if err != nil {
+		return err
+	}
+	d.ReturningList = list
+	return nil
+}
+
+func (r *rewrite) insert(ins *pg.InsertStmt, outer *scope) error {
+	sc := outer.child()
+	if err := r.with(ins.WithClause, sc); err != nil {
+		return err
+	}
+	ref, err := r.target(ins.Relation)
+	if err != nil {
+		return err
+	}
+	oc := ins.OnConflictClause
+	if oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE && len(ref.plan.Decision.RowFilters) > 0 {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(), Policy: ref.plan.Decision.RowFilters[0].Policy,
+			Detail: "INSERT … ON CONFLICT DO UPDATE on a row-filtered table could update rows the filter hides"}
+	}
+	if len(ins.Cols) == 0 && ins.SelectStmt != nil && len(ref.plan.Decision.Restricted) > 0 {
+		for _, c := range ref.plan.All {
+			if err := columnDenied(ref, c.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range ins.Cols {
+		rt := n.GetResTarget()
+		if rt == nil || rt.Name == "" {
+			return rewriter.Unsupported("unexpected INSERT column")
+		}
+		if err := columnDenied(ref, rt.Name); err != nil {
+			return err
+		}
+		for _, ind := range rt.Indirection {
+			if err := r.expr(ind, sc); err != nil {
+				return err
+			}
+		}
+	}
+	if ins.SelectStmt != nil {
+		// The rows are a query of their own: the target is not in its scope.
+		if err := r.query(ins.SelectStmt, sc); err != nil {
+			return err
+		}
+	}
+	tsc := sc.child()
+	tsc.tables = []*tableRef{ref}
+	tsc.target = ref
+	if oc != nil {
+		excluded := &tableRef{alias: "excluded", aliased: true, table: ref.table, plan: ref.plan}
+		osc := sc.child()
+		osc.tables = []*tableRef{ref, excluded}
+		osc.target = ref
+		if inf := oc.Infer; inf != nil {
+			for _, n := range inf.IndexElems {
+				ie := n.GetIndexElem()
+				if ie == nil {
+					return rewriter.Unsupported("unexpected ON CONFLICT target")
+				}
+				if ie.Name != "" {
+					if err := columnDenied(ref, ie.Name); err != nil {
+						return err
+					}
+				}
+				if err := r.expr(ie.Expr, osc); err != nil {
+					return err
+				}
+			}
+			if err := r.expr(inf.WhereClause, osc); err != nil {
+				return err
+			}
+		}
+		if err := r.assignments(oc.TargetList, ref, osc); err != nil {
+			return err
+		}
+		if err := r.expr(oc.WhereClause, osc); err != nil {
+			return err
+		}
+	}
+	list, err := r.returning(ins.ReturningList, ref, tsc, false)
+	if err != nil {
+		return err
+	}
+	ins.ReturningList = list
+	return nil
+}
+
+// returning rewrites a RETURNING list so that it returns what the caller
+// may read: masked columns masked, restricted ones never; a star over the
+// target is expanded to its visible columns. others is set when the write
+// has other sources (UPDATE … FROM, DELETE … USING), whose columns a bare
+// star would also return.
+func (r *rewrite) returning(list []*pg.Node, ref *tableRef, sc *scope, others bool) ([]*pg.Node, error) {
+	if len(list) == 0 {
+		return list, nil
+	}
+	out := make([]*pg.Node, 0, len(list))
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if rt == nil {
+			return nil, rewriter.Unsupported("unexpected RETURNING entry")
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) && !ref.plan.Passthrough() {
+			names, _, _ := colFields(cr)
+			var mine bool
+			switch len(names) {
+			case 0:
+				if others {
+					return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(),
+						Detail: "RETURNING * of a write with other sources: name the columns"}
+				}
+				mine = true
+			default:
+				mine = lookupQualifier(sc, names) == ref
+			}
+			if mine {
+				expanded, err := r.expandTarget(ref)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, expanded...)
+				continue
+			}
+		}
+		if err := r.resTarget(rt, sc); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// expandTarget lists the target's visible columns, masked ones masked.
+func (r *rewrite) expandTarget(ref *tableRef) ([]*pg.Node, error) {
+	out := make([]*pg.Node, 0, len(ref.plan.Columns))
+	for _, c := range ref.plan.Columns {
+		e, err := r.maskExpr(ref, c)
+		if err != nil {
+			return nil, err
+		}
+		rt := &pg.ResTarget{Val: e}
+		if e.GetColumnRef() == nil {
+			rt.Name = c.Name
+		}
+		out = append(out, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: rt}})
+	}
+	return out, nil
+}
