@@ -16,12 +16,6 @@ var forbiddenFunctions = map[string]string{
 	"sys_eval":  "sys_eval runs programs on the server",
 }
 
-// contextFunctions are resolved from the session and inlined as literals.
-var contextFunctions = map[string]bool{
-	"current_user": true, "user": true, "session_user": true, "system_user": true,
-	"current_role": true, "invoker_role": true,
-}
-
 // exprs rewrites the expressions under node in place: subqueries are
 // rewritten as statements of their own (in a child scope), context
 // functions become literals, columns are checked against restrictions and,
@@ -59,8 +53,17 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				err = rewriter.Unsupported("%s", why)
 				return false
 			}
-			if contextFunctions[name] && e.Qualifier.IsEmpty() && len(e.Exprs) == 0 {
-				c.Replace(r.contextValue(name))
+			if canonical, ok := rewriter.ContextFunctions[name]; ok && e.Qualifier.IsEmpty() && len(e.Exprs) == 0 {
+				c.Replace(r.contextValue(canonical))
+				return false
+			}
+			if name == "is_role_in_session" && e.Qualifier.IsEmpty() {
+				repl, rerr := r.roleInSession(e, sc)
+				if rerr != nil {
+					err = rerr
+				} else {
+					c.Replace(repl)
+				}
 				return false
 			}
 		case *sqlparser.ColName:
@@ -79,16 +82,44 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 }
 
 // contextValue is the session's value of a context function.
-func (r *rewrite) contextValue(name string) sqlparser.Expr {
-	u := r.req.User
-	switch name {
-	case "current_role", "invoker_role":
-		if u.PrimaryRole == "" {
-			return &sqlparser.NullVal{}
-		}
-		return sqlparser.NewStrLiteral(u.PrimaryRole)
+func (r *rewrite) contextValue(canonical string) sqlparser.Expr {
+	v, null := rewriter.ContextValue(r.req, canonical)
+	if null {
+		return &sqlparser.NullVal{}
 	}
-	return sqlparser.NewStrLiteral(u.Name)
+	return sqlparser.NewStrLiteral(v)
+}
+
+// roleInSession resolves is_role_in_session(x): a constant argument
+// becomes TRUE or FALSE; any other becomes x IN (<the session's roles>).
+func (r *rewrite) roleInSession(e *sqlparser.FuncExpr, sc *scope) (sqlparser.Expr, error) {
+	if len(e.Exprs) != 1 {
+		return nil, rewriter.Unsupported("is_role_in_session takes one argument")
+	}
+	roles := rewriter.RolesInSession(r.req)
+	arg := e.Exprs[0]
+	if lit, ok := arg.(*sqlparser.Literal); ok && lit.Type == sqlparser.StrVal {
+		for _, role := range roles {
+			if role == lit.Val {
+				return sqlparser.BoolVal(true), nil
+			}
+		}
+		return sqlparser.BoolVal(false), nil
+	}
+	// The argument is an expression of its own: rewrite it first.
+	wrapper := &sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: arg}
+	if err := r.exprs(wrapper, sc, nil); err != nil {
+		return nil, err
+	}
+	if len(roles) == 0 {
+		return sqlparser.BoolVal(false), nil
+	}
+	tuple := make(sqlparser.ValTuple, len(roles))
+	for i, role := range roles {
+		tuple[i] = sqlparser.NewStrLiteral(role)
+	}
+	wrapper.Right = tuple
+	return wrapper, nil
 }
 
 // lookup finds the FROM entry a qualifier names, innermost scope first.

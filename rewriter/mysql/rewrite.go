@@ -60,9 +60,15 @@ type scope struct {
 	// columns there are the base table's, and are qualified so that no
 	// table of the application's statement can capture them.
 	base *sqlparser.TableName
+	// policySchema is the schema of the table whose policy expressions
+	// these are: unqualified tables in them resolve there, never in the
+	// connection's current database (which the application chooses).
+	policySchema string
 }
 
-func (s *scope) child() *scope { return &scope{parent: s, policy: s.policy} }
+func (s *scope) child() *scope {
+	return &scope{parent: s, policy: s.policy, policySchema: s.policySchema}
+}
 
 func (s *scope) isCTE(name string) bool {
 	for sc := s; sc != nil; sc = sc.parent {
@@ -82,7 +88,16 @@ func (r *rewrite) addTable(t policy.TableName) {
 
 // resolve turns a table name into the table it names on the server.
 func (r *rewrite) resolve(tn sqlparser.TableName) (policy.TableName, error) {
+	return r.resolveIn(tn, nil)
+}
+
+// resolveIn resolves a table name seen in scope sc (nil: the statement's
+// top level).
+func (r *rewrite) resolveIn(tn sqlparser.TableName, sc *scope) (policy.TableName, error) {
 	schema := tn.Qualifier.String()
+	if schema == "" && sc != nil && sc.policySchema != "" {
+		schema = sc.policySchema
+	}
 	if schema == "" {
 		schema = r.req.DefaultSchema
 		if schema == "" {
@@ -352,7 +367,7 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 		sc.tables = append(sc.tables, &tableRef{alias: alias})
 		return ate, nil
 	}
-	t, err := r.resolve(tn)
+	t, err := r.resolveIn(tn, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -430,6 +445,6 @@ func (r *rewrite) policyExprs(plan *rewriter.TablePlan, base sqlparser.TableName
 	}
 	r.inPolicy = append(r.inPolicy, key)
 	defer func() { r.inPolicy = r.inPolicy[:len(r.inPolicy)-1] }()
-	psc := &scope{policy: true, base: &base, tables: []*tableRef{{alias: plan.Table.Table, table: plan.Table}}}
+	psc := &scope{policy: true, base: &base, policySchema: plan.Table.Schema, tables: []*tableRef{{alias: plan.Table.Table, table: plan.Table}}}
 	return r.exprs(node, psc, skip)
 }

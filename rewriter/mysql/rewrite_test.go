@@ -374,3 +374,36 @@ func TestMultiStatement(t *testing.T) {
 		t.Fatalf("a refused piece refuses the string: %v", err)
 	}
 }
+
+// TestPolicyTablesResolveInThePolicySchema: a mapping table named without a
+// schema in a policy is the one beside the policed table, whatever
+// database the connection has switched to.
+func TestPolicyTablesResolveInThePolicySchema(t *testing.T) {
+	dec := map[string]*policy.Decision{
+		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+			RowFilters: []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM region_map m WHERE m.region = customers.region)", Policy: "by-region"}}},
+	}
+	req := request("SELECT * FROM shop.customers", dec)
+	req.DefaultSchema = "evil"
+	res, err := Dialect{}.Rewrite(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.SQL, "from `shop`.`region_map` as `m`") || strings.Contains(res.SQL, "`evil`") {
+		t.Fatalf("mapping table resolved in the connection's database:\n%s", short(res.SQL))
+	}
+}
+
+func TestRoleContextFunctions(t *testing.T) {
+	req := request("SELECT is_role_in_session('support'), is_role_in_session('admin'), current_available_roles(), "+
+		"current_secondary_roles() FROM orders WHERE is_role_in_session(total)", nil)
+	req.User.Roles = []string{"support", "x"}
+	res, err := Dialect{}.Rewrite(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "select true, false, '[\"support\",\"x\"]', '{\"roles\":\"\",\"value\":\"\"}' from `shop`.`orders` where `total` in ('support')"
+	if res.SQL != want {
+		t.Fatalf("got  %s\nwant %s", res.SQL, want)
+	}
+}
