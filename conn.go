@@ -122,6 +122,11 @@ func (c *Conn) Prepare(query string) (driver.Stmt, error) {
 // caller's policy fingerprint and prepares itself again, on this
 // connection, when a caller with another fingerprint executes it.
 func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if _, isRole, _ := parseRoleStatement(query); isRole {
+		err := fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
+		c.finish(ctx, nil, err)
+		return nil, err
+	}
 	p, err := c.plan(ctx, query)
 	if err != nil {
 		return nil, err
@@ -213,6 +218,14 @@ func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, err
 // inner connection cannot execute directly, so that database/sql prepares
 // the statement instead.
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if _, isRole, _ := parseRoleStatement(query); isRole {
+		p, err := c.plan(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		c.finish(ctx, p, nil)
+		return localResult{}, nil
+	}
 	if !c.hasExec() {
 		return nil, driver.ErrSkip
 	}
@@ -249,6 +262,14 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 // inner connection cannot query directly, so that database/sql prepares
 // the statement instead. The statement is finished when the rows close.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if _, isRole, _ := parseRoleStatement(query); isRole {
+		p, err := c.plan(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		c.finish(ctx, p, nil)
+		return localRows{}, nil
+	}
 	if !c.hasQuery() {
 		return nil, driver.ErrSkip
 	}
@@ -304,6 +325,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // the server-side session (current database, sql_mode, search_path)
 // survives that, so what sqe knows of it stays valid.
 func (c *Conn) ResetSession(ctx context.Context) error {
+	c.cs.handOver()
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)
 	}

@@ -398,19 +398,22 @@ func TestBeginWithoutConnBeginTx(t *testing.T) {
 	}
 }
 
-func TestTxEndForgetsSessionState(t *testing.T) {
+func TestTxEndForgetsSessionStateChangedInside(t *testing.T) {
 	conn, _, _ := newTestConn(t, fakedriver.AllFlags())
 	for _, end := range []func(driver.Tx) error{driver.Tx.Commit, driver.Tx.Rollback} {
-		tx, err := conn.BeginTx(t.Context(), driver.TxOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn.cs.loaded = true
-		if err := end(tx); err != nil {
-			t.Fatal(err)
-		}
-		if conn.cs.loaded {
-			t.Fatal("session state still marked loaded after the transaction ended")
+		for _, touched := range []bool{false, true} {
+			tx, err := conn.BeginTx(t.Context(), driver.TxOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn.cs.loaded = true
+			conn.cs.sessionTouched = touched
+			if err := end(tx); err != nil {
+				t.Fatal(err)
+			}
+			if conn.cs.loaded == touched {
+				t.Fatalf("touched=%v: loaded=%v after the transaction ended", touched, conn.cs.loaded)
+			}
 		}
 	}
 }

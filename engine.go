@@ -95,12 +95,24 @@ func (e *engine) user(ctx context.Context) (session.User, error) {
 	return session.User{}, ErrNoSession
 }
 
-func (e *engine) view(ctx context.Context) (policy.View, error) {
+// view resolves the caller on ctx, with the connection's USE ROLE state,
+// into a statement-local View.
+func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
 	u, err := e.user(ctx)
 	if err != nil {
 		e.stats.failClosed("no_session")
 		return nil, err
 	}
+	if cs != nil {
+		if cs.roles != nil && cs.roles.user != u.Name {
+			cs.roles = nil // the connection changed hands
+		}
+		u = cs.roles.apply(u)
+	}
+	return e.viewFor(u)
+}
+
+func (e *engine) viewFor(u session.User) (policy.View, error) {
 	snap, err := e.source.Snapshot()
 	if err != nil {
 		e.stats.failClosed("policy_not_loaded")
@@ -114,8 +126,8 @@ func (e *engine) view(ctx context.Context) (policy.View, error) {
 	return v, nil
 }
 
-func (e *engine) fingerprint(ctx context.Context) (string, error) {
-	v, err := e.view(ctx)
+func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
+	v, err := e.view(ctx, cs)
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +143,14 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
-	v, err := e.view(ctx)
+	if st, isRole, err := parseRoleStatement(query); isRole {
+		if err != nil {
+			e.stats.failClosed("unsupported")
+			return nil, err
+		}
+		return e.planRoleStatement(ctx, cs, query, st)
+	}
+	v, err := e.view(ctx, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +240,7 @@ func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64) st
 	return b.String()
 }
 
-func (e *engine) finish(_ context.Context, cs *connState, p *plan, err error) {
+func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) {
 	if p == nil || p.result == nil {
 		return
 	}
@@ -232,11 +251,18 @@ func (e *engine) finish(_ context.Context, cs *connState, p *plan, err error) {
 	if err != nil {
 		return
 	}
+	if p.local != nil {
+		if u, uerr := e.user(ctx); uerr == nil {
+			cs.applyRoleStatement(u.Name, p.local)
+		}
+		return
+	}
 	if eff.SetSchema != "" {
 		cs.schema = eff.SetSchema
 	}
 	if eff.RefreshSession {
 		cs.reset()
+		cs.sessionTouched = true
 	}
 }
 

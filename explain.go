@@ -59,7 +59,7 @@ func Explain(ctx context.Context, db *sql.DB, user session.User, query string) (
 		if !ok {
 			return nil
 		}
-		v, err := e.view(ctx)
+		v, err := e.view(ctx, c.cs)
 		if err != nil {
 			return err
 		}

@@ -18,7 +18,7 @@ type planner interface {
 	plan(ctx context.Context, cs *connState, query string) (*plan, error)
 	// fingerprint identifies the caller's policy view on ctx. A Stmt
 	// prepared under one fingerprint is prepared again for another.
-	fingerprint(ctx context.Context) (string, error)
+	fingerprint(ctx context.Context, cs *connState) (string, error)
 	// finish is called once per logical statement after it ran or was
 	// rejected; p is nil when planning failed. On success it applies the
 	// statement's effect on the connection's state.
@@ -34,6 +34,11 @@ type plan struct {
 	fingerprint string
 	result      *rewriter.Result
 	started     time.Time
+	// local is set for a statement sqe answers itself (USE ROLE …):
+	// nothing is sent to the database.
+	local *roleStatement
+	// user is the caller the plan was made for.
+	user string
 }
 
 // connState is what sqe tracks about one underlying connection: the
@@ -49,6 +54,12 @@ type connState struct {
 	noBackslash   bool     // MySQL NO_BACKSLASH_ESCAPES
 	ansiQuotes    bool     // MySQL ANSI_QUOTES
 	nonStdStrings bool     // PostgreSQL standard_conforming_strings = off
+
+	// sessionTouched: a statement changed session state since the last
+	// transaction end (a transaction's end may undo it).
+	sessionTouched bool
+	// roles is the connection's USE ROLE state, for the user who set it.
+	roles *roleOverride
 }
 
 func newConnState(inner driver.Conn) *connState { return &connState{inner: inner} }
@@ -56,3 +67,15 @@ func newConnState(inner driver.Conn) *connState { return &connState{inner: inner
 // reset forgets the session state, so that it is read again before the
 // next statement (after a pool reset or a statement that may change it).
 func (cs *connState) reset() { cs.loaded = false }
+
+// endTransaction is called when a transaction ends: state changed inside
+// it may have been undone, so it is read again.
+func (cs *connState) endTransaction() {
+	if cs.sessionTouched {
+		cs.reset()
+		cs.sessionTouched = false
+	}
+}
+
+// handOver forgets what belongs to the connection's previous user.
+func (cs *connState) handOver() { cs.roles = nil }

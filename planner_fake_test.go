@@ -96,7 +96,7 @@ func (f *fakePlanner) doPlan(ctx context.Context, cs *connState, query string) (
 	}, nil
 }
 
-func (f *fakePlanner) fingerprint(ctx context.Context) (string, error) {
+func (f *fakePlanner) fingerprint(ctx context.Context, _ *connState) (string, error) {
 	f.mu.Lock()
 	f.fingerprints++
 	f.mu.Unlock()

@@ -122,7 +122,7 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 // fingerprint differs from the one it was prepared for. A failure is
 // finished here.
 func (s *stmt) bind(ctx context.Context) (*plan, error) {
-	fp, err := s.c.planner.fingerprint(ctx)
+	fp, err := s.c.planner.fingerprint(ctx, s.c.cs)
 	if err != nil {
 		s.c.finish(ctx, nil, err)
 		return nil, err

@@ -10,17 +10,17 @@ type tx struct {
 
 // Commit commits the inner transaction. The end of a transaction may undo
 // session settings made inside it (PostgreSQL's SET LOCAL, or a SET in a
-// transaction that rolls back), so the connection's session state is read
-// again before the next statement.
+// transaction that rolls back), so when a statement changed them the
+// connection's session state is read again before the next statement.
 func (t *tx) Commit() error {
 	err := t.inner.Commit()
-	t.c.cs.reset()
+	t.c.cs.endTransaction()
 	return err
 }
 
 // Rollback rolls the inner transaction back; see Commit.
 func (t *tx) Rollback() error {
 	err := t.inner.Rollback()
-	t.c.cs.reset()
+	t.c.cs.endTransaction()
 	return err
 }
