@@ -3,8 +3,6 @@ package sqe
 import (
 	"container/list"
 	"sync"
-
-	"github.com/sqe-project/sqe/rewriter"
 )
 
 // rewriteCache is a bounded LRU of rewritten statements. Keys carry
@@ -19,14 +17,14 @@ type rewriteCache struct {
 
 type cacheEntry struct {
 	key string
-	res *rewriter.Result
+	res *cachedRewrite
 }
 
 func newRewriteCache(max int) *rewriteCache {
 	return &rewriteCache{max: max, order: list.New(), items: map[string]*list.Element{}}
 }
 
-func (c *rewriteCache) get(key string) (*rewriter.Result, bool) {
+func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
 	if c.max <= 0 {
 		return nil, false
 	}
@@ -40,7 +38,7 @@ func (c *rewriteCache) get(key string) (*rewriter.Result, bool) {
 	return el.Value.(*cacheEntry).res, true
 }
 
-func (c *rewriteCache) put(key string, res *rewriter.Result) {
+func (c *rewriteCache) put(key string, res *cachedRewrite) {
 	if c.max <= 0 {
 		return
 	}

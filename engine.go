@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	_ "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
@@ -27,6 +29,8 @@ type engine struct {
 	schemas     *schemaCache
 	cache       *rewriteCache
 	stats       *counters
+	audit       *audit.Async // nil: auditing is off
+	metrics     *metrics
 }
 
 func newEngine(cfg *config, base driver.Connector) (planner, error) {
@@ -62,6 +66,29 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 			return nil, err
 		}
 		e.source, e.ownSource = src, true
+	}
+	m, err := newMetrics(cfg.meterProvider)
+	if err != nil {
+		return nil, fmt.Errorf("sqe: metrics: %w", err)
+	}
+	e.metrics = m
+	e.stats.onFail = m.refused
+	if !cfg.auditOff {
+		sink := cfg.auditSink
+		if sink == nil {
+			sink = audit.NewSlogSink(nil)
+		}
+		e.audit = audit.NewAsync(sink, cfg.auditBuffer)
+	}
+	dropped := func() uint64 {
+		if e.audit == nil {
+			return 0
+		}
+		return e.audit.Dropped()
+	}
+	if err := m.observe(cfg.meterProvider, dropped, e.sourceReloads); err != nil {
+		_ = e.close()
+		return nil, fmt.Errorf("sqe: metrics: %w", err)
 	}
 	return e, nil
 }
@@ -160,16 +187,19 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 	}
 	cat := e.catalog(cs)
 	fp := v.Fingerprint()
+	u := v.User()
 	key := e.cacheKey(cs, query, fp, cat.Version())
-	if res, ok := e.cache.get(key); ok {
+	if c, ok := e.cache.get(key); ok {
 		e.stats.cacheHit()
-		return &plan{query: query, sql: res.SQL, fingerprint: fp, result: res, started: started}, nil
+		e.metrics.cacheHit(ctx)
+		return e.newPlan(query, fp, u, v, c, started), nil
 	}
 	e.stats.cacheMiss()
+	e.metrics.cacheMiss(ctx)
 	req := &rewriter.Request{
 		SQL:                        query,
 		View:                       v,
-		User:                       v.User(),
+		User:                       u,
 		Catalog:                    cat,
 		DefaultSchema:              cs.schema,
 		SearchPath:                 cs.searchPath,
@@ -182,18 +212,84 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		e.stats.failClosed(failReason(err))
 		return nil, err
 	}
+	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query)}
 	res.Protected = false
 	for _, t := range res.Tables {
 		d, err := v.Decide(t)
-		if err != nil || !d.Passthrough() {
+		if err != nil {
 			res.Protected = true
-			break
+			c.tables = append(c.tables, audit.Table{Name: t.String()})
+			continue
 		}
+		if !d.Passthrough() {
+			res.Protected = true
+		}
+		c.tables = append(c.tables, auditTable(t, d))
 	}
 	if res.Cacheable {
-		e.cache.put(key, res)
+		e.cache.put(key, c)
 	}
-	return &plan{query: query, sql: res.SQL, fingerprint: fp, result: res, started: started}, nil
+	e.metrics.rewritten(ctx, time.Since(started))
+	return e.newPlan(query, fp, u, v, c, started), nil
+}
+
+func (e *engine) newPlan(query, fp string, u session.User, v policy.View, c *cachedRewrite, started time.Time) *plan {
+	return &plan{query: query, sql: c.result.SQL, fingerprint: fp, result: c.result, started: started,
+		user: u.Name, who: u, version: snapshotVersion(v), tables: c.tables, sqlFingerprint: c.sqlFingerprint}
+}
+
+// cachedRewrite is a rewrite with what auditing it needs, computed once.
+type cachedRewrite struct {
+	result         *rewriter.Result
+	tables         []audit.Table
+	sqlFingerprint string
+}
+
+// snapshotVersion is the version of the snapshot a view pinned, for views
+// that tell (the native file's and Ranger's do).
+func snapshotVersion(v policy.View) uint64 {
+	if sv, ok := v.(interface{ SnapshotVersion() uint64 }); ok {
+		return sv.SnapshotVersion()
+	}
+	return 0
+}
+
+// auditTable summarises the policy applied to a table.
+func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
+	at := audit.Table{Name: t.String()}
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			at.Policies = append(at.Policies, p)
+		}
+	}
+	for _, f := range d.RowFilters {
+		at.RowFilters = append(at.RowFilters, f.Policy)
+		add(f.Policy)
+	}
+	if len(d.Masks) > 0 {
+		at.Masks = map[string]string{}
+		cols := make([]string, 0, len(d.Masks))
+		for c := range d.Masks {
+			cols = append(cols, c)
+		}
+		sort.Strings(cols)
+		for _, c := range cols {
+			at.Masks[c] = d.Masks[c].Type
+			add(d.Masks[c].Policy)
+		}
+	}
+	cols := make([]string, 0, len(d.Restricted))
+	for c := range d.Restricted {
+		cols = append(cols, c)
+	}
+	sort.Strings(cols)
+	for _, c := range cols {
+		at.Restricted = append(at.Restricted, c)
+		add(d.Restricted[c])
+	}
+	return at
 }
 
 func failReason(err error) string {
@@ -241,6 +337,7 @@ func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64) st
 }
 
 func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) {
+	e.record(ctx, p, err)
 	if p == nil || p.result == nil {
 		return
 	}
@@ -267,6 +364,12 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 }
 
 func (e *engine) close() error {
+	if e.audit != nil {
+		_ = e.audit.Close()
+	}
+	if e.metrics != nil {
+		e.metrics.close()
+	}
 	if c, ok := e.source.(interface{ Close() error }); ok && e.ownSource {
 		return c.Close()
 	}
@@ -337,4 +440,14 @@ func loadPostgresSession(ctx context.Context, cs *connState) error {
 	}
 	cs.nonStdStrings = !strings.EqualFold(asString(rows[0][0]), "on")
 	return nil
+}
+
+// sourceReloads reads the policy source's reload counters, for sources
+// that keep them.
+func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
+	if s, isCounting := e.source.(interface{ ReloadCounts() (ok, failed uint64) }); isCounting {
+		ok, failed = s.ReloadCounts()
+		return ok, failed, true
+	}
+	return 0, 0, false
 }

@@ -1,6 +1,9 @@
 package sqe
 
 import (
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
@@ -21,6 +24,11 @@ type config struct {
 	catalog     rewriter.Catalog
 	rawAccess   bool
 	cacheSize   int
+
+	auditSink     audit.Sink
+	auditOff      bool
+	auditBuffer   int
+	meterProvider metric.MeterProvider
 
 	// planner replaces the policy engine; tests of the driver wrappers use it.
 	planner planner
@@ -64,3 +72,26 @@ func WithRawConnAccess() Option { return func(c *config) { c.rawAccess = true } 
 // WithRewriteCacheSize bounds the number of cached rewrites (default
 // DefaultRewriteCacheSize; 0 disables the cache).
 func WithRewriteCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
+
+// WithAudit sends one audit.Record per logical statement to sink, from a
+// goroutine of its own through a bounded buffer (WithAuditBuffer). Without
+// it, records go to audit.NewSlogSink(slog.Default()): refused and failed
+// statements at Warn, allowed ones at Debug.
+func WithAudit(sink audit.Sink) Option {
+	return func(c *config) { c.auditSink, c.auditOff = sink, false }
+}
+
+// WithoutAudit turns auditing off.
+func WithoutAudit() Option { return func(c *config) { c.auditOff = true } }
+
+// WithAuditBuffer sets how many records may wait for the sink (default
+// audit.DefaultBuffer); past it records are dropped and counted
+// (Stats.AuditDropped, the sqe.audit.dropped metric), never blocking a
+// statement.
+func WithAuditBuffer(n int) Option { return func(c *config) { c.auditBuffer = n } }
+
+// WithMeterProvider reports metrics through mp (OpenTelemetry metric API)
+// instead of the global provider (otel.GetMeterProvider()).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.meterProvider = mp }
+}

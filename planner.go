@@ -5,7 +5,9 @@ import (
 	"database/sql/driver"
 	"time"
 
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/session"
 )
 
 // planner decides, for the caller on a context, what SQL the wrapped
@@ -39,6 +41,12 @@ type plan struct {
 	local *roleStatement
 	// user is the caller the plan was made for.
 	user string
+	// For auditing: the caller, the snapshot version, the tables with the
+	// policy applied to each, and the SQL's fingerprint.
+	who            session.User
+	version        uint64
+	tables         []audit.Table
+	sqlFingerprint string
 }
 
 // connState is what sqe tracks about one underlying connection: the

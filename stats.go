@@ -15,18 +15,24 @@ type Stats struct {
 	// policy_not_loaded, view, session_state, access_denied,
 	// column_denied, unsupported, error.
 	FailClosed map[string]uint64
+	// AuditDropped counts audit records dropped because the buffer was full.
+	AuditDropped uint64
 }
 
 type counters struct {
 	hits, misses atomic.Uint64
 	mu           sync.Mutex
 	failed       map[string]uint64
+	onFail       func(reason string) // also reports the refusal as a metric
 }
 
 func (c *counters) cacheHit()  { c.hits.Add(1) }
 func (c *counters) cacheMiss() { c.misses.Add(1) }
 
 func (c *counters) failClosed(reason string) {
+	if c.onFail != nil {
+		c.onFail(reason)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.failed == nil {
@@ -69,7 +75,11 @@ func StatsOf(db *sql.DB) (s Stats, ok bool) {
 
 func (c *connector) stats() Stats {
 	if e, ok := c.planner.(*engine); ok {
-		return e.stats.snapshot()
+		s := e.stats.snapshot()
+		if e.audit != nil {
+			s.AuditDropped = e.audit.Dropped()
+		}
+		return s
 	}
 	return Stats{FailClosed: map[string]uint64{}}
 }

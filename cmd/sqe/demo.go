@@ -98,7 +98,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(policyFile, demoPolicy, 0o600); err != nil {
 		return err
 	}
-	db, err := sqe.Open("mysql", dsn, sqe.WithPolicyFile(policyFile))
+	db, err := sqe.Open("mysql", dsn, sqe.WithPolicyFile(policyFile), sqe.WithoutAudit())
 	if err != nil {
 		return err
 	}

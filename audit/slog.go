@@ -1,0 +1,46 @@
+package audit
+
+import (
+	"context"
+	"log/slog"
+)
+
+// NewSlogSink writes records through logger: allowed statements at
+// LevelDebug, refused and failed ones at LevelWarn. A nil logger means
+// slog.Default().
+func NewSlogSink(logger *slog.Logger) Sink {
+	return SinkFunc(func(ctx context.Context, r *Record) {
+		l := logger
+		if l == nil {
+			l = slog.Default()
+		}
+		level := slog.LevelDebug
+		if !r.Allowed || r.Error != "" {
+			level = slog.LevelWarn
+		}
+		if !l.Enabled(ctx, level) {
+			return
+		}
+		tables := make([]any, 0, len(r.Tables))
+		for _, t := range r.Tables {
+			tables = append(tables, slog.Group(t.Name,
+				slog.Any("policies", t.Policies),
+				slog.Any("row_filters", t.RowFilters),
+				slog.Any("masks", t.Masks),
+				slog.Any("restricted", t.Restricted)))
+		}
+		l.LogAttrs(ctx, level, "sqe statement",
+			slog.Time("time", r.Time),
+			slog.String("user", r.User),
+			slog.String("primary_role", r.PrimaryRole),
+			slog.Any("groups", r.Groups),
+			slog.String("kind", r.Kind),
+			slog.Bool("allowed", r.Allowed),
+			slog.String("error", r.Error),
+			slog.Duration("duration", r.Duration),
+			slog.Uint64("snapshot_version", r.SnapshotVersion),
+			slog.String("sql_fingerprint", r.SQLFingerprint),
+			slog.String("dialect", r.Dialect),
+			slog.Group("tables", tables...))
+	})
+}

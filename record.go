@@ -1,0 +1,60 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// record reports one logical statement to the metrics and the audit sink.
+// An attempt that failed with driver.ErrBadConn is not a logical statement
+// of its own: database/sql retries it, and the retry is reported.
+func (e *engine) record(ctx context.Context, p *plan, err error) {
+	if errors.Is(err, driver.ErrBadConn) {
+		return
+	}
+	decision, kind := "allowed", ""
+	switch {
+	case p == nil:
+		decision = "denied"
+	case err != nil:
+		decision = "error"
+	}
+	if p != nil && p.result != nil {
+		kind = string(p.result.Kind)
+	}
+	e.metrics.statement(ctx, decision, kind)
+	if e.audit == nil {
+		return
+	}
+	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: p != nil}
+	if p != nil {
+		r.User, r.PrimaryRole, r.Groups = p.who.Name, p.who.PrimaryRole, slices.Clone(p.who.Groups)
+		r.Tables = p.tables
+		r.Duration = time.Since(p.started)
+		r.SnapshotVersion = p.version
+		r.SQLFingerprint = p.sqlFingerprint
+	} else if u, uerr := e.user(ctx); uerr == nil {
+		r.User, r.PrimaryRole, r.Groups = u.Name, u.PrimaryRole, slices.Clone(u.Groups)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		var re *rewriter.Error
+		if p == nil && errors.As(err, &re) && re.Table != "" {
+			r.Tables = []audit.Table{{Name: re.Table, Policies: nonEmpty(re.Policy)}}
+		}
+	}
+	e.audit.Emit(r)
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
