@@ -145,6 +145,9 @@ func (r *rewrite) visitor(sc *scope) visitor {
 		case *pg.SQLValueFunction:
 			return false, r.valueFunction(w, e)
 		case *pg.FuncCall:
+			if name, schema := funcName(e); schema == "" && isSessionRoleFunction(name) {
+				return false, r.sessionRoleFunction(w, e, strings.ToLower(name), sc)
+			}
 			return r.funcCall(w, e)
 		case *pg.ResTarget:
 			return false, r.resTarget(e, sc)
@@ -677,4 +680,73 @@ func (r *rewrite) resolvable(name string, sc *scope) bool {
 		}
 	}
 	return false
+}
+
+// isSessionRoleFunction names the Snowflake role functions that are
+// resolved from the session (see rewriter.ContextFunctions).
+func isSessionRoleFunction(name string) bool {
+	switch strings.ToLower(name) {
+	case "current_available_roles", "current_secondary_roles", "is_role_in_session":
+		return true
+	}
+	return false
+}
+
+// sessionRoleFunction inlines current_available_roles(),
+// current_secondary_roles() and is_role_in_session(x): a constant argument
+// becomes true or false, any other x IN (<the session's roles>).
+func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, sc *scope) error {
+	if r.ddl {
+		return rewriter.Unsupported("a context function in a schema change is not supported")
+	}
+	if w == nil || fc.AggStar || fc.Over != nil || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+		return rewriter.Unsupported("%s in an unexpected form", name)
+	}
+	if name != "is_role_in_session" {
+		if len(fc.Args) != 0 {
+			return rewriter.Unsupported("%s takes no argument", name)
+		}
+		v, _ := rewriter.ContextValue(r.req, name)
+		c, err := stringConst(v)
+		if err != nil {
+			return err
+		}
+		w.Node = c.Node
+		return nil
+	}
+	if len(fc.Args) != 1 {
+		return rewriter.Unsupported("is_role_in_session takes one argument")
+	}
+	roles := rewriter.RolesInSession(r.req)
+	arg := fc.Args[0]
+	if c := arg.GetAConst(); c != nil && c.GetSval() != nil {
+		w.Node = boolConst(slices.Contains(roles, c.GetSval().Sval))
+		return nil
+	}
+	if err := r.expr(arg, sc); err != nil {
+		return err
+	}
+	if len(roles) == 0 {
+		w.Node = boolConst(false)
+		return nil
+	}
+	items := make([]*pg.Node, len(roles))
+	for i, role := range roles {
+		c, err := stringConst(role)
+		if err != nil {
+			return err
+		}
+		items[i] = c
+	}
+	w.Node = &pg.Node_AExpr{AExpr: &pg.A_Expr{
+		Kind:  pg.A_Expr_Kind_AEXPR_IN,
+		Name:  []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: "="}}}},
+		Lexpr: arg,
+		Rexpr: &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}},
+	}}
+	return nil
+}
+
+func boolConst(b bool) *pg.Node_AConst {
+	return &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: b}}}}
 }
