@@ -30,12 +30,15 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	schema := fs.String("schema", "", "file of CREATE TABLE statements describing the tables (instead of --dsn)")
 	dsn := fs.String("dsn", "", "DSN of the database to read table metadata from (go-sql-driver/mysql or pgx form)")
 	verbose := fs.Bool("v", false, "also list the filters, masks and restrictions applied per table")
+	runIt := fs.Bool("run", false, "also run the statement as the user (needs --dsn) and print what the user gets")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: sqe explain --policy FILE --dialect mysql|postgres --user NAME [--roles r1,r2] [--groups g1]
-                   [--primary-role r] [--secondary-roles ALL|r1,r2] [--schema DDL.sql | --dsn DSN] [-v] "SQL"
+                   [--primary-role r] [--secondary-roles ALL|r1,r2] [--schema DDL.sql | --dsn DSN [--run]] [-v] "SQL"
 
 Prints the statement as sqe would send it for the user (exit 0), or the
-reason sqe refuses it (exit 1, on stderr). Nothing is executed.`)
+reason sqe refuses it (exit 1, on stderr). Nothing is executed unless
+--run is given, which also runs it through sqe as the user and prints the
+rows (or rows affected) the user gets.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +58,8 @@ reason sqe refuses it (exit 1, on stderr). Nothing is executed.`)
 		return usageError("give exactly one SQL statement (quote it)")
 	case (*schema == "") == (*dsn == ""):
 		return usageError("give either --schema or --dsn")
+	case *runIt && *dsn == "":
+		return usageError("--run needs --dsn")
 	}
 	u := session.User{Name: *user, Groups: splitList(*groups), Roles: splitList(*roles), PrimaryRole: *primary,
 		SecondaryRoles: splitList(*secondary)}
@@ -88,6 +93,54 @@ reason sqe refuses it (exit 1, on stderr). Nothing is executed.`)
 			}
 		}
 	}
+	if *runIt {
+		return runAs(context.Background(), db, u, fs.Arg(0), stdout)
+	}
+	return nil
+}
+
+// runAs runs query through sqe as u and prints what u gets.
+func runAs(ctx context.Context, db *sql.DB, u session.User, query string, w io.Writer) error {
+	ctx = session.NewContext(ctx, u)
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		fmt.Fprintln(w, "-- ok")
+		return rows.Err()
+	}
+	table := [][]string{cols}
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = "NULL"
+			if v.Valid {
+				row[i] = v.String
+			}
+		}
+		table = append(table, row)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, line := range renderTable(table) {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "(%d rows)\n", len(table)-1)
 	return nil
 }
 

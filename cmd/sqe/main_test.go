@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sqe-project/sqe/internal/testdb"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -62,5 +66,22 @@ func TestExplainMalformedPolicy(t *testing.T) {
 		"--schema", "testdata/shop.sql", "SELECT 1")
 	if code != 1 || !strings.Contains(errOut, "shop.sql") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestExplainRunAgainstARealDatabase(t *testing.T) {
+	dbDSN, name := testdb.NewMySQLDatabase(t)
+	raw := testdb.OpenMySQL(t, dbDSN)
+	testdb.Exec(t, raw, "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), region VARCHAR(8), ssn VARCHAR(11), email VARCHAR(60), salary INT)",
+		"INSERT INTO customers VALUES (1, 'Ada', 'EU', '123-45-6789', 'a@x', 1), (2, 'Bob', 'US', '987-65-4321', 'b@x', 2)")
+	policy := strings.ReplaceAll(string(demoPolicy), "shop.", name+".")
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", "--policy", path, "--dialect", "mysql", "--user", "erin", "--roles", "eu_analyst",
+		"--dsn", dbDSN, "--run", "SELECT id, name FROM customers ORDER BY id")
+	if code != 0 || !strings.Contains(out, "Ada") || strings.Contains(out, "Bob") || !strings.Contains(out, "(1 rows)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
