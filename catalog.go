@@ -89,7 +89,7 @@ func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewrit
 
 func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]rewriter.Column, error) {
 	rows, err := queryInner(ctx, conn,
-		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM information_schema.COLUMNS "+
+		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_COMMENT FROM information_schema.COLUMNS "+
 			"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.Schema, t.Table)
 	if err != nil {
 		return nil, err
@@ -110,6 +110,7 @@ func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]
 			Name:       asString(r[1]),
 			DataType:   strings.ToLower(asString(r[2])),
 			ColumnType: strings.ToLower(asString(r[3])),
+			Tags:       rewriter.ParseTagComment(asString(r[4])),
 		})
 	}
 	return cols, nil
@@ -118,7 +119,8 @@ func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]
 func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]rewriter.Column, error) {
 	rows, err := queryInner(ctx, conn,
 		"SELECT column_name::text, data_type::text, COALESCE(character_maximum_length, -1)::int8, "+
-			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8 "+
+			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
+			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), '') "+
 			"FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
 	if err != nil {
@@ -133,7 +135,7 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 		} else if dt == "numeric" && asInt(r[3]) >= 0 {
 			full = fmt.Sprintf("numeric(%d,%d)", asInt(r[3]), asInt(r[4]))
 		}
-		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full})
+		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5]))})
 	}
 	return cols, nil
 }

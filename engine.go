@@ -150,8 +150,23 @@ func (e *engine) viewFor(u session.User) (policy.View, error) {
 		e.stats.failClosed("view")
 		return nil, err
 	}
+	if _, tells := v.(interface{ SnapshotVersion() uint64 }); !tells {
+		return versionedView{View: v, version: snap.Version()}, nil
+	}
 	return v, nil
 }
+
+// versionedView remembers the version of the snapshot a View came from,
+// for Views that do not tell it themselves.
+type versionedView struct {
+	policy.View
+	version uint64
+}
+
+func (v versionedView) SnapshotVersion() uint64 { return v.version }
+
+// Unwrap returns the View the source built.
+func (v versionedView) Unwrap() policy.View { return v.View }
 
 func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
 	v, err := e.view(ctx, cs)
@@ -197,6 +212,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 	e.stats.cacheMiss()
 	e.metrics.cacheMiss(ctx)
 	req := &rewriter.Request{
+		Dialect:                    e.dialect.Name(),
 		SQL:                        query,
 		View:                       v,
 		User:                       u,

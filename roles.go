@@ -113,10 +113,7 @@ func (o *roleOverride) apply(u session.User) session.User {
 // checkRoles verifies that the roles st activates are held by the caller
 // of view v.
 func checkRoles(v policy.View, u session.User, st roleStatement) error {
-	held := u.Roles
-	if rv, ok := v.(policy.RoleView); ok {
-		held = rv.HeldRoles()
-	}
+	held := rewriter.HeldRoles(v, u)
 	want := st.secondary
 	if st.isPrimary {
 		want = []string{st.primary}

@@ -79,7 +79,10 @@ type RowFilter struct {
 	Policy string
 }
 
-// Decision is what one View may do with one table.
+// Decision is what one View may do with one table. A Decision returned by
+// a View is read-only: it is cached by the View, and its maps and slices
+// may be shared with other Decisions (the access maps of equal access
+// sets, the masks' arguments). Use Clone for a copy that may be changed.
 type Decision struct {
 	Table TableName
 	// Allowed holds the granted access types. A type that is absent is denied.
@@ -93,6 +96,15 @@ type Decision struct {
 	Masks map[string]Mask
 	// Restricted maps lower-cased column names to the policy that restricts them.
 	Restricted map[string]string
+	// TagMasks binds tags (upper-cased) to the mask a column carrying the
+	// tag gets, when the column has no mask of its own and is not
+	// restricted. Which columns carry which tags comes from tag sources
+	// (ColumnTags below, the database's column comments).
+	TagMasks map[string]Mask
+	// ColumnTags are tags the policy source itself assigns: lower-cased
+	// column name to upper-cased tags; the key "*" holds the table's own
+	// tags, which every column inherits.
+	ColumnTags map[string][]string
 }
 
 // Allows reports whether the access is granted.
@@ -109,7 +121,7 @@ func (d *Decision) Reason(a Access) string {
 // Passthrough reports whether the decision changes nothing a read sees: no
 // filter, no mask and no restricted column.
 func (d *Decision) Passthrough() bool {
-	return len(d.RowFilters) == 0 && len(d.Masks) == 0 && len(d.Restricted) == 0
+	return len(d.RowFilters) == 0 && len(d.Masks) == 0 && len(d.Restricted) == 0 && len(d.TagMasks) == 0
 }
 
 // Source supplies policy snapshots. Snapshot returns the current one, or an

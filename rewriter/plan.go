@@ -60,6 +60,10 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "table is under policy but its columns are unknown"}
 	}
 	p.All = cols
+	if len(d.TagMasks) > 0 {
+		d = applyTagMasks(req, d, cols)
+		p.Decision = d
+	}
 	for _, c := range cols {
 		if _, restricted := d.Restricted[strings.ToLower(c.Name)]; !restricted {
 			p.Columns = append(p.Columns, c)
@@ -186,4 +190,70 @@ func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
 // FilterError wraps a problem with a row filter expression of the plan's table.
 func (p *TablePlan) FilterError(f policy.RowFilter, detail string) error {
 	return &Error{Kind: ErrUnsupported, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
+}
+
+// applyTagMasks returns the decision with the masks its tag bindings give
+// to the table's columns: a column's own mask wins, a restricted column
+// stays restricted, the first of a column's tags (in its order) that has a
+// binding applies, and a binding whose mask cannot be computed for the
+// column's type restricts the column (fail closed). The shared decision is
+// not modified.
+func applyTagMasks(req *Request, d *policy.Decision, cols []Column) *policy.Decision {
+	out := *d
+	out.Masks = make(map[string]policy.Mask, len(d.Masks))
+	for k, v := range d.Masks {
+		out.Masks[k] = v
+	}
+	out.Restricted = make(map[string]string, len(d.Restricted))
+	for k, v := range d.Restricted {
+		out.Restricted[k] = v
+	}
+	out.TagMasks = nil
+	for _, c := range cols {
+		name := strings.ToLower(c.Name)
+		if _, own := out.Masks[name]; own {
+			continue
+		}
+		if _, restricted := out.Restricted[name]; restricted {
+			continue
+		}
+		tags := append(append(append([]string(nil), c.Tags...), d.ColumnTags[name]...), d.ColumnTags["*"]...)
+		for _, tag := range tags {
+			m, bound := d.TagMasks[strings.ToUpper(tag)]
+			if !bound {
+				continue
+			}
+			if req.Dialect != "" {
+				if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: "c", DataType: c.DataType,
+					ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
+					out.Restricted[name] = m.Policy
+					break
+				}
+			}
+			out.Masks[name] = m
+			break
+		}
+	}
+	return &out
+}
+
+// ParseTagComment reads the tags of a column comment of the form
+// "tags: PII, EMAIL" (anywhere in the comment, up to a newline or ";"),
+// upper-cased; nil when the comment names none.
+func ParseTagComment(comment string) []string {
+	i := strings.Index(strings.ToLower(comment), "tags:")
+	if i < 0 {
+		return nil
+	}
+	rest := comment[i+len("tags:"):]
+	if j := strings.IndexAny(rest, ";\n"); j >= 0 {
+		rest = rest[:j]
+	}
+	var tags []string
+	for _, part := range strings.Split(rest, ",") {
+		if t := strings.ToUpper(strings.TrimSpace(part)); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }

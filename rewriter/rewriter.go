@@ -75,6 +75,9 @@ type Column struct {
 	// ColumnType is the full type as the server writes it (varchar(40),
 	// char(10), int(11), numeric(10,2)), lower-cased.
 	ColumnType string
+	// Tags are the column's tags from the database (a column comment
+	// "tags: PII, EMAIL"), upper-cased.
+	Tags []string
 }
 
 // Catalog supplies table metadata. Implementations cache; Invalidate drops
@@ -90,6 +93,9 @@ type Catalog interface {
 
 // Request is one statement to rewrite for one caller.
 type Request struct {
+	// Dialect is the dialect's name (mysql, postgres); the planner uses it
+	// to check that a tag's mask can be computed for a column.
+	Dialect string
 	SQL     string
 	View    policy.View
 	User    session.User

@@ -81,7 +81,9 @@
 // literals, classes, '.', greedy quantifiers on single characters (bounds up
 // to 255), ^ and $ at the ends, (?i) and (?s); no alternation of longer
 // branches, quantified groups, lazy quantifiers or patterns that match the
-// empty string, because on those Go, PCRE and PostgreSQL match differently.
+// empty string, because on those Go, PCRE and PostgreSQL match differently
+// (for the accepted grammar leftmost-first and leftmost-longest matching
+// coincide; the database tests check random patterns on both servers).
 //
 // # Types
 //

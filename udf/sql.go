@@ -202,6 +202,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 var (
 	safeType = regexp.MustCompile(`^[a-z][a-z0-9_ ]*(\([0-9]+(, ?[0-9]+)?\))?[a-z0-9_ ]*(\[\])*$`)
 	typeLen  = regexp.MustCompile(`\(\s*([0-9]+)`)
+	decimal  = regexp.MustCompile(`^(decimal|numeric)\(([0-9]+)(,([0-9]+))?\)`)
 )
 
 // castType is the CAST target that gives an expression the column's type,
@@ -228,7 +229,7 @@ func (g gen) castType() string {
 		}
 		return "SIGNED"
 	case "decimal", "numeric":
-		if m := regexp.MustCompile(`^(decimal|numeric)\(([0-9]+)(,([0-9]+))?\)`).FindStringSubmatch(ct); m != nil {
+		if m := decimal.FindStringSubmatch(ct); m != nil {
 			if m[4] != "" {
 				return "DECIMAL(" + m[2] + "," + m[4] + ")"
 			}

@@ -321,16 +321,17 @@ func genDate(bc bool) func(r *rand.Rand) any {
 	}
 }
 
+// parseDateValue reads "YYYY-MM-DD" or PostgreSQL's "YYYY-MM-DD BC" (BC
+// year n is ISO year 1-n, whose leap years differ from AD year n's).
 func parseDateValue(s string) time.Time {
-	bc := strings.HasSuffix(s, " BC")
-	d, err := time.Parse(time.DateOnly, strings.TrimSuffix(s, " BC"))
-	if err != nil {
+	var y, m, d int
+	if _, err := fmt.Sscanf(strings.TrimSuffix(s, " BC"), "%d-%d-%d", &y, &m, &d); err != nil {
 		panic(err)
 	}
-	if bc {
-		d = time.Date(1-d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+	if strings.HasSuffix(s, " BC") {
+		y = 1 - y
 	}
-	return d
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 }
 
 // ---- columns -----------------------------------------------------------------
@@ -824,5 +825,80 @@ func TestMaskSQLServerOnlyValues(t *testing.T) {
 				t.Errorf("%s on zero dates: %q, %v; want %q", c.mc, got, err, c.want)
 			}
 		}
+	})
+}
+
+// TestMaskSQLOtherTypes runs the masks that apply to every type on columns
+// of types the digit and string masks refuse: the result keeps the column's
+// type (PostgreSQL reports it) and NULL stays NULL.
+func TestMaskSQLOtherTypes(t *testing.T) {
+	type col struct {
+		name, ddl, dataType, columnType, value, constant, want string
+	}
+	run := func(t *testing.T, d Dialect, cols []col) {
+		conn := openDB(t, d)
+		for _, c := range cols {
+			table := quoteIdent(d, "udf_other_"+c.name)
+			mustExec(t, conn, "DROP TABLE IF EXISTS "+table)
+			mustExec(t, conn, "CREATE TEMPORARY TABLE "+table+" (id INT, v "+c.ddl+")")
+			ins := "INSERT INTO " + table + " VALUES (1, ?), (2, NULL)"
+			if d == Postgres {
+				ins = "INSERT INTO " + table + " VALUES (1, $1), (2, NULL)"
+			}
+			mustExec(t, conn, ins, c.value)
+			target := Target{Dialect: d, Column: table + "." + quoteIdent(d, "v"), DataType: c.dataType, ColumnType: c.columnType}
+			for _, mc := range []maskCase{{TypeNull, nil}, {TypeRedact, nil}, {TypeRedact, []string{c.constant}}, {TypeNone, nil}} {
+				expr, err := MaskSQL(target, mc.typ, mc.args, "")
+				if err != nil {
+					t.Fatalf("%s on %s: %v", mc, c.ddl, err)
+				}
+				text, typeOf := "CAST("+expr+" AS CHAR)", "''"
+				if d == Postgres {
+					text, typeOf = "CAST("+expr+" AS text)", "CAST(pg_typeof("+expr+") AS text)"
+				}
+				rows, err := conn.QueryContext(context.Background(), "SELECT id, "+text+", "+typeOf+" FROM "+table+" ORDER BY id")
+				if err != nil {
+					t.Fatalf("%s on %s: %v\n%s", mc, c.ddl, err, expr)
+				}
+				for rows.Next() {
+					var id int
+					var v sql.NullString
+					var typ string
+					if err := rows.Scan(&id, &v, &typ); err != nil {
+						t.Fatal(err)
+					}
+					want := sql.NullString{}
+					switch {
+					case id == 2:
+					case mc.typ == TypeNone:
+						want = sql.NullString{String: c.want, Valid: true}
+					case mc.typ == TypeRedact && len(mc.args) == 1:
+						want = sql.NullString{String: c.constant, Valid: true}
+					}
+					if v != want {
+						t.Errorf("%s on %s row %d: %s, want %s", mc, c.ddl, id, showNull(v), showNull(want))
+					}
+					if d == Postgres && typ != c.dataType { // pg_typeof has no type modifier
+						t.Errorf("%s on %s: type %s", mc, c.ddl, typ)
+					}
+				}
+				rows.Close()
+			}
+		}
+	}
+	t.Run("mysql", func(t *testing.T) {
+		run(t, MySQL, []col{
+			{"dec", "DECIMAL(10,2)", "decimal", "decimal(10,2)", "12.50", "0.00", "12.50"},
+			{"dt", "DATETIME(3)", "datetime", "datetime(3)", "2020-01-02 03:04:05.678", "1970-01-01 00:00:00.000", "2020-01-02 03:04:05.678"},
+			{"dbl", "DOUBLE", "double", "double", "1.5", "0", "1.5"},
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		run(t, Postgres, []col{
+			{"num", "numeric(10,2)", "numeric", "numeric(10,2)", "12.50", "0.00", "12.50"},
+			{"ts", "timestamp", "timestamp without time zone", "timestamp without time zone", "2020-01-02 03:04:05", "1970-01-01 00:00:00", "2020-01-02 03:04:05"},
+			{"u", "uuid", "uuid", "uuid", "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "00000000-0000-0000-0000-000000000000", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"},
+			{"j", "jsonb", "jsonb", "jsonb", `{"a": 1}`, `{}`, `{"a": 1}`},
+		})
 	})
 }

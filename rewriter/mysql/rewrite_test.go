@@ -407,3 +407,30 @@ func TestRoleContextFunctions(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", res.SQL, want)
 	}
 }
+
+func TestSchemaChangesCannotEscapeAPolicy(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, sql := range []string{
+		"ALTER TABLE customers ADD COLUMN ssn_copy VARCHAR(11) AS (ssn)",
+		"ALTER TABLE customers ADD COLUMN x VARCHAR(11) DEFAULT (ssn)",
+		"ALTER TABLE customers RENAME COLUMN ssn TO ssn2",
+		"ALTER TABLE customers CHANGE ssn ssn2 VARCHAR(11)",
+		"ALTER TABLE customers ADD CONSTRAINT c CHECK (ssn LIKE '1%')",
+		"ALTER TABLE customers RENAME TO customers_free",
+		"RENAME TABLE customers TO customers_free",
+	} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Errorf("%s: want ErrUnsupported, got %v", sql, err)
+		}
+	}
+	for _, sql := range []string{
+		"ALTER TABLE customers ADD COLUMN nickname VARCHAR(10) DEFAULT 'x' COMMENT 'tags: PII'",
+		"ALTER TABLE customers MODIFY COLUMN email VARCHAR(80) COMMENT 'tags: EMAIL'",
+		"ALTER TABLE customers DROP COLUMN email",
+		"ALTER TABLE orders RENAME COLUMN total TO amount",
+	} {
+		if _, err := rewriteSQL(t, sql, dec); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}

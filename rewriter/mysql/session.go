@@ -58,15 +58,14 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 // queries it embeds as reads.
 func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, error) {
 	res := &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}
+	var last *rewriter.TablePlan
 	need := func(tn sqlparser.TableName, a policy.Access) error {
 		t, err := r.resolve(tn)
 		if err != nil {
 			return err
 		}
-		if _, err := r.plan(t, a); err != nil {
-			return err
-		}
-		return nil
+		last, err = r.plan(t, a)
+		return err
 	}
 	var err error
 	switch s := d.(type) {
@@ -91,7 +90,9 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 			err = r.tableStatement(s.Select, root)
 		}
 	case *sqlparser.AlterTable:
-		err = need(s.Table, policy.Alter)
+		if err = need(s.Table, policy.Alter); err == nil && !last.Decision.Passthrough() {
+			err = alterUnderPolicy(s, last)
+		}
 	case *sqlparser.DropTable:
 		for _, t := range s.FromTables {
 			if err = need(t, policy.Drop); err != nil {
@@ -111,6 +112,11 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 			if err = need(p.FromTable, policy.Alter); err != nil {
 				break
 			}
+			if !last.Decision.Passthrough() {
+				err = &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: last.Table.String(),
+					Detail: "renaming a table under a read policy would leave its policies behind"}
+				break
+			}
 			if err = need(p.ToTable, policy.Create); err != nil {
 				break
 			}
@@ -122,4 +128,65 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// alterUnderPolicy allows only the schema changes that cannot reveal or
+// move a value the caller's policy hides from them: adding, modifying and
+// dropping columns without expressions over other columns, literal
+// defaults, and table options. Renaming a column (masks and restrictions
+// are bound to names), generated columns (AS (ssn) would copy the raw
+// value), CHECK constraints (an oracle on raw values) and the rest are
+// refused.
+func alterUnderPolicy(s *sqlparser.AlterTable, plan *rewriter.TablePlan) error {
+	refuse := func(what string) error {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(),
+			Detail: what + " on a table under a read policy could reveal or move values the policy hides"}
+	}
+	checkCol := func(c *sqlparser.ColumnDefinition) error {
+		if c == nil || c.Type == nil || c.Type.Options == nil {
+			return nil
+		}
+		o := c.Type.Options
+		if o.As != nil {
+			return refuse("a generated column")
+		}
+		if o.Default != nil {
+			if _, lit := o.Default.(*sqlparser.Literal); !lit {
+				if _, null := o.Default.(*sqlparser.NullVal); !null {
+					return refuse("a computed default")
+				}
+			}
+		}
+		if o.OnUpdate != nil {
+			return refuse("ON UPDATE")
+		}
+		return nil
+	}
+	if s.PartitionSpec != nil || s.PartitionOption != nil {
+		return refuse("a partitioning change")
+	}
+	for _, opt := range s.AlterOptions {
+		switch o := opt.(type) {
+		case *sqlparser.AddColumns:
+			for _, c := range o.Columns {
+				if err := checkCol(c); err != nil {
+					return err
+				}
+			}
+		case *sqlparser.ModifyColumn:
+			if err := checkCol(o.NewColDefinition); err != nil {
+				return err
+			}
+		case *sqlparser.AlterColumn:
+			if o.DefaultVal != nil {
+				if _, lit := o.DefaultVal.(*sqlparser.Literal); !lit {
+					return refuse("a computed default")
+				}
+			}
+		case *sqlparser.DropColumn, sqlparser.TableOptions, sqlparser.AlgorithmValue, *sqlparser.LockOption:
+		default:
+			return refuse("this change")
+		}
+	}
+	return nil
 }
