@@ -423,12 +423,24 @@ func (e *engine) loadSession(ctx context.Context, cs *connState) error {
 }
 
 func loadMySQLSession(ctx context.Context, cs *connState) error {
-	rows, err := queryInner(ctx, cs.inner, "SELECT DATABASE(), @@SESSION.sql_mode")
+	rows, err := queryInner(ctx, cs.inner, "SELECT DATABASE(), @@SESSION.sql_mode, @@version")
 	if err != nil {
 		return err
 	}
-	if len(rows) != 1 || len(rows[0]) != 2 {
+	if len(rows) != 1 || len(rows[0]) != 3 {
 		return errors.New("unexpected result")
+	}
+	if strings.Contains(strings.ToLower(asString(rows[0][2])), "mariadb") {
+		flags, err := queryInner(ctx, cs.inner, "SELECT @@SESSION.default_regex_flags")
+		if err != nil {
+			return err
+		}
+		if len(flags) == 1 && len(flags[0]) == 1 {
+			f := "," + strings.ToUpper(asString(flags[0][0])) + ","
+			if strings.Contains(f, ",UNGREEDY,") || strings.Contains(f, ",NO_AUTO_CAPTURE,") {
+				return fmt.Errorf("%w: default_regex_flags UNGREEDY or NO_AUTO_CAPTURE would change how masks are computed; clear them on the connection", ErrUnsupported)
+			}
+		}
 	}
 	cs.schema = asString(rows[0][0])
 	mode := "," + strings.ToUpper(asString(rows[0][1])) + ","

@@ -45,8 +45,10 @@
 // Character classes are spelled out as explicit code point ranges taken from
 // Go's Unicode tables rather than left to the server, so MariaDB's PCRE,
 // PostgreSQL's regexp engine (under any collation) and the reference
-// classify alike; the PCRE options are pinned with (?-imnsxU), so neither a
-// case-insensitive collation nor default_regex_flags changes a result.
+// classify alike; the regexp options are pinned with (?-imsx), so neither a
+// case-insensitive collation nor default_regex_flags changes a result (the
+// driver refuses connections whose default_regex_flags hold UNGREEDY or
+// NO_AUTO_CAPTURE, which no portable inline flag switches off).
 // Classes with a common replacement are rewritten in one pass, and passes run
 // in an order where no replacement is rewritten again; replacements that form
 // a cycle (upper -> 'a', lower -> 'B') go through two-character tokens made of

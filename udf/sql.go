@@ -424,9 +424,12 @@ func replacementText(s string) string {
 	return strings.ReplaceAll(s, `\`, `\\`)
 }
 
-// myRegexpFlags pins the PCRE options MariaDB's default_regex_flags or a
-// case-insensitive collation could otherwise switch on.
-const myRegexpFlags = "(?-imnsxU)"
+// myRegexpFlags pins the options a case-insensitive collation or MariaDB's
+// default_regex_flags could otherwise switch on. Only the flags both
+// MariaDB's PCRE and MySQL's ICU accept are written; the driver refuses
+// connections whose default_regex_flags hold UNGREEDY or NO_AUTO_CAPTURE,
+// which these cannot switch off portably.
+const myRegexpFlags = "(?-imsx)"
 
 func (g gen) reReplace(x, pattern, repl string) string {
 	if g.my() {

@@ -586,7 +586,7 @@ func setHostile(t *testing.T, conn *sql.Conn, d Dialect, on bool) {
 	switch {
 	case d == MySQL && on:
 		mustExec(t, conn, "SET SESSION sql_mode = 'ORACLE,NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE'")
-		mustExec(t, conn, "SET SESSION default_regex_flags = 'DOTALL,DUPNAMES,EXTENDED,EXTENDED_MORE,EXTRA,MULTILINE,UNGREEDY'")
+		mustExec(t, conn, "SET SESSION default_regex_flags = 'DOTALL,DUPNAMES,EXTENDED,EXTENDED_MORE,EXTRA,MULTILINE'")
 	case d == MySQL:
 		mustExec(t, conn, "SET SESSION sql_mode = DEFAULT")
 		mustExec(t, conn, "SET SESSION default_regex_flags = DEFAULT")

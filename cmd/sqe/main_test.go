@@ -85,3 +85,25 @@ func TestExplainRunAgainstARealDatabase(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestDemo runs the demo on its embedded server and checks what each user
+// is shown.
+func TestDemo(t *testing.T) {
+	code, out, errOut := runCLI("demo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"xxx-xx-6789", "xxxx@xxxxxxx.xxx", "(no rows)", "column access denied", `policy "no-salary")`, "91000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "Error ") {
+		t.Errorf("the demo shows a database error:\n%s", out)
+	}
+	// The EU analyst never sees a US customer: Grace Hopper appears for the
+	// admin and the support agent only.
+	if n := strings.Count(out, "Grace Hopper"); n != 4 {
+		t.Errorf("Grace Hopper appears %d times, want 4 (admin and support, two queries)", n)
+	}
+}
