@@ -53,7 +53,7 @@ func (r *recorder) take() []audit.Record {
 }
 
 // engineDB opens sqe with its real engine over a fake database.
-func engineDB(t *testing.T, flags fakedriver.Flags, opts ...Option) (*sql.DB, *fakedriver.DB, *connector) {
+func engineDB(t testing.TB, flags fakedriver.Flags, opts ...Option) (*sql.DB, *fakedriver.DB, *connector) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(path, []byte(auditPolicy), 0o600); err != nil {

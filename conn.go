@@ -48,6 +48,11 @@ type Conn struct {
 	// for query, so CheckNamedValue accepts every value and the direct path
 	// converts arguments itself (see CheckNamedValue).
 	convertDirect bool
+	// skipsWithArgs: the inner connection answered a direct query or exec
+	// with arguments with driver.ErrSkip (go-sql-driver/mysql does without
+	// interpolateParams); later ones go straight to the prepare path
+	// instead of being planned twice.
+	skipsWithArgs bool
 }
 
 var (
@@ -226,7 +231,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		c.finish(ctx, p, nil)
 		return localResult{}, nil
 	}
-	if !c.hasExec() {
+	if !c.hasExec() || (c.skipsWithArgs && len(args) > 0) {
 		return nil, driver.ErrSkip
 	}
 	args, err := c.convertArgs(args)
@@ -250,6 +255,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		res, err = c.execer.Exec(p.sql, dargs)
 	}
 	if err == driver.ErrSkip {
+		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
 	}
 	err = redactError(p, err)
@@ -270,7 +276,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		c.finish(ctx, p, nil)
 		return localRows{}, nil
 	}
-	if !c.hasQuery() {
+	if !c.hasQuery() || (c.skipsWithArgs && len(args) > 0) {
 		return nil, driver.ErrSkip
 	}
 	args, err := c.convertArgs(args)
@@ -294,6 +300,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		rows, err = c.queryer.Query(p.sql, dargs)
 	}
 	if err == driver.ErrSkip {
+		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
 	}
 	if err != nil {
