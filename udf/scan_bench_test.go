@@ -1,0 +1,101 @@
+package udf
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sqe-project/sqe/internal/testdb"
+)
+
+// scanRows is the size of the table BenchmarkMaskScan scans.
+const scanRows = 1_000_000
+
+// BenchmarkMaskScan compares full scans of 1,000,000 rows computing each
+// mask's SQL with the same scans reading the raw column, on each real
+// database, in one loop (so both sides see the same machine), and reports
+// masked/unmasked time per mask type and column kind. Run with
+//
+//	./scripts/bench.sh -benchtime 1x -count 3 -run '^$' -bench MaskScan ./udf/
+func BenchmarkMaskScan(b *testing.B) {
+	type column struct {
+		name, dataType, columnType string
+	}
+	str := column{"s", "varchar", "varchar(40)"}
+	num := column{"i", "int", "int"}
+	date := column{"d", "date", "date"}
+	masks := []struct {
+		typ  string
+		args []string
+		col  column
+	}{
+		{TypeMask, nil, str}, {TypeShowLast4, nil, str}, {TypeShowFirst4, nil, str}, {TypeHash, nil, str},
+		{TypeNull, nil, str}, {TypeRedact, nil, str}, {TypeShowLastN, []string{"2"}, str},
+		{TypeMask, nil, num}, {TypeShowLast4, nil, num}, {TypeNull, nil, num},
+		{TypeMask, nil, date}, {TypeDateShowYear, nil, date},
+	}
+	for _, db := range []struct {
+		name    string
+		dialect Dialect
+		open    func(testing.TB) *sql.DB
+		seed    []string
+		column  func(string) string
+	}{
+		{"mysql", MySQL, func(tb testing.TB) *sql.DB {
+			dsn, _ := testdb.NewMySQLDatabase(tb)
+			return testdb.OpenMySQL(tb, dsn)
+		}, []string{
+			"CREATE TABLE scan (id INT PRIMARY KEY, s VARCHAR(40), i INT, d DATE)",
+			fmt.Sprintf("INSERT INTO scan SELECT seq, CONCAT('Abc-', seq, '-xyZ'), CAST(seq AS SIGNED) * 7 - 3500000, "+
+				"DATE_ADD('1900-01-01', INTERVAL seq %% 40000 DAY) FROM seq_1_to_%d", scanRows),
+		}, func(c string) string { return "`" + c + "`" }},
+		{"postgres", Postgres, func(tb testing.TB) *sql.DB {
+			dsn, _ := testdb.NewPostgresDatabase(tb)
+			return testdb.OpenPostgres(tb, dsn)
+		}, []string{
+			"CREATE TABLE scan (id INT PRIMARY KEY, s VARCHAR(40), i INT, d DATE)",
+			fmt.Sprintf("INSERT INTO scan SELECT g, 'Abc-' || g || '-xyZ', g * 7 - 3500000, "+
+				"DATE '1900-01-01' + (g %% 40000) FROM generate_series(1, %d) g", scanRows),
+			"ANALYZE scan",
+		}, func(c string) string { return `"` + c + `"` }},
+	} {
+		b.Run(db.name, func(b *testing.B) {
+			conn := db.open(b)
+			testdb.Exec(b, conn, db.seed...)
+			for _, m := range masks {
+				expr, err := MaskSQL(Target{Dialect: db.dialect, Column: db.column(m.col.name), DataType: m.col.dataType,
+					ColumnType: m.col.columnType}, m.typ, m.args, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				masked := "SELECT COUNT(*), MAX(" + expr + ") FROM scan"
+				raw := "SELECT COUNT(*), MAX(" + db.column(m.col.name) + ") FROM scan"
+				b.Run(m.typ+"/"+kindName(m.col.dataType), func(b *testing.B) {
+					var tm, tr time.Duration
+					for i := 0; i < b.N; i++ {
+						t0 := time.Now()
+						scan(b, conn, raw)
+						t1 := time.Now()
+						scan(b, conn, masked)
+						tr += t1.Sub(t0)
+						tm += time.Since(t1)
+					}
+					b.ReportMetric(float64(tr.Milliseconds())/float64(b.N), "unmasked-ms")
+					b.ReportMetric(float64(tm.Milliseconds())/float64(b.N), "masked-ms")
+					b.ReportMetric(float64(tm)/float64(tr), "masked/unmasked")
+				})
+			}
+		})
+	}
+}
+
+func kindName(dataType string) string { return KindOf(dataType).String() }
+
+func scan(b *testing.B, db *sql.DB, q string) {
+	var n int64
+	var v sql.NullString
+	if err := db.QueryRow(q).Scan(&n, &v); err != nil || n != scanRows {
+		b.Fatalf("%.80s: %d rows, %v", q, n, err)
+	}
+}
