@@ -8,13 +8,16 @@
 // A Source hands out immutable Snapshots. A statement pins one Snapshot and
 // resolves the caller's principals into a View, which it then asks for one
 // Decision per table. A snapshot is never changed in place: a reload
-// compiles a new one off the hot path and swaps one pointer, so a statement
-// sees one consistent policy set from start to end. A source that has never
-// loaded fails with ErrNotLoaded.
+// compiles a new one off the statement path and swaps one pointer, so a
+// statement sees one consistent policy set from start to end, and
+// statements never wait for a reload. The snapshot version is part of
+// View.Fingerprint, and so of the rewrite-cache key.
 //
 // FileSource serves a native policy file (Reload re-reads it; a failed
-// reload keeps the last good snapshot); NewStaticSource serves a fixed
-// Snapshot.
+// reload keeps the last good snapshot); MemorySource serves policy sets
+// published in code as *File values; NewStaticSource serves a fixed
+// Snapshot. ViewWithRetry is the statement path's way from a Source to a
+// View (see Failure model).
 //
 // # The native policy file
 //
@@ -79,7 +82,10 @@
 //	policy.yaml:14: tables."shop.customers".masks[1].type: unknown mask type "MASK_FOO"
 //
 // The errors are *FileError values (joined when there are several) and wrap
-// ErrInvalidFile.
+// ErrInvalidFile. ParsePartial (which FileSource uses by default) is the
+// exception for problems confined to one roles, groups or users entry:
+// the entry is left out and its principal is unresolved (see Failure
+// model), unless the file has more than 50 problems.
 //
 // # Semantics
 //
@@ -124,18 +130,92 @@
 //
 // # Evaluator
 //
-// Compile turns a File into per-principal indexes: for each principal
-// (user:x, group:x, role:x, public) a map from table to its rules, plus a
-// short list for wildcard entries. View resolves the role closure once and
-// pins the indexes of the principals the user has, so Decide probes only
-// those; its cost depends on the principals held and the rules on the table,
-// not on the size of the policy set. A View caches its Decisions; a returned
-// *Decision is shared and must not be modified (Decision.Clone gives a
-// private copy).
+// Compile turns a File into per-principal indexes. Principals (public,
+// every role, every user and group the policy set names) and resources
+// (table entries: exact tables and wildcard patterns) are numbered. For
+// each principal and each resource it has rules on, the snapshot holds one
+// entry: the access types it allows and denies and its row filters, masks
+// and restricted columns, in first-match order (file order, or Priority
+// for sources that have one). The entries of all principals live in one
+// open-addressing table keyed by (principal, resource), so a probe costs
+// the same whatever the number of policies; the snapshot's large arrays
+// hold no pointers (rule texts are spans of one string per table entry),
+// so that the garbage collector does not scan them.
+//
+// A lookup resolves the table to its resources without looking at
+// unrelated policies: the exact entry through a map, wildcard entries
+// through an index by literal schema and by the literal prefix or suffix
+// of the table pattern (a pattern without literal text, such as "*", is
+// checked for every table, as it is related to every table).
+//
+// View resolves the user's principals once: the user, the session's
+// groups, public, and the held roles — the closure, over contains, of the
+// session's roles and the roles the file grants to the user and to each of
+// the groups — and marks the active ones. It pins the indexes of the
+// principals that have rules; Decide probes only those, for the table's
+// resources, so its cost depends on the principals held and the rules on
+// the table, not on the size of the policy set. A View caches its
+// Decisions (WithDecisionCacheSize); a returned *Decision is read-only (its
+// maps may be shared with other Decisions; Decision.Clone gives a private
+// copy). Nothing a View computes is shared with another View.
+//
+// Adaptive merge. A View that pins many principals (at least
+// WithMergeMinPrincipals) probes each of them per resource. Once the probes
+// it has made cost as much as merging its principals' indexes would (the
+// total number of their entries), it builds one merged index, resource to
+// rules, and probes that instead. A View whose principals have more
+// entries than WithMergeBound (default 100,000) never merges and keeps
+// probing, so the memory a View can use is bounded.
 //
 // View.Fingerprint encodes the snapshot version, the user name, the sorted
 // groups, held and active roles, the primary and secondary roles (which
 // current_role() and current_secondary_roles() report) and the sorted
 // attributes, each length-prefixed: two Views with the same fingerprint
 // decide every table, and resolve every context function, the same way.
+//
+// # Failure model
+//
+// Every failure fails closed, and only as wide as it must:
+//
+//   - A source that has never loaded makes every statement fail with an
+//     error wrapping ErrNotLoaded (naming the last load error).
+//     NewFileSource fails when the first load fails, unless
+//     WithDeferredLoad is given.
+//   - A reload that fails keeps the last good snapshot and is counted
+//     (Stats.ReloadFailures, Stats.LastError).
+//   - A View built on a snapshot that was superseded while it was built is
+//     built again on the newer one by ViewWithRetry, up to WithViewRetries
+//     times (backing off by WithRetryBackoff from the second retry on);
+//     the statement fails (ErrSuperseded) only when no build completed. A
+//     View built on a superseded *Compiled is consistent, so when the
+//     retries run out the last one is used.
+//   - A principal that cannot be resolved — a malformed roles, groups or
+//     users entry read with ParsePartial (FileSource's default), a role on
+//     a cycle, or a principal a source lists in File.Unresolved (say, a role
+//     whose membership failed to download) — is marked unresolved in the
+//     snapshot, and the load counts as partial. What is unknown about it is
+//     which roles it contains or grants. So a user who holds it (directly,
+//     through a group, or through a role) gets an *UnresolvedError (which
+//     wraps ErrUnresolved and matches ErrAccessDenied, and names the
+//     principal) for every table that has rules for a role the user does
+//     not otherwise hold, and for a primary or secondary role the user does
+//     not otherwise hold; every other table decides normally, and users who
+//     do not hold it are not affected.
+//
+// # Statistics and limits
+//
+// Sources count what happens in policy in a Counters value, which their
+// snapshots and Views share, and report it as Stats: snapshots published,
+// unchanged and failed reloads, partial loads and unresolved principals,
+// statements refused by reason (FailNotLoaded, FailRoleNotGranted,
+// FailUnresolved, FailSuperseded), Views that could not be built,
+// superseded retries and merges built. Rewrite-cache hits and misses are
+// the driver's, which adds them to its own statistics.
+//
+// Every limit is an Option with a documented default: WithMergeBound
+// (DefaultMergeBound), WithMergeMinPrincipals (DefaultMergeMinPrincipals),
+// WithViewRetries (DefaultViewRetries), WithRetryBackoff
+// (DefaultRetryBackoff) and WithDecisionCacheSize
+// (DefaultDecisionCacheSize); WithPartialLoads, WithDeferredLoad and
+// WithCounters choose behaviour.
 package policy

@@ -573,3 +573,19 @@ func TestStaticSource(t *testing.T) {
 		t.Errorf("zero FileSource: %v", err)
 	}
 }
+
+func TestCloneTagFields(t *testing.T) {
+	d := &Decision{
+		TagMasks:   map[string]Mask{"PII": {Type: "MASK_SHOW_FIRST_N", Args: []string{"2"}}},
+		ColumnTags: map[string][]string{"email": {"PII"}},
+	}
+	c := d.Clone()
+	if !reflect.DeepEqual(c, d) {
+		t.Fatalf("clone %+v", c)
+	}
+	c.TagMasks["PII"].Args[0] = "9"
+	c.ColumnTags["email"][0] = "X"
+	if d.TagMasks["PII"].Args[0] != "2" || d.ColumnTags["email"][0] != "PII" {
+		t.Error("clone shares tag data")
+	}
+}

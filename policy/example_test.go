@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"slices"
@@ -110,4 +111,46 @@ tables:
 	// ann (primary "analyst"): select=true, update denied by no allow rule, 1 row filter(s)
 	// bob (primary ""): select=false, update denied by no allow rule, 0 row filter(s)
 	// sqe: access denied: primary role "admin" is not granted to user "bob"
+}
+
+func ExampleViewWithRetry() {
+	src := policy.NewMemorySource(policy.WithViewRetries(5))
+	// A policy set built in code; the "ops" group's roles entry could not
+	// be read, so the group is unresolved.
+	f := &policy.File{
+		Version: policy.FileVersion,
+		Groups:  []policy.FileGrant{{Name: "eu", Roles: []string{"analyst"}}},
+		Tables: []policy.FileTable{{
+			Schema: "shop", Table: "orders",
+			Access: []policy.AccessRule{{Name: "read", Principals: []policy.Principal{{Kind: policy.PrincipalRole, Name: "analyst"}}, Allow: []policy.Access{policy.Select}}},
+		}},
+		Unresolved: []policy.Unresolved{{Principal: policy.Principal{Kind: policy.PrincipalGroup, Name: "ops"}, Reason: "membership download failed"}},
+	}
+	if _, err := src.Publish(f); err != nil {
+		log.Fatal(err)
+	}
+	orders := policy.TableName{Schema: "shop", Table: "orders"}
+	for _, u := range []session.User{
+		{Name: "ann", Groups: []string{"eu"}},
+		{Name: "bob", Groups: []string{"ops"}},      // ops might grant analyst
+		{Name: "cy", Groups: []string{"eu", "ops"}}, // analyst through eu: known
+	} {
+		v, err := policy.ViewWithRetry(src, u) // once per statement
+		if err != nil {
+			log.Fatal(err)
+		}
+		d, err := v.Decide(orders)
+		if err != nil {
+			fmt.Printf("%s: %v (access denied: %v)\n", u.Name, err, errors.Is(err, policy.ErrAccessDenied))
+			continue
+		}
+		fmt.Printf("%s: select=%v\n", u.Name, d.Allows(policy.Select))
+	}
+	st := src.Stats()
+	fmt.Println("reloads:", st.Reloads, "partial:", st.PartialLoads, "refused:", st.FailClosed)
+	// Output:
+	// ann: select=true
+	// bob: sqe: access denied: table shop.orders: user "bob" holds unresolved principal group:ops (the table has rules for role "analyst", which may be granted through it): membership download failed (access denied: true)
+	// cy: select=true
+	// reloads: 1 partial: 1 refused: map[unresolved:1]
 }

@@ -58,6 +58,11 @@ type File struct {
 	Groups       []FileGrant // roles granted to groups, in file order
 	Users        []FileGrant // roles granted to users, in file order
 	Tables       []FileTable // in file order
+	// Unresolved lists principals whose definition could not be read
+	// (ParsePartial records malformed roles, groups and users entries
+	// here). Compile marks them unresolved in the snapshot: a View holding
+	// one fails closed on the decisions that depend on it.
+	Unresolved []Unresolved
 }
 
 // FileRole is a role and the roles it contains: holding the role means
@@ -102,9 +107,12 @@ type AccessRule struct {
 	Name        string
 	Description string
 	Principals  []Principal
-	Allow       []Access
-	Deny        []Access
-	Line        int
+	// Priority orders rules for sources that have priorities (the native
+	// file has none: 0): see Compile.
+	Priority int
+	Allow    []Access
+	Deny     []Access
+	Line     int
 }
 
 // FilterRule is a row filter for its principals.
@@ -112,8 +120,11 @@ type FilterRule struct {
 	Name        string
 	Description string
 	Principals  []Principal
-	Filter      string // a boolean SQL expression over the table's raw columns
-	Line        int
+	// Priority orders rules for sources that have priorities (the native
+	// file has none: 0): see Compile.
+	Priority int
+	Filter   string // a boolean SQL expression over the table's raw columns
+	Line     int
 }
 
 // MaskRule masks one column for its principals.
@@ -121,11 +132,14 @@ type MaskRule struct {
 	Name        string
 	Description string
 	Principals  []Principal
-	Column      string // lower-cased
-	Type        string // a mask type of package udf, upper-cased
-	Args        []string
-	Expr        string // the CUSTOM expression, {col} standing for the column
-	Line        int
+	// Priority orders rules for sources that have priorities (the native
+	// file has none: 0): see Compile.
+	Priority int
+	Column   string // lower-cased
+	Type     string // a mask type of package udf, upper-cased
+	Args     []string
+	Expr     string // the CUSTOM expression, {col} standing for the column
+	Line     int
 }
 
 // RestrictRule removes columns from its principals' view of the table.
@@ -133,8 +147,11 @@ type RestrictRule struct {
 	Name        string
 	Description string
 	Principals  []Principal
-	Columns     []string // lower-cased
-	Line        int
+	// Priority orders rules for sources that have priorities (the native
+	// file has none: 0): see Compile.
+	Priority int
+	Columns  []string // lower-cased
+	Line     int
 }
 
 // PrincipalKind is the kind of a Principal.
@@ -262,4 +279,4 @@ func pathKey(k string) string {
 	return k
 }
 
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+func elemPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,12 +23,37 @@ const maxFileErrors = 50
 // Parse parses a native policy file. name is used in error messages (the
 // path, usually). Every problem found is reported: the error is a
 // *FileError, or an errors.Join of several, and wraps ErrInvalidFile.
-func Parse(name string, data []byte) (*File, error) {
-	p := &parser{file: name}
+func Parse(name string, data []byte) (*File, error) { return parse(name, data, false) }
+
+// ParsePartial parses a native policy file like Parse, except for problems
+// confined to one entry of the roles, groups or users section (a malformed
+// entry, a duplicate key, a role on a cycle): such an entry is left out and
+// the principal it defines (role:NAME, group:NAME or user:NAME) is listed in
+// File.Unresolved with the problem, instead of failing the file. Compiled,
+// the principal is unresolved: decisions that depend on it fail closed,
+// every other decision is made normally. Every other problem is an error,
+// as with Parse, and so is a file with more than 50 problems. FileSource
+// reads files this way unless WithPartialLoads(false) is given.
+func ParsePartial(name string, data []byte) (*File, error) { return parse(name, data, true) }
+
+func parse(name string, data []byte, partial bool) (*File, error) {
+	p := &parser{file: name, partial: partial}
 	f := p.parse(data)
 	if len(p.errs) == 0 {
-		if err := checkRoleCycles(f); err != nil {
-			p.errs = append(p.errs, err)
+		for {
+			fe, cycle := roleCycle(f)
+			if fe == nil {
+				break
+			}
+			if !partial {
+				p.errs = append(p.errs, fe)
+				break
+			}
+			// Every role on the cycle is unresolved.
+			for _, r := range cycle[:len(cycle)-1] {
+				f.Unresolved = append(f.Unresolved, Unresolved{Principal: Principal{PrincipalRole, r}, Reason: fe.Error()})
+			}
+			f.Roles = slices.DeleteFunc(f.Roles, func(r FileRole) bool { return slices.Contains(cycle, r.Name) })
 		}
 	}
 	if len(p.errs) > 0 {
@@ -38,6 +64,7 @@ func Parse(name string, data []byte) (*File, error) {
 
 type parser struct {
 	file    string
+	partial bool // ParsePartial: demote errors of hierarchy entries
 	errs    []error
 	budget  int // node visits left; bounds alias expansion
 	aborted bool
@@ -172,7 +199,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string
 			p.fail(k, path, "expected a field name, got %s", describe(k))
 			continue
 		}
-		fp := join(path, k.Value)
+		fp := joinPath(path, k.Value)
 		known := false
 		for _, a := range allowed {
 			if a == k.Value {
@@ -232,7 +259,7 @@ func (p *parser) entries(n *yaml.Node, path string, norm func(string) string) []
 	return out
 }
 
-func join(path, field string) string {
+func joinPath(path, field string) string {
 	if path == "" {
 		return field
 	}
@@ -267,7 +294,7 @@ func (p *parser) strList(n *yaml.Node, path string) ([]string, []*yaml.Node) {
 	nodes := make([]*yaml.Node, 0, len(n.Content))
 	for i, c := range n.Content {
 		c = p.node(c)
-		if s, ok := p.str(c, index(path, i)); ok {
+		if s, ok := p.str(c, elemPath(path, i)); ok {
 			out = append(out, s)
 			nodes = append(nodes, c)
 		}
@@ -330,6 +357,7 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 	}
 
 	if r, ok := fs["roles"]; ok {
+		before := len(p.errs)
 		for _, e := range p.entries(r.val, "roles", nil) {
 			path := "roles." + pathKey(e.name)
 			if err := checkName(e.name); err != nil {
@@ -342,9 +370,20 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 			}
 			f.Roles = append(f.Roles, role)
 		}
+		if bad := p.demote(f, "roles", PrincipalRole, before); bad != nil {
+			f.Roles = slices.DeleteFunc(f.Roles, func(r FileRole) bool { return bad[r.Name] })
+		}
 	}
+	before := len(p.errs)
 	f.Groups = p.grants(fs, "groups")
+	if bad := p.demote(f, "groups", PrincipalGroup, before); bad != nil {
+		f.Groups = slices.DeleteFunc(f.Groups, func(g FileGrant) bool { return bad[g.Name] })
+	}
+	before = len(p.errs)
 	f.Users = p.grants(fs, "users")
+	if bad := p.demote(f, "users", PrincipalUser, before); bad != nil {
+		f.Users = slices.DeleteFunc(f.Users, func(g FileGrant) bool { return bad[g.Name] })
+	}
 
 	if t, ok := fs["tables"]; ok {
 		for _, e := range p.entries(t.val, "tables", strings.ToLower) {
@@ -353,11 +392,80 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 	}
 }
 
+// demote, in partial mode, turns the errors recorded since index from that
+// lie inside one entry of section into Unresolved principals, and returns
+// the names of those entries. Errors about the section as a whole, and
+// about entries whose name is itself bad, stay errors.
+func (p *parser) demote(f *File, section string, kind PrincipalKind, from int) map[string]bool {
+	if !p.partial || len(p.errs) == from {
+		return nil
+	}
+	var bad map[string]bool
+	kept := p.errs[:from]
+	var order []string
+	reasons := map[string][]string{}
+	for _, err := range p.errs[from:] {
+		fe, ok := err.(*FileError)
+		name, inEntry := "", false
+		if ok {
+			name, inEntry = entryName(section, fe.Path)
+		}
+		if !inEntry || checkName(name) != nil {
+			kept = append(kept, err)
+			continue
+		}
+		if bad == nil {
+			bad = map[string]bool{}
+		}
+		if !bad[name] {
+			order = append(order, name)
+		}
+		bad[name] = true
+		reasons[name] = append(reasons[name], fe.Error())
+	}
+	p.errs = kept
+	for _, name := range order {
+		f.Unresolved = append(f.Unresolved, Unresolved{
+			Principal: Principal{Kind: kind, Name: name},
+			Reason:    strings.Join(reasons[name], "; "),
+		})
+	}
+	return bad
+}
+
+// entryName returns the entry name of a field path inside section
+// ("roles.admin.contains[0]" -> "admin"), undoing pathKey's quoting.
+func entryName(section, path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, section+".")
+	if !ok || rest == "" {
+		return "", false
+	}
+	var name, tail string
+	if rest[0] == '"' {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return "", false
+		}
+		name, _ = strconv.Unquote(q)
+		tail = rest[len(q):]
+	} else {
+		i := strings.IndexAny(rest, ".[")
+		if i < 0 {
+			i = len(rest)
+		}
+		name, tail = rest[:i], rest[i:]
+	}
+	if tail != "" && tail[0] != '.' && tail[0] != '[' {
+		return "", false
+	}
+	return name, true
+}
+
 func (p *parser) roleNames(n *yaml.Node, path string) []string {
 	names, nodes := p.strList(n, path)
 	for i, s := range names {
 		if err := checkName(s); err != nil {
-			p.fail(nodes[i], index(path, i), "bad role name: %v", err)
+			p.fail(nodes[i], elemPath(path, i), "bad role name: %v", err)
 		}
 	}
 	return names
@@ -396,22 +504,22 @@ func (p *parser) table(e entry) FileTable {
 	key := e.name
 	if a, ok := tf["access"]; ok {
 		for i, n := range p.list(a.val, path+".access") {
-			t.Access = append(t.Access, p.accessRule(n, index(path+".access", i), defaultName(key, "access", i)))
+			t.Access = append(t.Access, p.accessRule(n, elemPath(path+".access", i), defaultName(key, "access", i)))
 		}
 	}
 	if a, ok := tf["row_filters"]; ok {
 		for i, n := range p.list(a.val, path+".row_filters") {
-			t.RowFilters = append(t.RowFilters, p.filterRule(n, index(path+".row_filters", i), defaultName(key, "row_filters", i)))
+			t.RowFilters = append(t.RowFilters, p.filterRule(n, elemPath(path+".row_filters", i), defaultName(key, "row_filters", i)))
 		}
 	}
 	if a, ok := tf["masks"]; ok {
 		for i, n := range p.list(a.val, path+".masks") {
-			t.Masks = append(t.Masks, p.maskRule(n, index(path+".masks", i), defaultName(key, "masks", i)))
+			t.Masks = append(t.Masks, p.maskRule(n, elemPath(path+".masks", i), defaultName(key, "masks", i)))
 		}
 	}
 	if a, ok := tf["restricted"]; ok {
 		for i, n := range p.list(a.val, path+".restricted") {
-			t.Restricted = append(t.Restricted, p.restrictRule(n, index(path+".restricted", i), defaultName(key, "restricted", i)))
+			t.Restricted = append(t.Restricted, p.restrictRule(n, elemPath(path+".restricted", i), defaultName(key, "restricted", i)))
 		}
 	}
 	return t
@@ -419,7 +527,7 @@ func (p *parser) table(e entry) FileTable {
 
 // defaultName names a rule that has no name: "shop.customers/masks[1]".
 func defaultName(tableKey, section string, i int) string {
-	return index(tableKey+"/"+section, i)
+	return elemPath(tableKey+"/"+section, i)
 }
 
 // common reads the fields every rule has: name, description, principals.
@@ -450,7 +558,7 @@ func (p *parser) common(n *yaml.Node, path string, fs map[string]field, def stri
 	for i, s := range strs {
 		pr, err := ParsePrincipal(s)
 		if err != nil {
-			p.fail(nodes[i], index(path+".principals", i), "%v", err)
+			p.fail(nodes[i], elemPath(path+".principals", i), "%v", err)
 			continue
 		}
 		ps = append(ps, pr)
@@ -471,7 +579,7 @@ func (p *parser) accessList(fs map[string]field, key, path string) []Access {
 	for i, s := range strs {
 		a, ok := ParseAccess(s)
 		if !ok || strings.TrimSpace(s) != s {
-			p.fail(nodes[i], index(path, i), "unknown access type %q (want select, update, create, drop, alter, index, lock or all)", s)
+			p.fail(nodes[i], elemPath(path, i), "unknown access type %q (want select, update, create, drop, alter, index, lock or all)", s)
 			continue
 		}
 		out = append(out, a)
@@ -575,10 +683,23 @@ func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
 		p.fail(fs["expr"].key, path+".expr", "expr is only for type CUSTOM (type is %s)", r.Type)
 	default:
 		if err := udf.ValidateMask(r.Type, r.Args, r.Expr); err != nil {
-			p.fail(p.node(v.val), path+".type", "%v", err)
+			// A known type's complaint is about its arguments.
+			at, fp := p.node(v.val), path+".type"
+			if a, ok := fs["args"]; ok && slices.Contains(knownMaskTypes, r.Type) {
+				at, fp = p.node(a.val), path+".args"
+			}
+			p.fail(at, fp, "%s", strings.TrimPrefix(err.Error(), "udf: "))
 		}
 	}
 	return r
+}
+
+// knownMaskTypes only steers which field a udf.ValidateMask error is
+// reported on; udf.ValidateMask decides what is valid.
+var knownMaskTypes = []string{
+	udf.TypeMask, udf.TypeShowLast4, udf.TypeShowFirst4, udf.TypeHash, udf.TypeNull,
+	udf.TypeNone, udf.TypeDateShowYear, udf.TypeCustom, udf.TypeShowFirstN,
+	udf.TypeShowLastN, udf.TypeFirstN, udf.TypeLastN, udf.TypeRedact, udf.TypeRegexpReplace,
 }
 
 func checkColumn(s string) error {
@@ -609,7 +730,7 @@ func (p *parser) restrictRule(n *yaml.Node, path, def string) RestrictRule {
 	}
 	for i, c := range cols {
 		if err := checkColumn(c); err != nil {
-			p.fail(nodes[i], index(path+".columns", i), "%v", err)
+			p.fail(nodes[i], elemPath(path+".columns", i), "%v", err)
 		}
 		r.Columns = append(r.Columns, strings.ToLower(c))
 	}
@@ -619,6 +740,15 @@ func (p *parser) restrictRule(n *yaml.Node, path, def string) RestrictRule {
 // checkRoleCycles reports a role that contains itself, directly or through
 // other roles.
 func checkRoleCycles(f *File) error {
+	if fe, _ := roleCycle(f); fe != nil {
+		return fe
+	}
+	return nil
+}
+
+// roleCycle finds a role cycle: the error, and the roles on the cycle (the
+// first repeated at the end).
+func roleCycle(f *File) (*FileError, []string) {
 	byName := make(map[string]*FileRole, len(f.Roles))
 	for i := range f.Roles {
 		byName[f.Roles[i].Name] = &f.Roles[i]
@@ -630,11 +760,11 @@ func checkRoleCycles(f *File) error {
 	)
 	state := make(map[string]int, len(f.Roles))
 	var stack []string
-	var visit func(name string) error
-	visit = func(name string) error {
+	var visit func(name string) (*FileError, []string)
+	visit = func(name string) (*FileError, []string) {
 		switch state[name] {
 		case done:
-			return nil
+			return nil, nil
 		case visiting:
 			start := 0
 			for i, s := range stack {
@@ -645,28 +775,28 @@ func checkRoleCycles(f *File) error {
 			cycle := append(append([]string(nil), stack[start:]...), name)
 			r := byName[stack[len(stack)-1]]
 			return &FileError{File: f.Name, Line: r.Line, Path: "roles." + pathKey(r.Name) + ".contains",
-				Msg: "role cycle: " + strings.Join(cycle, " -> ")}
+				Msg: "role cycle: " + strings.Join(cycle, " -> ")}, cycle
 		}
 		r := byName[name]
 		if r == nil {
 			state[name] = done
-			return nil
+			return nil, nil
 		}
 		state[name] = visiting
 		stack = append(stack, name)
 		for _, c := range r.Contains {
-			if err := visit(c); err != nil {
-				return err
+			if fe, cycle := visit(c); fe != nil {
+				return fe, cycle
 			}
 		}
 		stack = stack[:len(stack)-1]
 		state[name] = done
-		return nil
+		return nil, nil
 	}
 	for _, r := range f.Roles {
-		if err := visit(r.Name); err != nil {
-			return err
+		if fe, cycle := visit(r.Name); fe != nil {
+			return fe, cycle
 		}
 	}
-	return nil
+	return nil, nil
 }

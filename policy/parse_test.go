@@ -97,7 +97,7 @@ func TestParseErrors(t *testing.T) {
       - principals: [public]
         column: email
         type: MASK_FOO
-`, []string{`policy.yaml:9: tables."shop.customers".masks[1].type: …`}},
+`, []string{`policy.yaml:9: tables."shop.customers".masks[1].type: unknown mask type "MASK_FOO"`}},
 		{"unknown top-level field", head + "tabels: {}\n",
 			[]string{`policy.yaml:3: tabels: unknown field "tabels" (want version, default, roles, groups, users, tables)`}},
 		{"unknown rule field", head + `tables:
@@ -203,7 +203,17 @@ func TestParseErrors(t *testing.T) {
         column: a
         type: MASK_SHOW_FIRST_N
         args: [many]
-`, []string{`policy.yaml:8: tables."s.t".masks[0].type: …`}},
+`, []string{`policy.yaml:9: tables."s.t".masks[0].args: mask MASK_SHOW_FIRST_N: character count: "many" is not a 32-bit integer`}},
+		{"args on a no-argument mask", head + `tables:
+  s.t:
+    masks:
+      - {principals: [public], column: a, type: MASK_NULL, args: ["1"]}
+`, []string{`policy.yaml:6: tables."s.t".masks[0].args: mask MASK_NULL takes no arguments, got 1`}},
+		{"missing mask args", head + `tables:
+  s.t:
+    masks:
+      - {principals: [public], column: a, type: MASK_LAST_N}
+`, []string{`policy.yaml:6: tables."s.t".masks[0].type: mask MASK_LAST_N needs the number of characters as its first argument`}},
 		{"table key without schema", head + `tables:
   customers: {}
 `, []string{`policy.yaml:4: tables.customers: table "customers": want schema.table (exactly one dot; * and ? are wildcards)`}},
@@ -415,5 +425,104 @@ func TestCompileChecksBuiltFiles(t *testing.T) {
 	}
 	if _, err := Compile(nil, 1); !errors.Is(err, ErrInvalidFile) {
 		t.Errorf("nil file: %v", err)
+	}
+}
+
+func TestParsePartial(t *testing.T) {
+	src := `version: 1
+default: deny
+roles:
+  ok: {contains: [a]}
+  bad1: {contains: {x: 1}}
+  "bad two": {contains: [a], bogus: 1}
+  dup: {}
+  dup: {contains: [a]}
+  c1: {contains: [c2]}
+  c2: {contains: [c1]}
+  uses_cycle: {contains: [c1]}
+groups:
+  g1: {roles: [ok]}
+  g2: {roles: 7}
+users:
+  u1: {roles: [" padded"]}
+  u2: {roles: [ok]}
+tables:
+  s.t:
+    access: [{principals: [role:ok], allow: [select]}]
+`
+	if _, err := Parse("p.yaml", []byte(src)); !errors.Is(err, ErrInvalidFile) {
+		t.Fatalf("strict parse: %v", err)
+	}
+	f, err := ParsePartial("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range f.Unresolved {
+		got[u.Principal.String()] = u.Reason
+	}
+	for p, reason := range map[string]string{
+		"role:bad1":    `p.yaml:5: roles.bad1.contains: expected a list`,
+		"role:bad two": `p.yaml:6: roles."bad two".bogus: unknown field "bogus"`,
+		"role:dup":     `p.yaml:8: roles.dup: duplicate entry "dup" (first at line 7)`,
+		"role:c1":      `role cycle: c1 -> c2 -> c1`,
+		"role:c2":      `role cycle: c1 -> c2 -> c1`,
+		"group:g2":     `p.yaml:14: groups.g2.roles: expected a list`,
+		"user:u1":      `p.yaml:16: users.u1.roles[0]: bad role name`,
+	} {
+		if !strings.Contains(got[p], reason) {
+			t.Errorf("%s: reason %q, want it to contain %q", p, got[p], reason)
+		}
+	}
+	if len(got) != 7 {
+		t.Errorf("unresolved %v", got)
+	}
+	var roles, groups, users []string
+	for _, r := range f.Roles {
+		roles = append(roles, r.Name)
+	}
+	for _, g := range f.Groups {
+		groups = append(groups, g.Name)
+	}
+	for _, u := range f.Users {
+		users = append(users, u.Name)
+	}
+	if strings.Join(roles, ",") != "ok,uses_cycle" || strings.Join(groups, ",") != "g1" || strings.Join(users, ",") != "u2" {
+		t.Errorf("kept roles %q, groups %q, users %q", roles, groups, users)
+	}
+	if _, err := Compile(f, 1); err != nil {
+		t.Fatalf("compile partial file: %v", err)
+	}
+
+	// Problems outside one hierarchy entry still fail the file.
+	for _, bad := range []string{
+		"version: 1\ndefault: deny\nroles: [a, b]\n",
+		"version: 1\ndefault: deny\nroles:\n  \" a\": {}\n",
+		"version: 1\ndefault: deny\ntables:\n  s.t:\n    access: [{principals: [role:x], allow: [nope]}]\n",
+		"version: 1\ndefault: maybe\nroles:\n  a: {contains: 5}\n",
+	} {
+		if _, err := ParsePartial("p.yaml", []byte(bad)); !errors.Is(err, ErrInvalidFile) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	// Many broken entries: still a partial load, not an aborted parse.
+	var b strings.Builder
+	b.WriteString("version: 1\ndefault: deny\nroles:\n")
+	for i := 0; i < 80; i++ {
+		fmt.Fprintf(&b, "  r%d: {contains: 5}\n", i)
+	}
+	if _, err := ParsePartial("p.yaml", []byte(b.String())); !errors.Is(err, ErrInvalidFile) || !strings.Contains(err.Error(), "too many errors") {
+		t.Errorf("80 broken entries: %v", err)
+	}
+}
+
+func TestCompileChecksUnresolved(t *testing.T) {
+	f := &File{Version: FileVersion, Unresolved: []Unresolved{{Principal: Principal{Kind: PrincipalRole}}}}
+	if _, err := Compile(f, 1); !errors.Is(err, ErrInvalidFile) {
+		t.Errorf("unresolved principal without a name: %v", err)
+	}
+	f = &File{Version: FileVersion, Groups: []FileGrant{{Name: "g", Roles: []string{""}}}}
+	if _, err := Compile(f, 1); !errors.Is(err, ErrInvalidFile) {
+		t.Errorf("empty role grant: %v", err)
 	}
 }

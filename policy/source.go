@@ -2,10 +2,14 @@ package policy
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/sqe-project/sqe/session"
 )
 
 var versions atomic.Uint64
@@ -14,29 +18,99 @@ var versions atomic.Uint64
 // process returned, for sources that compile snapshots.
 func NextVersion() uint64 { return versions.Add(1) }
 
+// publisher holds a source's current snapshot and counters. Publishing
+// compiles off the statement path and swaps one pointer.
+type publisher struct {
+	cur  atomic.Pointer[Compiled]
+	opts *options // nil: defaults
+	own  Counters
+
+	mu      sync.Mutex // serialises reloads; guards lastErr
+	lastErr error
+}
+
+func (p *publisher) options() options {
+	if p.opts == nil {
+		return defaultOptions()
+	}
+	return *p.opts
+}
+
+func (p *publisher) counters() *Counters {
+	if p.opts != nil && p.opts.counters != nil {
+		return p.opts.counters
+	}
+	return &p.own
+}
+
+// compile compiles f with the source's options and counters.
+func (p *publisher) compile(f *File) (*Compiled, error) {
+	o := p.options()
+	o.counters = p.counters()
+	c, err := Compile(f, NextVersion(), func(x *options) { *x = o })
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (p *publisher) store(c *Compiled) {
+	p.cur.Store(c)
+	p.counters().RecordReload(len(c.unresolvedList) > 0)
+}
+
+// finish records the outcome of a reload (mu held).
+func (p *publisher) finish(err error) error {
+	if err != nil {
+		p.counters().RecordReloadFailure()
+	}
+	p.lastErr = err
+	return err
+}
+
+func (p *publisher) stats() Stats {
+	s := p.counters().Stats()
+	if c := p.cur.Load(); c != nil {
+		s.Version = c.Version()
+		s.Unresolved = len(c.unresolvedList)
+	}
+	p.mu.Lock()
+	s.LastError = p.lastErr
+	p.mu.Unlock()
+	return s
+}
+
 // FileSource is a Source backed by a native policy file. It loads the file
 // when it is created; Reload re-reads it. Snapshot never blocks on a reload:
 // the current snapshot is one atomic pointer, swapped when a reload has
-// compiled its replacement.
+// compiled its replacement. A zero FileSource has never loaded (its
+// Snapshot fails with ErrNotLoaded).
 type FileSource struct {
+	publisher
 	path string
-	cur  atomic.Pointer[Compiled]
-
-	mu       sync.Mutex // serialises reloads; guards sum and lastErr
-	sum      [sha256.Size]byte
-	lastErr  error
-	loads    atomic.Uint64
-	same     atomic.Uint64
-	failures atomic.Uint64
+	sum  [sha256.Size]byte // of the file last published (mu)
 }
 
-var _ Source = (*FileSource)(nil)
+var (
+	_ Source        = (*FileSource)(nil)
+	_ StatsReporter = (*FileSource)(nil)
+)
 
 // NewFileSource loads and compiles the policy file at path. A malformed
-// file is an error (it wraps ErrInvalidFile).
-func NewFileSource(path string) (*FileSource, error) {
+// file is an error (it wraps ErrInvalidFile), unless WithDeferredLoad is
+// given: the source is then returned and fails closed until a Reload
+// succeeds. By default a malformed roles, groups or users entry only makes
+// its principal unresolved (see ParsePartial and WithPartialLoads).
+//
+// Options: WithPartialLoads, WithDeferredLoad, WithCounters, the options
+// of the snapshots it compiles (WithMergeBound, WithMergeMinPrincipals,
+// WithDecisionCacheSize) and the defaults ViewWithRetry uses with this
+// source (WithViewRetries, WithRetryBackoff).
+func NewFileSource(path string, opts ...Option) (*FileSource, error) {
+	o := buildOptions(defaultOptions(), opts)
 	s := &FileSource{path: path}
-	if err := s.Reload(); err != nil {
+	s.opts = &o
+	if err := s.Reload(); err != nil && !o.deferredLoad {
 		return nil, err
 	}
 	return s, nil
@@ -46,30 +120,36 @@ func NewFileSource(path string) (*FileSource, error) {
 func (s *FileSource) Path() string { return s.path }
 
 // Snapshot returns the current snapshot, or an error wrapping ErrNotLoaded
-// when none was ever loaded.
+// when none was ever loaded (naming the last load error, if any).
 func (s *FileSource) Snapshot() (Snapshot, error) {
 	c := s.cur.Load()
 	if c == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotLoaded, s.path)
+		return nil, s.notLoaded()
 	}
 	return c, nil
 }
 
+func (s *FileSource) notLoaded() error {
+	s.mu.Lock()
+	last := s.lastErr
+	s.mu.Unlock()
+	if last != nil {
+		return fmt.Errorf("%w: %s: last load failed: %v", ErrNotLoaded, s.path, last)
+	}
+	return fmt.Errorf("%w: %s", ErrNotLoaded, s.path)
+}
+
 // Reload re-reads the file and, when it parses and compiles, publishes it
 // as a new snapshot with a new version. On error the last good snapshot
-// stays current and the error is returned. A file whose bytes have not
-// changed since the last successful load keeps the current snapshot and its
-// version, so that polling does not invalidate caches keyed by version.
-// Concurrent reloads are serialised.
+// stays current, the failure is counted and the error is returned. A file
+// whose bytes have not changed since the last successful load keeps the
+// current snapshot and its version, so that polling does not invalidate
+// caches keyed by version. Concurrent reloads are serialised; statements
+// are never blocked by a reload.
 func (s *FileSource) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.reload()
-	if err != nil {
-		s.failures.Add(1)
-	}
-	s.lastErr = err
-	return err
+	return s.finish(s.reload())
 }
 
 func (s *FileSource) reload() error {
@@ -79,62 +159,191 @@ func (s *FileSource) reload() error {
 	}
 	sum := sha256.Sum256(data)
 	if sum == s.sum && s.cur.Load() != nil {
-		s.same.Add(1)
+		s.counters().RecordUnchanged()
 		return nil
 	}
-	f, err := Parse(s.path, data)
+	parse := ParsePartial
+	if !s.options().partialLoads {
+		parse = Parse
+	}
+	f, err := parse(s.path, data)
 	if err != nil {
 		return err
 	}
-	c, err := Compile(f, NextVersion())
+	c, err := s.compile(f)
 	if err != nil {
 		return err
 	}
-	s.cur.Store(c)
+	s.store(c)
 	s.sum = sum
-	s.loads.Add(1)
 	return nil
 }
 
-// FileSourceStats counts a FileSource's reloads.
-type FileSourceStats struct {
-	Version   uint64 // of the current snapshot; 0 when none
-	Loads     uint64 // snapshots published (the first load included)
-	Unchanged uint64 // reloads that found the file unchanged
-	Failures  uint64 // reloads that failed
-	LastError error  // of the latest reload; nil when it succeeded
+// Stats returns the source's counters, with the current version, the
+// number of unresolved principals and the last reload error.
+func (s *FileSource) Stats() Stats { return s.stats() }
+
+// Counters returns the Counters the source, its snapshots and their Views
+// record into.
+func (s *FileSource) Counters() *Counters { return s.counters() }
+
+// MemorySource is a Source whose policy sets are published in code, as
+// *File values (for sources that build them from another format, and for
+// tests). The zero value has never loaded.
+type MemorySource struct {
+	publisher
+}
+
+var (
+	_ Source        = (*MemorySource)(nil)
+	_ StatsReporter = (*MemorySource)(nil)
+)
+
+// NewMemorySource returns a MemorySource that has not loaded yet. It takes
+// the options NewFileSource takes (WithPartialLoads and WithDeferredLoad
+// do not apply).
+func NewMemorySource(opts ...Option) *MemorySource {
+	o := buildOptions(defaultOptions(), opts)
+	s := &MemorySource{}
+	s.opts = &o
+	return s
+}
+
+// Publish compiles f and, when it compiles, makes it the current snapshot
+// (with a new version, which it returns). On error the current snapshot
+// stays, the failure is counted and the error is returned. Compiling
+// happens before the swap, so statements are never blocked by a Publish;
+// concurrent Publish calls are serialised.
+func (s *MemorySource) Publish(f *File) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.compile(f)
+	if err != nil {
+		return 0, s.finish(err)
+	}
+	s.store(c)
+	return c.Version(), s.finish(nil)
+}
+
+// Snapshot returns the current snapshot, or an error wrapping ErrNotLoaded.
+func (s *MemorySource) Snapshot() (Snapshot, error) {
+	if c := s.cur.Load(); c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: nothing published", ErrNotLoaded)
 }
 
 // Stats returns the source's counters.
-func (s *FileSource) Stats() FileSourceStats {
-	st := FileSourceStats{
-		Loads:     s.loads.Load(),
-		Unchanged: s.same.Load(),
-		Failures:  s.failures.Load(),
-	}
-	if c := s.cur.Load(); c != nil {
-		st.Version = c.Version()
-	}
-	s.mu.Lock()
-	st.LastError = s.lastErr
-	s.mu.Unlock()
-	return st
+func (s *MemorySource) Stats() Stats { return s.stats() }
+
+// Counters returns the Counters the source, its snapshots and their Views
+// record into.
+func (s *MemorySource) Counters() *Counters { return s.counters() }
+
+type staticSource struct {
+	s   Snapshot
+	own Counters
 }
 
-type staticSource struct{ s Snapshot }
-
 // NewStaticSource returns a Source that always returns s. A nil s gives a
-// source that fails with ErrNotLoaded.
+// source that fails with ErrNotLoaded. The source reports Stats; for a
+// *Compiled they are the snapshot's Counters.
 func NewStaticSource(s Snapshot) Source {
 	if c, ok := s.(*Compiled); ok && c == nil {
 		s = nil
 	}
-	return staticSource{s}
+	return &staticSource{s: s}
 }
 
-func (s staticSource) Snapshot() (Snapshot, error) {
+func (s *staticSource) Snapshot() (Snapshot, error) {
 	if s.s == nil {
 		return nil, fmt.Errorf("%w: static source without a snapshot", ErrNotLoaded)
 	}
 	return s.s, nil
+}
+
+func (s *staticSource) Counters() *Counters {
+	if c, ok := s.s.(*Compiled); ok {
+		return c.counters
+	}
+	return &s.own
+}
+
+func (s *staticSource) Stats() Stats {
+	st := s.Counters().Stats()
+	if s.s != nil {
+		st.Version = s.s.Version()
+	}
+	if c, ok := s.s.(*Compiled); ok {
+		st.Unresolved = len(c.unresolvedList)
+	}
+	return st
+}
+
+// sourceOptions is implemented by sources that carry options.
+type sourceOptions interface{ options() options }
+
+// ViewWithRetry is the statement path's way to a View: it pins src's
+// current snapshot and builds the user's View on it. When the source
+// published a newer snapshot while the View was being built, or the
+// snapshot refused with ErrSuperseded, it builds the View again on the
+// newer snapshot, up to WithViewRetries times (default: the source's
+// setting, else DefaultViewRetries), pausing WithRetryBackoff (doubling)
+// from the second retry on. Each retry is counted in
+// Stats.SupersededRetries. When the retries run out it returns the last
+// View it built (consistent: it pinned one snapshot) or, if none, an error
+// wrapping ErrSuperseded (counted as FailSuperseded).
+//
+// A source that has never loaded fails with its ErrNotLoaded error
+// (counted as FailNotLoaded); other View errors are returned as they are
+// (the snapshot counts them). Counts go to the source's Counters when it
+// reports Stats (or to WithCounters).
+func ViewWithRetry(src Source, u session.User, opts ...Option) (View, error) {
+	base := defaultOptions()
+	if so, ok := src.(sourceOptions); ok {
+		base = so.options()
+	}
+	base.counters = nil
+	o := base
+	if len(opts) > 0 {
+		o = buildOptions(base, opts)
+	}
+	ctr := o.counters
+	if ctr == nil {
+		ctr = countersOf(src)
+	}
+	var last View
+	for attempt := 0; ; attempt++ {
+		s, err := src.Snapshot()
+		if err != nil {
+			if errors.Is(err, ErrNotLoaded) {
+				ctr.RecordFailClosed(FailNotLoaded)
+			} else {
+				ctr.RecordFailClosed(FailSource)
+			}
+			return nil, err
+		}
+		v, err := s.View(u)
+		if err != nil && !errors.Is(err, ErrSuperseded) {
+			return nil, err
+		}
+		if err == nil {
+			cur, cerr := src.Snapshot()
+			if cerr != nil || cur.Version() == s.Version() {
+				return v, nil
+			}
+			last = v
+		}
+		if attempt >= o.viewRetries {
+			if last != nil {
+				return last, nil
+			}
+			ctr.RecordFailClosed(FailSuperseded)
+			return nil, fmt.Errorf("sqe: policy view for user %q: %d retries: %w", u.Name, attempt, err)
+		}
+		ctr.retried()
+		if attempt > 0 && o.retryBackoff > 0 {
+			time.Sleep(o.retryBackoff << (attempt - 1))
+		}
+	}
 }

@@ -95,14 +95,14 @@ func TestFileSourceReload(t *testing.T) {
 		t.Fatalf("reload of a missing file: %v", err)
 	}
 	st := src.Stats()
-	if st.Loads != 2 || st.Unchanged != 1 || st.Failures != 2 || st.Version != s2.Version() || st.LastError == nil {
+	if st.Reloads != 2 || st.ReloadsUnchanged != 1 || st.ReloadFailures != 2 || st.Version != s2.Version() || st.LastError == nil {
 		t.Errorf("stats %+v", st)
 	}
 	writeFile(t, path, generation(4))
 	if err := src.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if st := src.Stats(); st.LastError != nil || st.Loads != 3 {
+	if st := src.Stats(); st.LastError != nil || st.Reloads != 3 {
 		t.Errorf("stats after recovery %+v", st)
 	}
 	if src.Path() != path {
@@ -141,7 +141,7 @@ func TestConcurrentReload(t *testing.T) {
 	var stop atomic.Bool
 	var statements atomic.Int64
 	var wg sync.WaitGroup
-	errs := make(chan error, readers)
+	errs := make(chan error, readers+8)
 	for i := 0; i < readers; i++ {
 		wg.Add(1)
 		go func(i int) {
@@ -197,7 +197,15 @@ func TestConcurrentReload(t *testing.T) {
 			defer reloads.Done()
 			for g := 1; g <= 40; g++ {
 				if w == 0 {
-					writeFile(t, path, generation(g))
+					tmp := path + ".tmp"
+					if err := os.WriteFile(tmp, []byte(generation(g)), 0o600); err != nil {
+						errs <- err
+						return
+					}
+					if err := os.Rename(tmp, path); err != nil {
+						errs <- err
+						return
+					}
 				}
 				if err := src.Reload(); err != nil {
 					errs <- err
@@ -220,5 +228,5 @@ func TestConcurrentReload(t *testing.T) {
 	if statements.Load() == 0 {
 		t.Error("no statements ran")
 	}
-	t.Logf("%d statements, %d loads", statements.Load(), src.Stats().Loads)
+	t.Logf("%d statements, %d loads", statements.Load(), src.Stats().Reloads)
 }

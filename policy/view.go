@@ -2,10 +2,12 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sqe-project/sqe/session"
 )
@@ -31,118 +33,377 @@ type RoleView interface {
 	ActiveRoles() []string
 }
 
-// maxCachedDecisions bounds the per-View decision cache.
-const maxCachedDecisions = 256
+// VersionedView is implemented by Views that know the version of the
+// snapshot they were built on (the native file's Views do).
+type VersionedView interface {
+	View
+	SnapshotVersion() uint64
+}
 
-// pin is one of the View's principals with its compiled index. Rules that
-// grant (allow, row filters, masks) apply only from active pins; rules that
-// take away (deny, restricted) from every pin.
+// pin is one of the View's principals that has rules somewhere. Rules that
+// grant or shape access (allow, row filters, masks) apply only from active
+// pins; rules that take away (deny, restricted) from every pin.
 type pin struct {
-	ix     *pindex
+	pid    int32
 	active bool
 }
 
-type fileView struct {
-	c      *Compiled
-	user   session.User
-	held   []string
-	active []string
-	pins   []pin
-	fp     string
-
-	mu    sync.Mutex
-	cache map[TableName]*Decision
+type cachedDecision struct {
+	t TableName
+	d *Decision
 }
 
-var _ RoleView = (*fileView)(nil)
+type fileView struct {
+	c    *Compiled
+	user session.User
+
+	groups    []string // sorted, unique
+	held      []int32  // role pids, sorted (so in name order)
+	activeAll bool     // else the active roles are in extra
+	mergeable bool
+	pins      []pin
+	extra     *viewExtra // nil for most Views
+	merge     *viewMerge // nil unless mergeable
+	mergeCost int32      // entries of the pinned principals
+	cacheSize int32      // WithDecisionCacheSize
+
+	names  atomic.Pointer[roleNameLists] // built on first use
+	fpOnce sync.Once
+	fp     string
+
+	mu     sync.Mutex
+	nsmall int32
+	small  [2]cachedDecision
+	cache  map[TableName]*Decision
+
+	pinBuf  [6]pin
+	heldBuf [6]int32
+	userBuf [4]string // the user's lists, when short
+}
+
+// viewExtra holds what few Views need.
+type viewExtra struct {
+	active      []int32  // role pids, sorted, when not every held role is
+	extraHeld   []string // held roles the snapshot does not know, sorted
+	extraActive []string
+	unresolved  []int32 // held principals the snapshot marks unresolved
+}
+
+// roleNameLists are a View's held and active role names.
+type roleNameLists struct{ held, active []string }
+
+// viewMerge is the adaptive merge's state (mu guards probes and started).
+type viewMerge struct {
+	probes  int
+	started bool
+	merged  atomic.Pointer[mergedIndex]
+}
+
+func (v *fileView) x() *viewExtra {
+	if v.extra == nil {
+		v.extra = &viewExtra{}
+	}
+	return v.extra
+}
+
+func (v *fileView) extraHeld() []string {
+	if v.extra == nil {
+		return nil
+	}
+	return v.extra.extraHeld
+}
+
+func (v *fileView) unresolved() []int32 {
+	if v.extra == nil {
+		return nil
+	}
+	return v.extra.unresolved
+}
+
+var (
+	_ RoleView      = (*fileView)(nil)
+	_ VersionedView = (*fileView)(nil)
+)
 
 // View resolves u's principals against the snapshot: held roles are the
 // closure of u.Roles, the file's roles for u.Name and for each of u.Groups;
 // active roles follow u.PrimaryRole and u.SecondaryRoles. A primary or
 // secondary role the user does not hold is an error wrapping
-// ErrAccessDenied.
+// ErrAccessDenied (ErrUnresolved when the user holds an unresolved
+// principal through which the role might have been granted).
 //
-// The View is safe for concurrent use. Decide caches its answers: the
-// *Decision it returns is shared by later calls for the same table and must
-// not be modified (use Decision.Clone for a private copy).
+// The View pins the indexes of the principals it holds: Decide probes only
+// those, for the resources (exact and wildcard table entries) that apply to
+// the table. The View is safe for concurrent use, but meant for one
+// statement: nothing it computes is shared with other Views. Decide caches
+// its answers: the *Decision it returns is shared by later calls for the
+// same table and must not be modified (use Decision.Clone for a private
+// copy).
 func (c *Compiled) View(u session.User) (View, error) {
-	u = u.Clone()
-	held := map[string]bool{}
-	grant := func(r string) {
-		if r == "" {
-			return
-		}
-		for _, x := range c.closureOf(r) {
-			held[x] = true
-		}
+	v, err := c.view(u)
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range u.Roles {
-		grant(r)
-	}
-	if u.Name != "" {
-		for _, r := range c.userRoles[u.Name] {
-			grant(r)
-		}
-	}
-	groups := sortedUnique(u.Groups)
-	for _, g := range groups {
-		for _, r := range c.groupRoles[g] {
-			grant(r)
-		}
-	}
-	heldList := sortedKeys(held)
-
-	activeList := heldList
-	if !u.AllSecondary() {
-		for _, r := range u.SecondaryRoles {
-			if r != "" && !held[r] {
-				return nil, fmt.Errorf("%w: secondary role %q is not granted to user %q", ErrAccessDenied, r, u.Name)
-			}
-		}
-	}
-	if u.PrimaryRole != "" {
-		if !held[u.PrimaryRole] {
-			return nil, fmt.Errorf("%w: primary role %q is not granted to user %q", ErrAccessDenied, u.PrimaryRole, u.Name)
-		}
-		if !u.AllSecondary() {
-			active := map[string]bool{}
-			for _, x := range c.closureOf(u.PrimaryRole) {
-				active[x] = true
-			}
-			for _, r := range u.SecondaryRoles {
-				if r == "" {
-					continue
-				}
-				for _, x := range c.closureOf(r) {
-					active[x] = true
-				}
-			}
-			activeList = sortedKeys(active)
-		}
-	}
-
-	v := &fileView{c: c, user: u, held: heldList, active: activeList}
-	add := func(k pkey, active bool) {
-		if ix := c.index[k]; ix != nil {
-			v.pins = append(v.pins, pin{ix: ix, active: active})
-		}
-	}
-	if u.Name != "" {
-		add(pkey{PrincipalUser, u.Name}, true)
-	}
-	for _, g := range groups {
-		add(pkey{PrincipalGroup, g}, true)
-	}
-	add(pkey{kind: PrincipalPublic}, true)
-	for _, r := range heldList {
-		_, active := slices.BinarySearch(activeList, r)
-		add(pkey{PrincipalRole, r}, active)
-	}
-	v.fp = fingerprint(c.version, &u, groups, heldList, activeList)
 	return v, nil
 }
 
+func (c *Compiled) view(u session.User) (*fileView, error) {
+	v := &fileView{c: c, cacheSize: int32(c.opts.decisionCache)}
+	v.user = cloneUser(u, v.userBuf[:0])
+	u = v.user
+	held := idset{ids: v.heldBuf[:0]}
+	for _, r := range u.Roles {
+		if r == "" {
+			continue
+		}
+		if pid, ok := c.roles[r]; ok {
+			c.addClosure(&held, pid)
+		} else {
+			x := v.x()
+			x.extraHeld = append(x.extraHeld, r)
+		}
+	}
+	upid, hasUser := int32(0), false
+	if u.Name != "" {
+		if upid, hasUser = c.users[u.Name]; hasUser {
+			for _, r := range c.edgesOf(upid) {
+				c.addClosure(&held, r)
+			}
+		}
+	}
+	v.groups = sortedUnique(u.Groups)
+	var gbuf [4]int32
+	gpids := gbuf[:0]
+	for _, g := range v.groups {
+		if gpid, ok := c.groups[g]; ok {
+			gpids = append(gpids, gpid)
+			for _, r := range c.edgesOf(gpid) {
+				c.addClosure(&held, r)
+			}
+		}
+	}
+	slices.Sort(held.ids)
+	v.held = held.ids
+	if x := v.extra; x != nil && len(x.extraHeld) > 1 {
+		slices.Sort(x.extraHeld)
+		x.extraHeld = slices.Compact(x.extraHeld)
+	}
+
+	if c.unresolved != nil {
+		mark := func(pid int32) {
+			if _, ok := c.unresolved[pid]; ok {
+				x := v.x()
+				x.unresolved = append(x.unresolved, pid)
+			}
+		}
+		mark(0)
+		if hasUser {
+			mark(upid)
+		}
+		for _, g := range gpids {
+			mark(g)
+		}
+		for _, r := range v.held {
+			mark(r)
+		}
+	}
+
+	if err := v.resolveActive(); err != nil {
+		return nil, err
+	}
+
+	pins := v.pinBuf[:0]
+	addPin := func(pid int32, active bool) {
+		if n := int(c.pidOff[pid+1] - c.pidOff[pid]); n > 0 {
+			pins = append(pins, pin{pid: pid, active: active})
+			v.mergeCost += int32(n)
+		}
+	}
+	addPin(0, true)
+	if hasUser {
+		addPin(upid, true)
+	}
+	for _, g := range gpids {
+		addPin(g, true)
+	}
+	for _, r := range v.held {
+		active := v.activeAll
+		if !active {
+			_, active = slices.BinarySearch(v.extra.active, r)
+		}
+		addPin(r, active)
+	}
+	v.pins = pins
+	o := &c.opts
+	v.mergeable = o.mergeBound > 0 && int(v.mergeCost) <= o.mergeBound && len(pins) >= max(o.mergeMinPins, 2)
+	if v.mergeable {
+		v.merge = &viewMerge{}
+	}
+	return v, nil
+}
+
+// resolveActive checks the primary and secondary roles and computes the
+// active roles.
+func (v *fileView) resolveActive() error {
+	c, u := v.c, &v.user
+	v.activeAll = true
+	if !u.AllSecondary() {
+		for _, r := range u.SecondaryRoles {
+			if r != "" && !v.holdsName(r) {
+				return v.notGranted("secondary", r)
+			}
+		}
+	}
+	if u.PrimaryRole == "" {
+		return nil
+	}
+	if !v.holdsName(u.PrimaryRole) {
+		return v.notGranted("primary", u.PrimaryRole)
+	}
+	if u.AllSecondary() {
+		return nil
+	}
+	v.activeAll = false
+	var act idset
+	activate := func(name string) {
+		if pid, ok := c.roles[name]; ok {
+			c.addClosure(&act, pid)
+		} else {
+			x := v.x()
+			x.extraActive = append(x.extraActive, name)
+		}
+	}
+	activate(u.PrimaryRole)
+	for _, r := range u.SecondaryRoles {
+		if r != "" {
+			activate(r)
+		}
+	}
+	slices.Sort(act.ids)
+	x := v.x()
+	x.active = act.ids
+	slices.Sort(x.extraActive)
+	x.extraActive = slices.Compact(x.extraActive)
+	return nil
+}
+
+func (v *fileView) holdsName(r string) bool {
+	if pid, ok := v.c.roles[r]; ok {
+		return v.holds(pid)
+	}
+	_, ok := slices.BinarySearch(v.extraHeld(), r)
+	return ok
+}
+
+func (v *fileView) holds(pid int32) bool {
+	_, ok := slices.BinarySearch(v.held, pid)
+	return ok
+}
+
+func (v *fileView) notGranted(which, role string) error {
+	if un := v.unresolved(); len(un) > 0 {
+		p := un[0]
+		v.c.counters.unreadable(FailUnresolved)
+		return &UnresolvedError{
+			User:      v.user.Name,
+			Principal: v.c.principals[p],
+			Reason:    v.c.unresolved[p],
+			Detail:    fmt.Sprintf("%s role %q may be granted through it", which, role),
+		}
+	}
+	v.c.counters.unreadable(FailRoleNotGranted)
+	return fmt.Errorf("%w: %s role %q is not granted to user %q", ErrAccessDenied, which, role, v.user.Name)
+}
+
+// idset is a small set of pids: a slice, with a map once it grows.
+type idset struct {
+	ids []int32
+	m   map[int32]struct{}
+}
+
+func (s *idset) has(id int32) bool {
+	if s.m != nil {
+		_, ok := s.m[id]
+		return ok
+	}
+	return slices.Contains(s.ids, id)
+}
+
+func (s *idset) add(id int32) bool {
+	if s.has(id) {
+		return false
+	}
+	s.ids = append(s.ids, id)
+	switch {
+	case s.m != nil:
+		s.m[id] = struct{}{}
+	case len(s.ids) > 32:
+		s.m = make(map[int32]struct{}, 2*len(s.ids))
+		for _, x := range s.ids {
+			s.m[x] = struct{}{}
+		}
+	}
+	return true
+}
+
+// addClosure adds the role and every role it contains.
+func (c *Compiled) addClosure(s *idset, role int32) {
+	if !s.add(role) {
+		return
+	}
+	var buf [16]int32
+	stack := append(buf[:0], role)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, y := range c.edgesOf(x) {
+			if s.add(y) {
+				stack = append(stack, y)
+			}
+		}
+	}
+}
+
+// cloneUser copies u, its three lists into buf (grown once when they do
+// not fit).
+func cloneUser(u session.User, buf []string) session.User {
+	c := session.User{Name: u.Name, PrimaryRole: u.PrimaryRole}
+	if u.Attributes != nil {
+		c.Attributes = maps.Clone(u.Attributes)
+	}
+	ng, nr, ns := len(u.Groups), len(u.Roles), len(u.SecondaryRoles)
+	if ng+nr+ns > cap(buf) {
+		buf = make([]string, 0, ng+nr+ns)
+	}
+	buf = buf[:ng+nr+ns]
+	copy(buf, u.Groups)
+	copy(buf[ng:], u.Roles)
+	copy(buf[ng+nr:], u.SecondaryRoles)
+	if u.Groups != nil {
+		c.Groups = buf[:ng:ng]
+	}
+	if u.Roles != nil {
+		c.Roles = buf[ng : ng+nr : ng+nr]
+	}
+	if u.SecondaryRoles != nil {
+		c.SecondaryRoles = buf[ng+nr : ng+nr+ns : ng+nr+ns]
+	}
+	return c
+}
+
+// sortedUnique returns the non-empty strings of in, sorted and unique; in
+// itself when it already is (in belongs to the View).
 func sortedUnique(in []string) []string {
+	ok := true
+	for i, s := range in {
+		if s == "" || i > 0 && in[i-1] >= s {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return in
+	}
 	out := make([]string, 0, len(in))
 	for _, s := range in {
 		if s != "" {
@@ -153,151 +414,392 @@ func sortedUnique(in []string) []string {
 	return slices.Compact(out)
 }
 
+// roleNames returns the names of sorted role pids merged with sorted extra
+// names (which the snapshot does not know, so never repeat one).
+func (c *Compiled) roleNames(pids []int32, extra []string) []string {
+	out := make([]string, 0, len(pids)+len(extra))
+	i, j := 0, 0
+	for i < len(pids) || j < len(extra) {
+		if j == len(extra) || i < len(pids) && c.principals[pids[i]].Name < extra[j] {
+			out = append(out, c.principals[pids[i]].Name)
+			i++
+		} else {
+			out = append(out, extra[j])
+			j++
+		}
+	}
+	return out
+}
+
+// roleNameLists returns the held and active role names, building them on
+// first use.
+func (v *fileView) roleNameLists() *roleNameLists {
+	if n := v.names.Load(); n != nil {
+		return n
+	}
+	n := &roleNameLists{held: v.c.roleNames(v.held, v.extraHeld())}
+	if v.activeAll {
+		n.active = n.held
+	} else {
+		n.active = v.c.roleNames(v.extra.active, v.extra.extraActive)
+	}
+	if v.names.CompareAndSwap(nil, n) {
+		return n
+	}
+	return v.names.Load()
+}
+
 // fingerprint encodes everything a View's decisions and the session's
 // context functions depend on. Every string is length-prefixed and every
 // list counted, so distinct inputs give distinct fingerprints.
-func fingerprint(version uint64, u *session.User, groups, held, active []string) string {
+func (v *fileView) fingerprint() string {
+	c, u := v.c, &v.user
+	var extraHeld, extraActive []string
+	active := v.held
+	if x := v.extra; x != nil {
+		extraHeld = x.extraHeld
+		if !v.activeAll {
+			active, extraActive = x.active, x.extraActive
+		}
+	}
+	if v.activeAll {
+		extraActive = extraHeld
+	}
+	size := 64 + len(u.Name) + len(u.PrimaryRole)
+	for _, l := range [][]string{v.groups, extraHeld, extraActive, u.SecondaryRoles} {
+		for _, s := range l {
+			size += len(s) + 4
+		}
+	}
+	for _, pid := range v.held {
+		size += 2 * (len(c.principals[pid].Name) + 4)
+	}
+	for k, val := range u.Attributes {
+		size += len(k) + len(val) + 8
+	}
 	var b strings.Builder
+	b.Grow(size)
+	var num [20]byte
+	int := func(n int) { b.Write(strconv.AppendInt(num[:0], int64(n), 10)) }
 	str := func(s string) {
-		b.WriteString(strconv.Itoa(len(s)))
+		int(len(s))
 		b.WriteByte(':')
 		b.WriteString(s)
 	}
 	list := func(tag byte, l []string) {
 		b.WriteByte(tag)
-		b.WriteString(strconv.Itoa(len(l)))
+		int(len(l))
 		b.WriteByte('[')
 		for _, s := range l {
 			str(s)
 		}
 		b.WriteByte(']')
 	}
-	b.WriteString("v")
-	b.WriteString(strconv.FormatUint(version, 10))
+	// roles writes the names of sorted pids merged with sorted extra
+	// names, as roleNames lists them.
+	roles := func(tag byte, pids []int32, extra []string) {
+		b.WriteByte(tag)
+		int(len(pids) + len(extra))
+		b.WriteByte('[')
+		i, j := 0, 0
+		for i < len(pids) || j < len(extra) {
+			if j == len(extra) || i < len(pids) && c.principals[pids[i]].Name < extra[j] {
+				str(c.principals[pids[i]].Name)
+				i++
+			} else {
+				str(extra[j])
+				j++
+			}
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('v')
+	b.Write(strconv.AppendUint(num[:0], c.version, 10))
 	b.WriteString(";u")
 	str(u.Name)
-	list('g', groups)
-	list('h', held)
-	list('a', active)
-	b.WriteString("p")
+	list('g', v.groups)
+	roles('h', v.held, extraHeld)
+	roles('a', active, extraActive)
+	b.WriteByte('p')
 	str(u.PrimaryRole)
 	// As given: current_secondary_roles() reports them in this order.
 	list('s', u.SecondaryRoles)
-	keys := make([]string, 0, len(u.Attributes))
-	for k := range u.Attributes {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b.WriteString("t")
-	b.WriteString(strconv.Itoa(len(keys)))
+	b.WriteByte('t')
+	int(len(u.Attributes))
 	b.WriteByte('[')
-	for _, k := range keys {
-		str(k)
-		b.WriteByte('=')
-		str(u.Attributes[k])
+	if len(u.Attributes) > 0 {
+		keys := slices.Sorted(maps.Keys(u.Attributes))
+		for _, k := range keys {
+			str(k)
+			b.WriteByte('=')
+			str(u.Attributes[k])
+		}
 	}
 	b.WriteByte(']')
 	return b.String()
 }
 
-func (v *fileView) Fingerprint() string { return v.fp }
+// Fingerprint encodes the snapshot version, the user name, the sorted
+// groups, held and active roles, the primary and secondary roles and the
+// sorted attributes. It is computed on first use.
+func (v *fileView) Fingerprint() string {
+	v.fpOnce.Do(func() { v.fp = v.fingerprint() })
+	return v.fp
+}
 
 // User returns a copy of the session user the View was built for.
 func (v *fileView) User() session.User { return v.user.Clone() }
 
-func (v *fileView) HeldRoles() []string   { return v.held }
-func (v *fileView) ActiveRoles() []string { return v.active }
+func (v *fileView) HeldRoles() []string   { return v.roleNameLists().held }
+func (v *fileView) ActiveRoles() []string { return v.roleNameLists().active }
+
+// SnapshotVersion returns the version of the snapshot the View pinned.
+func (v *fileView) SnapshotVersion() uint64 { return v.c.version }
 
 // Decide returns the caller's Decision for t. The result is cached and
-// shared: callers must not modify it.
+// shared: callers must not modify it. A decision that depends on an
+// unresolved principal the user holds is refused with an *UnresolvedError.
 func (v *fileView) Decide(t TableName) (*Decision, error) {
-	v.mu.Lock()
-	d, ok := v.cache[t]
-	v.mu.Unlock()
-	if ok {
-		return d, nil
-	}
-	d = v.decide(t)
-	v.mu.Lock()
-	if prev, ok := v.cache[t]; ok {
-		d = prev
-	} else if len(v.cache) < maxCachedDecisions {
-		if v.cache == nil {
-			v.cache = make(map[TableName]*Decision, 4)
+	size := int(v.cacheSize)
+	if size > 0 {
+		if d := v.cached(t); d != nil {
+			return d, nil
 		}
-		v.cache[t] = d
 	}
-	v.mu.Unlock()
+	d, err := v.decide(t)
+	if err != nil {
+		v.c.counters.RecordFailClosed(FailUnresolved)
+		return nil, err
+	}
+	if size > 0 {
+		d = v.store(t, d, size)
+	}
 	return d, nil
 }
 
-func bySeq(a, b *crule) int { return a.seq - b.seq }
-
-func ordered(rs []*crule) []*crule {
-	if len(rs) > 1 {
-		slices.SortFunc(rs, bySeq)
-		rs = slices.Compact(rs)
+func (v *fileView) cached(t TableName) *Decision {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := int32(0); i < v.nsmall; i++ {
+		if v.small[i].t == t {
+			return v.small[i].d
+		}
 	}
-	return rs
+	return v.cache[t]
 }
 
-func (v *fileView) decide(t TableName) *Decision {
-	k := tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}
-	var allow, deny, filter, mask, restrict []*crule
-	collect := func(b *bucket, active bool) {
-		deny = append(deny, b.deny...)
-		restrict = append(restrict, b.restrict...)
-		if active {
-			allow = append(allow, b.allow...)
-			filter = append(filter, b.filter...)
-			mask = append(mask, b.mask...)
+// store caches d unless another caller got there first (whose Decision
+// is returned then), or the cache is full.
+func (v *fileView) store(t TableName, d *Decision, size int) *Decision {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := int32(0); i < v.nsmall; i++ {
+		if v.small[i].t == t {
+			return v.small[i].d
 		}
 	}
-	for _, p := range v.pins {
-		if b := p.ix.exact[k]; b != nil {
-			collect(b, p.active)
+	if prev, ok := v.cache[t]; ok {
+		return prev
+	}
+	switch {
+	case int(v.nsmall) < len(v.small) && int(v.nsmall) < size:
+		v.small[v.nsmall] = cachedDecision{t, d}
+		v.nsmall++
+	case int(v.nsmall)+len(v.cache) < size:
+		if v.cache == nil {
+			v.cache = make(map[TableName]*Decision, 8)
 		}
-		for _, w := range p.ix.wild {
-			if w.pat.match(k) {
-				collect(w.b, p.active)
+		v.cache[t] = d
+	}
+	return d
+}
+
+// mergedIndex is a View's principals' entries merged by resource.
+type mergedIndex struct {
+	byRid   map[int32]int32
+	entries []mergedEntry
+}
+
+type mergedEntry struct {
+	allow accessBits
+	refs  []int32
+}
+
+func (v *fileView) decide(t TableName) (*Decision, error) {
+	var refBuf [32]int32
+	allow, governed, refs, err := v.evaluate(t, refBuf[:0])
+	if err != nil {
+		return nil, err
+	}
+	return v.c.decision(t, allow, governed, refs), nil
+}
+
+// evaluate finds what applies to t: the access types the active principals
+// allow, whether an allow rule governs t, and the applicable rules in rule
+// order (appended to refs).
+func (v *fileView) evaluate(t TableName, refs []int32) (allow accessBits, governed bool, _ []int32, _ error) {
+	c := v.c
+	k := tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}
+	var ridBuf [8]int32
+	rids := c.resolve(k, ridBuf[:0])
+	if v.extra != nil && len(v.extra.unresolved) > 0 {
+		if err := v.checkUnresolved(t, rids); err != nil {
+			return 0, false, nil, err
+		}
+	}
+	for _, rid := range rids {
+		governed = governed || c.governed[rid]
+	}
+	var m *mergedIndex
+	if v.merge != nil {
+		m = v.merge.merged.Load()
+	}
+	if m != nil {
+		for _, rid := range rids {
+			if i, ok := m.byRid[rid]; ok {
+				me := &m.entries[i]
+				allow |= me.allow
+				refs = append(refs, me.refs...)
+			}
+		}
+	} else if len(rids) > 0 && len(v.pins) > 0 {
+		for _, rid := range rids {
+			for _, p := range v.pins {
+				ei, ok := c.probe.get(p.pid, rid)
+				if !ok {
+					continue
+				}
+				e := &c.entries[ei]
+				rs := c.refs[e.off : e.off+e.n]
+				switch {
+				case p.active:
+					allow |= e.allow
+					refs = append(refs, rs...)
+				case e.takeAway:
+					refs = c.appendTakeAway(refs, rs)
+				}
+			}
+		}
+		if v.mergeable {
+			v.probed(len(v.pins) * len(rids))
+		}
+	}
+	if len(refs) > 1 {
+		slices.Sort(refs)
+		refs = slices.Compact(refs)
+	}
+	return allow, governed, refs, nil
+}
+
+// appendTakeAway appends the deny and restricted rules of rs.
+func (c *Compiled) appendTakeAway(refs, rs []int32) []int32 {
+	for _, ri := range rs {
+		if k := c.rules[ri].kind; k == kindDeny || k == kindRestrict {
+			refs = append(refs, ri)
+		}
+	}
+	return refs
+}
+
+type decisionBlock struct {
+	d       Decision
+	filters [2]RowFilter
+}
+
+// decision builds the Decision from the access types the active principals
+// allow, whether an allow rule governs the table, and the applicable rules
+// in rule order.
+func (c *Compiled) decision(t TableName, allow accessBits, governed bool, refs []int32) *Decision {
+	var reasons [7]string
+	var denied accessBits
+	filters := 0
+	for _, ri := range refs {
+		if c.rules[ri].kind == kindFilter {
+			filters++
+		}
+	}
+	// The Decision and (up to two) row filters in one allocation.
+	var d *Decision
+	if filters <= 2 {
+		blk := &decisionBlock{}
+		d = &blk.d
+		if filters > 0 {
+			d.RowFilters = blk.filters[:0:filters]
+		}
+	} else {
+		d = &Decision{RowFilters: make([]RowFilter, 0, filters)}
+	}
+	d.Table = t
+	for _, ri := range refs {
+		r := &c.rules[ri]
+		switch r.kind {
+		case kindDeny:
+			if nb := r.bits &^ denied; nb != 0 {
+				for i := range Accesses {
+					if nb&(1<<i) != 0 {
+						reasons[i] = c.ruleName(r)
+					}
+				}
+				denied |= nb
+			}
+		case kindRestrict:
+			for _, cs := range c.cols[r.cols.off : r.cols.off+r.cols.n] {
+				col := c.str(r.rid, cs)
+				if _, ok := d.Restricted[col]; ok {
+					continue
+				}
+				if d.Restricted == nil {
+					d.Restricted = map[string]string{}
+				}
+				d.Restricted[col] = c.ruleName(r)
 			}
 		}
 	}
-	allow, deny, filter, mask, restrict = ordered(allow), ordered(deny), ordered(filter), ordered(mask), ordered(restrict)
-
-	c := v.c
-	governed := c.governed[k]
-	for _, pat := range c.governedWild {
-		if governed {
-			break
+	for _, ri := range refs {
+		r := &c.rules[ri]
+		switch r.kind {
+		case kindFilter:
+			d.RowFilters = append(d.RowFilters, RowFilter{Expr: c.str(r.rid, r.text), Policy: c.ruleName(r)})
+		case kindMask:
+			col := c.str(r.rid, r.text)
+			if _, ok := d.Restricted[col]; ok {
+				continue
+			}
+			if _, ok := d.Masks[col]; ok {
+				continue
+			}
+			if d.Masks == nil {
+				d.Masks = map[string]Mask{}
+			}
+			d.Masks[col] = c.masks[r.mask]
 		}
-		governed = pat.match(k)
 	}
-
-	d := &Decision{Table: t, Allowed: make(map[Access]bool, len(Accesses)+1)}
+	if denied == 0 {
+		// No deny rule: the Decision's access maps are the shared ones.
+		switch {
+		case governed:
+			d.Allowed, d.DeniedBy = allowedMaps[allow&allAccess], noAllowMaps[allow&allAccess]
+		case c.defaultAllow:
+			d.Allowed = allowedMaps[allAccess]
+		default:
+			d.Allowed, d.DeniedBy = allowedMaps[0], defaultDenyMap
+		}
+		return d
+	}
 	var allowed accessBits
-	for _, r := range allow {
-		allowed |= r.allow
-	}
 	for i, a := range Accesses {
 		bit := accessBits(1) << i
-		reason := ""
-		for _, r := range deny {
-			if r.deny&bit != 0 {
-				reason = r.name
-				break
-			}
-		}
+		reason := reasons[i]
 		if reason == "" {
 			switch {
-			case governed && allowed&bit == 0:
+			case governed && allow&bit == 0:
 				reason = ReasonNoAllow
 			case !governed && !c.defaultAllow:
 				reason = ReasonDefaultDeny
 			}
 		}
 		if reason == "" {
-			d.Allowed[a] = true
+			allowed |= bit
 			continue
 		}
 		if d.DeniedBy == nil {
@@ -306,35 +808,82 @@ func (v *fileView) decide(t TableName) *Decision {
 		}
 		d.DeniedBy[a] = reason
 	}
-	if d.DeniedBy == nil {
-		d.Allowed[All] = true
-	}
+	d.Allowed = allowedMaps[allowed]
+	return d
+}
 
-	for _, r := range filter {
-		d.RowFilters = append(d.RowFilters, RowFilter{Expr: r.filter, Policy: r.name})
+// checkUnresolved refuses a decision that could change if the user held
+// more roles than the snapshot knows of: the user holds an unresolved
+// principal (whose role grants or contained roles are unknown) and the
+// table has rules for a role the View does not hold.
+func (v *fileView) checkUnresolved(t TableName, rids []int32) error {
+	c := v.c
+	for _, rid := range rids {
+		for _, e := range c.entries[c.ridOff[rid]:c.ridOff[rid+1]] {
+			if c.isRole(e.pid) && !v.holds(e.pid) {
+				p := v.extra.unresolved[0]
+				return &UnresolvedError{
+					Table:     t,
+					User:      v.user.Name,
+					Principal: c.principals[p],
+					Reason:    c.unresolved[p],
+					Detail:    fmt.Sprintf("the table has rules for role %q, which may be granted through it", c.principals[e.pid].Name),
+				}
+			}
+		}
 	}
-	for _, r := range restrict {
-		for _, col := range r.columns {
-			if _, ok := d.Restricted[col]; ok {
+	return nil
+}
+
+// probed counts n probes and, once they have cost as much as merging the
+// pinned indexes would, merges them.
+func (v *fileView) probed(n int) {
+	m := v.merge
+	v.mu.Lock()
+	m.probes += n
+	start := !m.started && m.probes >= int(v.mergeCost)
+	if start {
+		m.started = true
+	}
+	v.mu.Unlock()
+	if start {
+		m.merged.Store(v.merge1())
+		v.c.counters.merged()
+	}
+}
+
+// merge builds one index over the View's pins: per resource, what the
+// active pins allow and the rules that apply (every rule of active pins,
+// the deny and restricted rules of the others), in rule order.
+func (v *fileView) merge1() *mergedIndex {
+	c := v.c
+	m := &mergedIndex{byRid: make(map[int32]int32, v.mergeCost)}
+	for _, p := range v.pins {
+		for _, ei := range c.entriesOf(p.pid) {
+			e := &c.entries[ei]
+			if !p.active && !e.takeAway {
 				continue
 			}
-			if d.Restricted == nil {
-				d.Restricted = map[string]string{}
+			i, ok := m.byRid[e.rid]
+			if !ok {
+				i = int32(len(m.entries))
+				m.byRid[e.rid] = i
+				m.entries = append(m.entries, mergedEntry{})
 			}
-			d.Restricted[col] = r.name
+			me := &m.entries[i]
+			rs := c.refs[e.off : e.off+e.n]
+			if p.active {
+				me.allow |= e.allow
+				me.refs = append(me.refs, rs...)
+			} else {
+				me.refs = c.appendTakeAway(me.refs, rs)
+			}
 		}
 	}
-	for _, r := range mask {
-		if _, ok := d.Masks[r.column]; ok {
-			continue
-		}
-		if _, ok := d.Restricted[r.column]; ok {
-			continue
-		}
-		if d.Masks == nil {
-			d.Masks = map[string]Mask{}
-		}
-		d.Masks[r.column] = r.mask
+	for i := range m.entries {
+		me := &m.entries[i]
+		slices.Sort(me.refs)
+		me.refs = slices.Compact(me.refs)
 	}
-	return d
+	return m
 }

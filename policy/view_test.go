@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/session"
@@ -108,4 +110,35 @@ func mustParse(t testing.TB, src string) *File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestFingerprintListsTheRoles: the held and active lists the fingerprint
+// encodes are HeldRoles and ActiveRoles (including roles the snapshot does
+// not know).
+func TestFingerprintListsTheRoles(t *testing.T) {
+	c := mustCompile(t, evalPolicy)
+	enc := func(tag string, l []string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s%d[", tag, len(l))
+		for _, s := range l {
+			fmt.Fprintf(&b, "%d:%s", len(s), s)
+		}
+		return b.String() + "]"
+	}
+	for _, u := range []session.User{
+		{Name: "alice", Roles: []string{"zeta", "lead"}, Groups: []string{"b", "a"}},
+		{Name: "x", Roles: []string{"admin", "zz", "aa"}, PrimaryRole: "zz", SecondaryRoles: []string{"support", "aa"}},
+		{Name: "x", Roles: []string{"admin"}, PrimaryRole: "support", SecondaryRoles: []string{"ALL"}},
+		{Name: "x", Groups: []string{"eu-team"}, PrimaryRole: "analyst"},
+	} {
+		v, err := c.View(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rv := v.(RoleView)
+		want := enc("h", rv.HeldRoles()) + enc("a", rv.ActiveRoles())
+		if !strings.Contains(v.Fingerprint(), want) {
+			t.Errorf("%+v: fingerprint %q lacks %q", u, v.Fingerprint(), want)
+		}
+	}
 }

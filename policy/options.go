@@ -1,0 +1,114 @@
+package policy
+
+import "time"
+
+// Defaults of the evaluator's limits. Each can be changed with the Option
+// named after it.
+const (
+	// DefaultMergeBound is the largest merged index (in entries: one per
+	// table entry that one of the View's principals has rules on) a View
+	// builds; a View whose principals have more entries keeps probing their
+	// indexes one by one. See WithMergeBound.
+	DefaultMergeBound = 100_000
+	// DefaultMergeMinPrincipals is the number of pinned principal indexes
+	// from which a View considers merging them. See WithMergeMinPrincipals.
+	DefaultMergeMinPrincipals = 8
+	// DefaultViewRetries is how often ViewWithRetry builds a View again
+	// when the source published a newer snapshot while the View was built.
+	// See WithViewRetries.
+	DefaultViewRetries = 3
+	// DefaultRetryBackoff is the pause before ViewWithRetry's second retry;
+	// it doubles with every further retry (the first retry is immediate).
+	// See WithRetryBackoff.
+	DefaultRetryBackoff = 50 * time.Microsecond
+	// DefaultDecisionCacheSize bounds the Decisions one View caches. See
+	// WithDecisionCacheSize.
+	DefaultDecisionCacheSize = 256
+)
+
+// Option configures Compile, the sources of this package (NewFileSource,
+// NewMemorySource) and ViewWithRetry. An option that does not concern the
+// function it is given to is ignored.
+type Option func(*options)
+
+type options struct {
+	mergeBound    int
+	mergeMinPins  int
+	viewRetries   int
+	retryBackoff  time.Duration
+	decisionCache int
+	partialLoads  bool
+	deferredLoad  bool
+	counters      *Counters
+}
+
+func defaultOptions() options {
+	return options{
+		mergeBound:    DefaultMergeBound,
+		mergeMinPins:  DefaultMergeMinPrincipals,
+		viewRetries:   DefaultViewRetries,
+		retryBackoff:  DefaultRetryBackoff,
+		decisionCache: DefaultDecisionCacheSize,
+		partialLoads:  true,
+	}
+}
+
+func buildOptions(base options, opts []Option) options {
+	o := new(options) // escapes to the options; allocated only when called
+	*o = base
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+	return *o
+}
+
+// WithMergeBound bounds the merged index a View builds when it holds many
+// principals (default DefaultMergeBound entries). A View merges the indexes
+// of its principals into one once the probes it made have cost as much as
+// building the merge would; when the merge would exceed n entries it never
+// merges and keeps probing. n <= 0 disables merging.
+func WithMergeBound(n int) Option { return func(o *options) { o.mergeBound = n } }
+
+// WithMergeMinPrincipals sets how many principal indexes a View must pin
+// before it considers merging them (default DefaultMergeMinPrincipals).
+func WithMergeMinPrincipals(n int) Option { return func(o *options) { o.mergeMinPins = n } }
+
+// WithViewRetries sets how often ViewWithRetry rebuilds a View on a newer
+// snapshot when the one it pinned was superseded while the View was built
+// (default DefaultViewRetries). n <= 0 means no retries.
+func WithViewRetries(n int) Option { return func(o *options) { o.viewRetries = max(n, 0) } }
+
+// WithRetryBackoff sets the pause before ViewWithRetry's second retry
+// (default DefaultRetryBackoff); the pause doubles with each further retry.
+// The first retry never waits: the newer snapshot is already published.
+func WithRetryBackoff(d time.Duration) Option {
+	return func(o *options) { o.retryBackoff = max(d, 0) }
+}
+
+// WithDecisionCacheSize bounds the Decisions a View caches (default
+// DefaultDecisionCacheSize). n <= 0 disables the cache: every Decide
+// evaluates again.
+func WithDecisionCacheSize(n int) Option { return func(o *options) { o.decisionCache = max(n, 0) } }
+
+// WithPartialLoads chooses how a FileSource treats a malformed roles,
+// groups or users entry. On (the default), the file is read with
+// ParsePartial: the principal the entry defines is marked unresolved, the
+// snapshot is published (a partial load, counted in Stats.PartialLoads),
+// and only decisions that depend on that principal fail closed. Off, the
+// file is read with Parse and such an entry fails the whole reload.
+func WithPartialLoads(on bool) Option { return func(o *options) { o.partialLoads = on } }
+
+// WithDeferredLoad makes NewFileSource return the source even when its
+// first load fails. Until a Reload succeeds, Snapshot fails with an error
+// wrapping ErrNotLoaded (every statement fails closed); the failed load is
+// counted in Stats.ReloadFailures.
+func WithDeferredLoad() Option { return func(o *options) { o.deferredLoad = true } }
+
+// WithCounters makes Compile, a source or ViewWithRetry record into c
+// instead of their own Counters, so that several sources (or snapshots
+// compiled by another package's source) share one set of counters.
+func WithCounters(c *Counters) Option {
+	return func(o *options) { o.counters = c }
+}
