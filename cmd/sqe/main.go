@@ -23,6 +23,8 @@ func commands() []command {
 	return []command{
 		{"demo", "run the demo: three users, one shop database, the same queries", runDemo},
 		{"explain", "print the SQL sqe sends for a user, or why it refuses the statement", runExplain},
+		{"fetch", "download a Ranger service's policies, roles and tags into a bundle file", runFetch},
+		{"lint", "report the policies of a Ranger bundle that sqe cannot realise", runLint},
 	}
 }
 

@@ -1,0 +1,216 @@
+package ranger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrServiceNotFound is wrapped by the error of a download the admin
+// answered with 404: the service (or its tag service) does not exist.
+var ErrServiceNotFound = errors.New("ranger: service not found")
+
+// adminClient downloads a service's policies, roles, tags and user store
+// from Ranger admin's plugin REST API.
+type adminClient struct {
+	base    *url.URL
+	service string
+	cfg     *config
+	hc      *http.Client
+}
+
+func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error) {
+	if strings.TrimSpace(service) == "" {
+		return nil, fmt.Errorf("ranger: no service name")
+	}
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(adminURL), "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("ranger: admin URL %q is not an http(s) URL", adminURL)
+	}
+	hc := cfg.httpClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if cfg.tlsConfig != nil {
+			tr.TLSClientConfig = cfg.tlsConfig.Clone()
+		}
+		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
+	}
+	return &adminClient{base: u, service: service, cfg: cfg, hc: hc}, nil
+}
+
+// status of one download.
+type fetchStatus int
+
+const (
+	fetchNew fetchStatus = iota
+	fetchUnchanged
+)
+
+func (c *adminClient) get(ctx context.Context, path string, q url.Values, into any) (fetchStatus, error) {
+	u := *c.base
+	u.Path = strings.TrimRight(u.Path, "/") + path + url.PathEscape(c.service)
+	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, vs := range c.cfg.headers {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if c.cfg.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.bearer)
+	} else if c.cfg.basicUser != "" {
+		req.SetBasicAuth(c.cfg.basicUser, c.cfg.basicPass)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which repeats the path and the query
+		}
+		return 0, fmt.Errorf("ranger: GET %s: %w", u.Path, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<31))
+		if err != nil {
+			return 0, fmt.Errorf("ranger: GET %s: reading the body: %w", u.Path, err)
+		}
+		if err := decodeJSON(body, into); err != nil {
+			return 0, fmt.Errorf("ranger: GET %s: malformed JSON: %w", u.Path, err)
+		}
+		return fetchNew, nil
+	case http.StatusNotModified, http.StatusNoContent:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return fetchUnchanged, nil
+	case http.StatusNotFound:
+		return 0, fmt.Errorf("%w: %q (GET %s answered 404)", ErrServiceNotFound, c.service, u.Path)
+	}
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+	return 0, fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
+}
+
+func activation(t time.Time) string {
+	if t.IsZero() {
+		return "-1"
+	}
+	return strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+func (c *adminClient) policies(ctx context.Context, known int64, active time.Time) (*ServicePolicies, fetchStatus, error) {
+	var sp ServicePolicies
+	q := url.Values{
+		"lastKnownVersion":     {strconv.FormatInt(known, 10)},
+		"lastActivationTime":   {activation(active)},
+		"pluginId":             {c.cfg.pluginID},
+		"supportsPolicyDeltas": {"false"},
+	}
+	st, err := c.get(ctx, "/service/plugins/policies/download/", q, &sp)
+	if err != nil || st != fetchNew {
+		return nil, st, err
+	}
+	if sp.ServiceDef == nil {
+		return nil, 0, fmt.Errorf("ranger: policy download for %q: %w", c.service, errNoServiceDef)
+	}
+	return &sp, st, nil
+}
+
+func (c *adminClient) roles(ctx context.Context, known int64, active time.Time) (*Roles, fetchStatus, error) {
+	var r Roles
+	q := url.Values{
+		"lastKnownRoleVersion": {strconv.FormatInt(known, 10)},
+		"lastActivationTime":   {activation(active)},
+		"pluginId":             {c.cfg.pluginID},
+	}
+	st, err := c.get(ctx, "/service/roles/download/", q, &r)
+	if err != nil || st != fetchNew {
+		return nil, st, err
+	}
+	return &r, st, nil
+}
+
+func (c *adminClient) tags(ctx context.Context, known int64, active time.Time) (*ServiceTags, fetchStatus, error) {
+	var t ServiceTags
+	q := url.Values{
+		"lastKnownVersion":   {strconv.FormatInt(known, 10)},
+		"lastActivationTime": {activation(active)},
+		"pluginId":           {c.cfg.pluginID},
+		"supportsTagDeltas":  {"false"},
+	}
+	st, err := c.get(ctx, "/service/tags/download/", q, &t)
+	if err != nil || st != fetchNew {
+		return nil, st, err
+	}
+	if t.IsDelta {
+		return nil, 0, fmt.Errorf("ranger: tag download for %q is a delta, which sqe does not apply", c.service)
+	}
+	return &t, st, nil
+}
+
+func (c *adminClient) userStore(ctx context.Context, known int64, active time.Time) (*UserStore, fetchStatus, error) {
+	var u UserStore
+	q := url.Values{
+		"lastKnownUserStoreVersion": {strconv.FormatInt(known, 10)},
+		"lastActivationTime":        {activation(active)},
+		"pluginId":                  {c.cfg.pluginID},
+	}
+	st, err := c.get(ctx, "/service/xusers/download/", q, &u)
+	if err != nil || st != fetchNew {
+		return nil, st, err
+	}
+	return &u, st, nil
+}
+
+// Fetch downloads a service's policies, roles and tags (and, with
+// WithUserStore, its user store) from the Ranger admin once and returns
+// them as a bundle, for offline use with LoadBundle. Any part that fails
+// to download fails the fetch, and so does a download sqe could not load.
+func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bundle, error) {
+	cfg := buildConfig(opts)
+	c, err := newAdminClient(adminURL, service, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bundle{}
+	sp, st, err := c.policies(ctx, -1, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if st != fetchNew {
+		return nil, fmt.Errorf("ranger: the admin answered %q's policy download with no content", service)
+	}
+	b.ServicePolicies = *sp
+	if cfg.roles {
+		if b.Roles, _, err = c.roles(ctx, -1, time.Time{}); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.tags {
+		if b.Tags, _, err = c.tags(ctx, -1, time.Time{}); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.userStore {
+		if b.UserStore, _, err = c.userStore(ctx, -1, time.Time{}); err != nil {
+			return nil, err
+		}
+	}
+	b.FetchedAt = Time{time.Now().UTC()}
+	b.AdminURL = c.base.Redacted()
+	if _, err := compileSnapshot(b, cfg); err != nil {
+		return nil, fmt.Errorf("ranger: %q's download does not load: %w", service, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,505 @@
+package ranger
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+	"github.com/sqe-project/sqe/udf"
+)
+
+// adminMode is how the fake admin answers.
+type adminMode int
+
+const (
+	adminUp      adminMode = iota
+	adminDown              // the connection is dropped
+	adminCorrupt           // 200 with malformed JSON
+	adminError             // 500
+	adminMissing           // 404: no such service
+)
+
+// fakeAdmin serves a service's policies, roles and tags in the shapes of
+// Ranger admin's plugin download API, answering 304 when the plugin
+// already has the current version.
+type fakeAdmin struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	mode     adminMode
+	policies []byte
+	roles    []byte
+	tags     []byte
+	pv, rv   int64
+	tv       int64
+	hits     map[string]int // "path status" → count
+	queries  []string
+	auth     []string
+}
+
+func newFakeAdmin(t *testing.T) *fakeAdmin {
+	a := &fakeAdmin{t: t, hits: map[string]int{}}
+	a.setBundle(loadShop(t))
+	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+// setBundle publishes b's parts, each with its own version.
+func (a *fakeAdmin) setBundle(b *Bundle) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var err error
+	if a.policies, err = json.Marshal(b.ServicePolicies); err != nil {
+		a.t.Fatal(err)
+	}
+	if a.roles, err = json.Marshal(b.Roles); err != nil {
+		a.t.Fatal(err)
+	}
+	if a.tags, err = json.Marshal(b.Tags); err != nil {
+		a.t.Fatal(err)
+	}
+	a.pv, a.rv, a.tv = version(b.PolicyVersion), version(b.Roles.RoleVersion), version(b.Tags.TagVersion)
+}
+
+func (a *fakeAdmin) setMode(m adminMode) {
+	a.mu.Lock()
+	a.mode = m
+	a.mu.Unlock()
+}
+
+func (a *fakeAdmin) count(key string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.hits[key]
+}
+
+func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.queries = append(a.queries, r.URL.Path+"?"+r.URL.RawQuery)
+	a.auth = append(a.auth, r.Header.Get("Authorization"))
+	var body []byte
+	var current int64
+	var known string
+	switch {
+	case r.URL.Path == "/service/plugins/policies/download/hivedev":
+		body, current, known = a.policies, a.pv, r.URL.Query().Get("lastKnownVersion")
+	case r.URL.Path == "/service/roles/download/hivedev":
+		body, current, known = a.roles, a.rv, r.URL.Query().Get("lastKnownRoleVersion")
+	case r.URL.Path == "/service/tags/download/hivedev":
+		body, current, known = a.tags, a.tv, r.URL.Query().Get("lastKnownVersion")
+	}
+	status := http.StatusOK
+	switch {
+	case a.mode == adminDown:
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			a.t.Error("no hijacker")
+			return
+		}
+		c, _, err := hj.Hijack()
+		if err == nil {
+			c.Close()
+		}
+		a.hits[r.URL.Path+" down"]++
+		return
+	case a.mode == adminMissing || body == nil:
+		status = http.StatusNotFound
+	case a.mode == adminError:
+		status = http.StatusInternalServerError
+	case a.mode == adminCorrupt:
+		body = []byte(`{"serviceName": "hivedev", "policies": [`)
+	case known == strconv.FormatInt(current, 10):
+		status = http.StatusNotModified
+	}
+	a.hits[r.URL.Path+" "+strconv.Itoa(status)]++
+	switch status {
+	case http.StatusOK:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	case http.StatusNotModified:
+		w.WriteHeader(status)
+	default:
+		http.Error(w, http.StatusText(status), status)
+	}
+}
+
+const policiesPath = "/service/plugins/policies/download/hivedev"
+
+// eventually waits for cond, failing the test after a generous deadline.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fastOptions(extra ...Option) []Option {
+	return append([]Option{
+		WithPollInterval(10 * time.Millisecond),
+		WithBackoff(10*time.Millisecond, 20*time.Millisecond),
+		WithTimeout(5 * time.Second),
+	}, extra...)
+}
+
+var analyst = session.User{Name: "ann", Groups: []string{"analysts"}}
+
+// ssnMask returns the mask the source currently puts on shop.customers.ssn
+// for the analyst.
+func ssnMask(t *testing.T, src policy.Source) string {
+	t.Helper()
+	snap, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := snap.View(analyst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.Decide(policy.TableName{Schema: "shop", Table: "customers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Allows(policy.Select) {
+		t.Fatalf("the analyst lost select: %+v", d)
+	}
+	return d.Masks["ssn"].Type
+}
+
+// withoutPolicy returns the shop bundle minus policy id, at a new version.
+func withoutPolicy(t *testing.T, id int64) *Bundle {
+	b := loadShop(t)
+	kept := b.Policies[:0]
+	for _, p := range b.Policies {
+		if int64(p.ID) != id {
+			kept = append(kept, p)
+		}
+	}
+	b.Policies = kept
+	v := Int64(version(b.PolicyVersion) + 1)
+	b.PolicyVersion = &v
+	return b
+}
+
+func TestAdminDownloadNotModifiedAndUpdate(t *testing.T) {
+	a := newFakeAdmin(t)
+	src, err := New(a.srv.URL+"/", "hivedev", fastOptions(WithBasicAuth("svc", "pw"), WithPluginID("test-plugin"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+
+	// The first download is made before New returns.
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Fatalf("ssn mask = %q", got)
+	}
+	first := src.Current().Version()
+
+	// The next polls send the known versions and get 304s.
+	eventually(t, "a 304", func() bool { return a.count(policiesPath+" 304") >= 2 })
+	eventually(t, "not-modified polls counted", func() bool { return src.Stats().NotModified >= 2 })
+	if got := src.Current().Version(); got != first {
+		t.Errorf("a 304 changed the version: %d → %d", first, got)
+	}
+	a.mu.Lock()
+	q, auth := a.queries[0], a.auth[0]
+	a.mu.Unlock()
+	for _, want := range []string{"lastKnownVersion=-1", "pluginId=test-plugin", "supportsPolicyDeltas=false", "lastActivationTime="} {
+		if !strings.Contains(q, want) {
+			t.Errorf("first query %q lacks %q", q, want)
+		}
+	}
+	if !strings.HasPrefix(auth, "Basic ") {
+		t.Errorf("Authorization = %q", auth)
+	}
+
+	// A new version is picked up at the next poll.
+	a.setBundle(withoutPolicy(t, 20))
+	eventually(t, "the new version", func() bool { return ssnMask(t, src) == "" })
+	if got := src.Current().Version(); got == first {
+		t.Error("the update kept the version")
+	}
+	if st := src.Stats(); st.Failures != 0 || !st.Loaded || st.Info.PolicyVersion != version(a.pvLocked()) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func (a *fakeAdmin) pvLocked() *Int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v := Int64(a.pv)
+	return &v
+}
+
+func TestAdminFailuresKeepLastPolicy(t *testing.T) {
+	a := newFakeAdmin(t)
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithBearerToken("tok"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	a.mu.Lock()
+	if a.auth[0] != "Bearer tok" {
+		t.Errorf("Authorization = %q", a.auth[0])
+	}
+	a.mu.Unlock()
+	version := src.Current().Version()
+
+	for _, tc := range []struct {
+		mode adminMode
+		name string
+		want string
+	}{
+		{adminDown, "admin down", "GET " + policiesPath},
+		{adminCorrupt, "corrupt JSON", "malformed JSON"},
+		{adminError, "500", "500 Internal Server Error"},
+	} {
+		before := src.Stats().Failures
+		a.setMode(tc.mode)
+		eventually(t, tc.name+" counted as failures", func() bool { return src.Stats().Failures >= before+2 })
+		st := src.Stats()
+		if !strings.Contains(st.LastError, tc.want) {
+			t.Errorf("%s: last error %q lacks %q", tc.name, st.LastError, tc.want)
+		}
+		if st.ConsecutiveFailures < 2 {
+			t.Errorf("%s: consecutive failures = %d", tc.name, st.ConsecutiveFailures)
+		}
+		// The last good policy keeps being enforced.
+		if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+			t.Fatalf("%s: the last good policy was dropped", tc.name)
+		}
+	}
+
+	// When the admin recovers, polling resumes and failures reset.
+	a.setMode(adminUp)
+	a.setBundle(withoutPolicy(t, 20))
+	eventually(t, "recovery", func() bool { return src.Stats().ConsecutiveFailures == 0 && ssnMask(t, src) == "" })
+	if src.Err() != nil {
+		t.Errorf("Err after recovery: %v", src.Err())
+	}
+}
+
+func TestAdminStartDownWithCache(t *testing.T) {
+	dir := t.TempDir()
+	a := newFakeAdmin(t)
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithCacheDir(dir))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	cache := filepath.Join(dir, "ranger-hivedev.json")
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatalf("no cache file: %v", err)
+	}
+	if !IsBundle(data) {
+		t.Fatal("the cache file is not a bundle")
+	}
+
+	// The admin is down when the next process starts: the cache is enforced.
+	a.setMode(adminDown)
+	src, err = New(a.srv.URL, "hivedev", fastOptions(WithCacheDir(dir))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Fatalf("ssn mask from the cache = %q", got)
+	}
+	st := src.Stats()
+	if st.CacheLoads != 1 || st.Failures == 0 {
+		t.Errorf("stats %+v", st)
+	}
+	// Tags and roles came from the cache too: the tag mask and the role grant.
+	snap := src.Current()
+	v, _ := snap.View(analyst)
+	d, err := v.Decide(policy.TableName{Schema: "shop", Table: "customers"})
+	if err != nil || d.Masks["phone"].Type != udf.TypeHash {
+		t.Errorf("tag mask from the cache: %+v, %v", d, err)
+	}
+
+	// Once the admin is back, the cached versions are known: 304s, no reload.
+	a.setMode(adminUp)
+	before := a.count(policiesPath + " 304")
+	eventually(t, "a 304 after recovery", func() bool { return a.count(policiesPath+" 304") > before })
+	if src.Current() != snap {
+		t.Error("the cached snapshot was replaced although nothing changed")
+	}
+}
+
+func TestAdminStartDownWithoutCacheFailsClosed(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.setMode(adminDown)
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithCacheDir(t.TempDir()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for range 3 {
+		if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+			t.Fatalf("Snapshot error = %v, want ErrNotLoaded", err)
+		}
+	}
+	eventually(t, "retries", func() bool { return src.Stats().Failures >= 3 })
+	if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Fatalf("Snapshot error = %v, want ErrNotLoaded", err)
+	}
+
+	// The first successful download ends the fail-closed state.
+	a.setMode(adminUp)
+	eventually(t, "the first download", func() bool { _, err := src.Snapshot(); return err == nil })
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the late first download")
+	}
+}
+
+func TestAdminServiceNotFound(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.setMode(adminMissing)
+	src, err := New(a.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	_, err = src.Snapshot()
+	if !errors.Is(err, policy.ErrNotLoaded) || !ServiceNotFound(err) || !ServiceNotFound(src.Err()) {
+		t.Fatalf("Snapshot error = %v", err)
+	}
+	if !strings.Contains(err.Error(), `service not found: "hivedev"`) {
+		t.Errorf("error text %q", err)
+	}
+
+	if _, err := New("ftp://x", "hivedev"); err == nil {
+		t.Error("an ftp admin URL was accepted")
+	}
+	if _, err := New(a.srv.URL, " "); err == nil {
+		t.Error("an empty service was accepted")
+	}
+}
+
+func TestAdminNoContentKeeps(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	shop := loadShop(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if r.URL.Query().Get("lastKnownVersion") != "-1" && r.URL.Query().Get("lastKnownRoleVersion") != "-1" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		var v any = shop.ServicePolicies
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/service/roles/"):
+			v = shop.Roles
+		case strings.HasPrefix(r.URL.Path, "/service/tags/"):
+			v = shop.Tags
+		}
+		json.NewEncoder(w).Encode(v)
+	}))
+	defer srv.Close()
+	src, err := New(srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	snap := src.Current()
+	eventually(t, "204 polls", func() bool { return src.Stats().NotModified >= 2 })
+	if src.Current() != snap || src.Stats().Failures != 0 {
+		t.Errorf("a 204 replaced the snapshot or failed: %+v", src.Stats())
+	}
+}
+
+func TestAdminSnapshotFromConformanceShapes(t *testing.T) {
+	// The conformance inputs are downloads as the admin serves them:
+	// myServicePolicies.json, hive_roles.json and myServiceTags.json.
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(conformanceDir, name))
+		if err != nil {
+			t.Skipf("conformance inputs: %v", err)
+		}
+		return data
+	}
+	pol, roles, tags, users := read("myServicePolicies.json"), read("hive_roles.json"), read("myServiceTags.json"), read("hive_user_store.json")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/service/plugins/policies/download/"):
+			w.Write(pol)
+		case strings.HasPrefix(r.URL.Path, "/service/roles/download/"):
+			w.Write(roles)
+		case strings.HasPrefix(r.URL.Path, "/service/tags/download/"):
+			w.Write(tags)
+		case strings.HasPrefix(r.URL.Path, "/service/xusers/download/"):
+			w.Write(users)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	src, err := New(srv.URL, "cl1_hive", fastOptions(WithUserStore(), WithPollInterval(time.Hour))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := src.Err(); err != nil {
+		t.Fatal(err)
+	}
+	b := src.Bundle()
+	if b == nil || len(b.Policies) == 0 || b.Roles == nil || b.Tags == nil || b.UserStore == nil {
+		t.Fatalf("incomplete bundle: %+v", b)
+	}
+	if _, err := src.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFetchWritesALoadableBundle(t *testing.T) {
+	a := newFakeAdmin(t)
+	b, err := Fetch(t.Context(), a.srv.URL, "hivedev", WithHeader("X-Requested-By", "sqe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Roles == nil || b.Tags == nil || len(b.Policies) == 0 || b.FetchedAt.IsZero() || b.AdminURL != a.srv.URL {
+		t.Fatalf("bundle %+v", b)
+	}
+	path := filepath.Join(t.TempDir(), "sub", "bundle.json")
+	if err := b.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	src, err := LoadBundle(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Errorf("ssn mask from the fetched bundle = %q", got)
+	}
+
+	a.setMode(adminMissing)
+	if _, err := Fetch(t.Context(), a.srv.URL, "hivedev"); !ServiceNotFound(err) {
+		t.Errorf("404: %v", err)
+	}
+	a.setMode(adminCorrupt)
+	if _, err := Fetch(t.Context(), a.srv.URL, "hivedev"); err == nil || !strings.Contains(err.Error(), "malformed JSON") {
+		t.Errorf("corrupt: %v", err)
+	}
+}

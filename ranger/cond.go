@@ -1,0 +1,220 @@
+package ranger
+
+import (
+	"net"
+	"strings"
+)
+
+// condEval evaluates one policy or policy-item condition.
+type condEval interface {
+	eval(r *request) tri
+}
+
+// condInfo describes a condition for lint and for time sensitivity.
+type condInfo struct {
+	supported     bool
+	timeSensitive bool
+	reason        string
+}
+
+const evaluatorPkg = "org.apache.ranger.plugin.conditionevaluator."
+
+// buildCondition returns the evaluator of a condition. A condition whose
+// type the service-def does not declare, or whose evaluator sqe does not
+// implement, evaluates to unknown; with lenient (Ranger-compatible)
+// handling an undeclared type is ignored, as Ranger ignores it.
+func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) {
+	def := sd.conditionDefs[c.Type]
+	if def == nil {
+		if lenient {
+			return constCond(triTrue), condInfo{supported: true}
+		}
+		return constCond(triUnknown), condInfo{reason: "condition type " + quote(c.Type) + " is not declared by the service-def"}
+	}
+	cls := strings.TrimPrefix(def.Evaluator, evaluatorPkg)
+	switch cls {
+	case "RangerScriptConditionEvaluator":
+		script := ""
+		if len(c.Values) > 0 {
+			script = strings.TrimSpace(c.Values[0])
+		}
+		return newScriptCond(script, false, c.Type)
+	case "RangerScriptTemplateConditionEvaluator":
+		script := ""
+		reverse := false
+		if len(c.Values) > 0 {
+			v := strings.TrimSpace(c.Values[0])
+			if v != "" {
+				if strings.EqualFold(v, "false") || strings.EqualFold(v, "no") {
+					reverse = true
+				}
+				script = strings.TrimSpace(def.EvaluatorOptions["scriptTemplate"])
+			}
+		}
+		return newScriptCond(script, reverse, c.Type)
+	case "RangerSimpleMatcher":
+		name := def.EvaluatorOptions["CONTEXT_NAME"]
+		if len(c.Values) == 0 || name == "" {
+			return constCond(triTrue), condInfo{supported: true}
+		}
+		return &simpleMatcher{name: name, values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
+	case "RangerIpMatcher":
+		return &ipMatcher{values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the client IP address"}
+	case "RangerAnyOfExpectedTagsPresentConditionEvaluator", "RangerNoneOfExpectedTagsPresentConditionEvaluator", "RangerTagsAllPresentConditionEvaluator":
+		return &tagsPresent{kind: cls, values: c.Values}, condInfo{supported: true}
+	}
+	return constCond(triUnknown), condInfo{reason: "condition " + quote(c.Type) + " uses evaluator " + def.Evaluator + ", which sqe does not evaluate"}
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+type constCond tri
+
+func (c constCond) eval(*request) tri { return tri(c) }
+
+type scriptCond struct {
+	sc      *jsScript
+	reverse bool
+}
+
+func newScriptCond(script string, reverse bool, typ string) (condEval, condInfo) {
+	if script == "" {
+		// Ranger: an empty script matches.
+		return constCond(triOf(!reverse)), condInfo{supported: true}
+	}
+	sc, err := compileJS(script)
+	if err != nil {
+		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " uses JavaScript beyond the forms sqe evaluates"}
+	}
+	return &scriptCond{sc: sc, reverse: reverse}, condInfo{supported: true, timeSensitive: sc.timeSensitive}
+}
+
+func (s *scriptCond) eval(r *request) tri {
+	v, res, err := s.sc.run(newScriptView(r))
+	ret := false
+	if err == nil {
+		if v == nil || v == any(undefined) {
+			ret = res
+		} else if b, ok := v.(bool); ok {
+			ret = b
+		}
+	}
+	if s.reverse {
+		ret = !ret
+	}
+	return triOf(ret)
+}
+
+// simpleMatcher is RangerSimpleMatcher: a request-context value matched
+// against wildcard values. sqe requests carry no such context, so outside
+// Ranger-compatible evaluation the result is unknown.
+type simpleMatcher struct {
+	name   string
+	values []string
+}
+
+func (m *simpleMatcher) eval(r *request) tri {
+	if r.strict {
+		return triUnknown
+	}
+	v, ok := r.context[m.name]
+	s, isStr := v.(string)
+	if !ok || !isStr {
+		return triFalse
+	}
+	for _, p := range m.values {
+		if wildcardMatch(s, p, false) {
+			return triTrue
+		}
+	}
+	return triFalse
+}
+
+// ipMatcher is RangerIpMatcher: exact addresses, CIDR ranges and trailing
+// wildcards ("10.1.*").
+type ipMatcher struct{ values []string }
+
+func (m *ipMatcher) eval(r *request) tri {
+	if r.strict {
+		return triUnknown
+	}
+	if len(m.values) == 0 {
+		return triTrue
+	}
+	ip := r.clientIP
+	if ip == "" {
+		ip = r.remoteIP
+	}
+	if ip == "" {
+		return triFalse
+	}
+	for _, v := range m.values {
+		v = strings.TrimSpace(v)
+		switch {
+		case v == "*":
+			return triTrue
+		case strings.Contains(v, "/"):
+			if _, n, err := net.ParseCIDR(v); err == nil && n.Contains(net.ParseIP(ip)) {
+				return triTrue
+			}
+		case strings.HasSuffix(v, "*"):
+			if strings.HasPrefix(ip, strings.TrimSuffix(v, "*")) {
+				return triTrue
+			}
+		default:
+			if v == ip {
+				return triTrue
+			}
+		}
+	}
+	return triFalse
+}
+
+type tagsPresent struct {
+	kind   string
+	values []string
+}
+
+func (t *tagsPresent) eval(r *request) tri {
+	have := map[string]bool{}
+	for _, tg := range r.tags {
+		have[tg.Type] = true
+	}
+	switch t.kind {
+	case "RangerAnyOfExpectedTagsPresentConditionEvaluator":
+		for _, v := range t.values {
+			if have[v] {
+				return triTrue
+			}
+		}
+		return triFalse
+	case "RangerNoneOfExpectedTagsPresentConditionEvaluator":
+		for _, v := range t.values {
+			if have[v] {
+				return triFalse
+			}
+		}
+		return triTrue
+	}
+	for _, v := range t.values {
+		if !have[v] {
+			return triFalse
+		}
+	}
+	return triTrue
+}
+
+// allConds combines conditions: false if any is false, unknown if any is
+// unknown, else true.
+func allConds(cs []condEval, r *request) tri {
+	ret := triTrue
+	for _, c := range cs {
+		switch c.eval(r) {
+		case triFalse:
+			return triFalse
+		case triUnknown:
+			ret = triUnknown
+		}
+	}
+	return ret
+}

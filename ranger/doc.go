@@ -1,0 +1,156 @@
+// Package ranger is an Apache Ranger policy source for sqe: the policies
+// that govern Spark, Hive and Trino through Ranger's hive service, enforced
+// on a Go service's MySQL or PostgreSQL statements with the same outcome
+// for the same user.
+//
+// # Sources
+//
+// New polls a Ranger admin's plugin download API (policies with their
+// serviceDef and tag policies, roles, tags and, WithUserStore, the user
+// store) and keeps the last good download in a cache directory
+// (WithCacheDir), loaded at start when the admin is unreachable, the way a
+// Ranger plugin keeps policy.cache.dir. LoadBundle and OpenBundle serve a
+// bundle file, which "sqe fetch" writes and which a plain policy download
+// also is; NewStatic serves a Bundle in memory:
+//
+//	src, err := ranger.New("https://ranger.example.com:6182", "hivedev",
+//		ranger.WithBasicAuth("sqe", password), ranger.WithCacheDir("/var/cache/sqe"))
+//	db, err := sqe.Open("mysql", dsn, sqe.WithPolicy(src))
+//
+// A download answered 200 replaces its part, 304 and 204 keep it, 404 is
+// ErrServiceNotFound and any other answer, a transport error or malformed
+// JSON keeps the last good snapshot and counts a failure (Stats); polls
+// back off after failures. A Source that has never loaded anything fails
+// closed: Snapshot returns an error wrapping policy.ErrNotLoaded and every
+// statement is refused. Snapshots are compiled off the statement path and
+// published with one atomic swap.
+//
+// # Resources and names
+//
+// The service-def must have the hive resources database, table and column
+// (the downloaded serviceDef's matchers, wildcards, ignoreCase and
+// hierarchies are honoured as Ranger honours them). A statement's table
+// policy.TableName{Schema, Table} is the Ranger resource
+// {database: Schema, table: Table}, a column adds {column: name}:
+//
+//   - MySQL and MariaDB: the database (schema) is the Ranger database.
+//     "SELECT ssn FROM shop.customers" asks about database=shop,
+//     table=customers, column=ssn; an unqualified table is in the
+//     connection's current database.
+//   - PostgreSQL: the schema is the Ranger database and the PostgreSQL
+//     database (catalog) selects the Ranger service: one Source per
+//     PostgreSQL database. In database erp, "SELECT * FROM sales.orders"
+//     asks service erp_hive (ranger.New(url, "erp_hive")) about
+//     database=sales, table=orders; an unqualified table resolves through
+//     the search_path first.
+//
+// WithDatabaseMap renames schemas on the way in, for a Ranger database
+// named differently from the SQL schema (the default is the identity):
+//
+//	ranger.WithDatabaseMap(map[string]string{"public": "erp", "shop_v2": "shop"})
+//
+// WithDatabaseMapper takes any function of the table name.
+//
+// # Decisions
+//
+// A View resolves the caller: the user, the session's groups together with
+// the user store's groups, the public group, and the roles granted to the
+// user, its groups and public, closed over role membership. Roles the
+// session activates (User.PrimaryRole, User.SecondaryRoles) narrow what
+// allow items, deny exceptions, masks and filters see; deny items and allow
+// exceptions apply for every held role. Users and groups named in the
+// serviceConfig's ranger.plugin.super.users / super.groups (and
+// WithSuperUsers, WithSuperGroups) are allowed everything, unmasked and
+// unfiltered, as in Ranger.
+//
+// The Decision for a table holds:
+//
+//   - Allowed and DeniedBy: Ranger's access result for update, create,
+//     drop, alter, index and lock on the table (create also on the
+//     database, as Hive authorises CREATE TABLE), select column by column,
+//     and all when every one is allowed. Ranger's read and write do not
+//     apply to hive; refresh, repladmin, serviceadmin and tempudfadmin are
+//     never asked for. DeniedBy names the policy ("ranger policy 12",
+//     "ranger tag policy 7") or ReasonNoPolicy.
+//   - Restricted: when select is allowed on some columns, each column
+//     without an allowed select (a column-level policy that does not cover
+//     it, a deny on it), with the policy that denied it or "no policy". A
+//     mask sqe cannot realise restricts its column too.
+//   - Masks: per column, Ranger's datamask result: the first matching
+//     policy in Ranger's order and its first matching item. MASK,
+//     MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4, MASK_HASH, MASK_NULL,
+//     MASK_DATE_SHOW_YEAR and CUSTOM map to the udf types of the same
+//     names (a tag policy's "hive:MASK" loses its component prefix);
+//     MASK_NONE leaves the column as it is. A CUSTOM valueExpr is Hive SQL
+//     with {col}: one that is exactly a Hive mask UDF call
+//     (mask_show_last_n({col}, 4, 'x', 'x', 'x', -1, '1')) becomes that
+//     mask type with its arguments, any other is passed as Mask.Expr.
+//   - RowFilters: at most one, the first matching rowfilter policy and
+//     item (Ranger does not AND filters); an empty filterExpr filters
+//     nothing.
+//
+// Filter and CUSTOM expressions are passed through as Hive SQL text; the
+// rewriter parses them with the target dialect's parser and fails closed
+// on what does not parse. sqe translates only what is safe textually:
+// current_user() stays (the rewriter inlines it), logged_in_user() becomes
+// current_user(), and ${{USER.dept}}-style request expressions are
+// resolved for the caller: inside a quoted literal with the quotes
+// doubled, outside one only to a number. An expression that uses a
+// Hive-only function (reflect, java_method, in_file, mask_* outside the
+// whole-expression form, ...) or a request expression beyond the supported
+// forms makes the table fail closed with an error naming the policy.
+//
+// When the decision depends on column names no policy spells out (a
+// column pattern such as ssn* or an excluded list, a column-level grant
+// covering only some columns, a mask or tag on every column), Decide
+// returns a ColumnsNeededError (wrapping policy.ErrAccessDenied, so a
+// caller that does not handle it fails closed) and View.DecideColumns,
+// given the table's columns, answers exactly (ColumnDecider).
+//
+// # Precedence
+//
+// Evaluation follows Ranger's policy engine, on indexes compiled per
+// principal (user, group, role, everyone) and per database and table, so
+// the cost of a decision does not grow with the number of policies that
+// cannot apply to the caller. A snapshot also keeps the decisions it made,
+// keyed by the View's fingerprint (everything a decision depends on), for
+// the next statement of a caller with the same principals
+// (WithDecisionCacheSize). The rules are Ranger's:
+//
+//   - Within a repository, policies are taken by policyPriority (override
+//     first), then Ranger's evaluation order; in a policy, deny items
+//     (less their deny exceptions) win over allow items (less their allow
+//     exceptions); isDenyAllElse denies what the policy does not allow;
+//     an access type implies the grants the service-def lists (all implies
+//     every other).
+//   - Tag policies are evaluated first, for the tags the service's tags
+//     put on the database, table and column (and, as Ranger's tag enricher
+//     does, the descendants' tags for a table-level question). A tag-policy
+//     deny stands unless a resource policy of higher priority decides; a
+//     tag-policy allow stands unless a resource policy of the same or
+//     higher priority denies. Tag masks and filters are likewise taken
+//     before resource ones.
+//   - Resource matching honours wildcards (* and ?), isExcludes,
+//     isRecursive, ignoreCase, Ranger's match scopes (self, descendants,
+//     ancestors) and the {USER} and {OWNER} tokens; users, groups, roles
+//     and public; validity schedules (start, end, time zone); conditions
+//     the service-def declares with Ranger's evaluators (scripts in the
+//     JavaScript subset Ranger's policies use: the ctx methods, the USER,
+//     UG, UGNAMES, URNAMES, TAG and TAGS objects, the macros such as
+//     IS_IN_GROUP and GET_TAG_ATTR, string and array methods, comparisons).
+//
+// # What sqe cannot evaluate
+//
+// A condition sqe cannot evaluate (an evaluator it does not implement, a
+// script beyond the supported forms, a request-context condition such as
+// the client IP address, which sqe requests do not carry) never grants and
+// always restricts: an allow item (or a deny exception) with it does not
+// match, a deny item (or an allow exception) with it matches, a mask item
+// with it restricts the column and a filter item with it fails the table
+// closed. Validity schedules with
+// recurrences are treated the same way. {OWNER} matches nobody: a
+// statement's tables carry no owner. Security zones, policy and tag
+// deltas, and Ranger's audit (isAudited is computed but sqe does not send
+// audit events) are not supported; a service with security zones fails
+// closed. "sqe lint" (Lint) lists what a bundle uses of these.
+package ranger

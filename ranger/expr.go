@@ -1,0 +1,310 @@
+package ranger
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/udf"
+)
+
+// Ranger's filterExpr and CUSTOM valueExpr are Hive SQL. sqe passes them to
+// the rewriter as expression text (which parses them with the target
+// dialect's parser and fails closed on what does not parse), after:
+//
+//   - resolving ${{...}} request expressions with values that cannot leave
+//     their place: inside a quoted literal a value may not contain a
+//     backslash or a control character and its quotes are doubled; outside
+//     one it must be a number;
+//   - translating what has a safe textual translation (logged_in_user()
+//     becomes current_user(); current_user() stays, the rewriter inlines it);
+//   - refusing Hive functions with no MySQL/PostgreSQL meaning (the mask
+//     UDFs inside a larger expression, reflect, java_method, in_file,
+//     current_groups, ...), which makes the table's decision fail closed.
+//
+// A CUSTOM mask that is exactly one Hive mask UDF call on {col} with literal
+// arguments becomes the matching sqe mask type instead.
+
+// hiveOnlyFunctions have no translation sqe can make textually.
+var hiveOnlyFunctions = map[string]bool{
+	"mask": true, "mask_first_n": true, "mask_last_n": true, "mask_show_first_n": true,
+	"mask_show_last_n": true, "mask_hash": true, "reflect": true, "reflect2": true,
+	"java_method": true, "in_file": true, "current_groups": true, "current_authorizer": true,
+	"get_json_object": true, "explode": true, "posexplode": true, "inline": true,
+	"stack": true, "json_tuple": true, "parse_url_tuple": true, "sentences": true,
+	"histogram_numeric": true, "ngrams": true, "context_ngrams": true, "xpath": true,
+	"xpath_string": true, "xpath_int": true, "xpath_boolean": true, "surrogate_key": true,
+	"restrict_information_schema": true, "current_database": true,
+}
+
+// hiveRenames are functions with a direct equivalent.
+var hiveRenames = map[string]string{
+	"logged_in_user": "current_user",
+}
+
+// scanSQL walks s, calling visit for every identifier outside quoted
+// literals and quoted identifiers, with its byte offsets.
+func scanSQL(s string, visit func(start, end int)) error {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(s) {
+				if s[j] == '\\' && c != '`' {
+					j += 2
+					continue
+				}
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			if j >= len(s) {
+				return fmt.Errorf("unterminated quoted text")
+			}
+			i = j + 1
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			visit(i, j)
+			i = j
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+func nextNonSpace(s string, i int) byte {
+	for i < len(s) {
+		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+			return s[i]
+		}
+		i++
+	}
+	return 0
+}
+
+// translateHive rewrites the Hive expression text for sqe, or reports why
+// it cannot.
+func translateHive(s string) (string, error) {
+	type repl struct {
+		start, end int
+		with       string
+	}
+	var repls []repl
+	var bad string
+	err := scanSQL(s, func(a, b int) {
+		if nextNonSpace(s, b) != '(' {
+			return
+		}
+		name := lower(s[a:b])
+		if hiveOnlyFunctions[name] && bad == "" {
+			bad = name
+		}
+		if r, ok := hiveRenames[name]; ok {
+			repls = append(repls, repl{a, b, r})
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	if bad != "" {
+		return "", fmt.Errorf("uses the Hive function %s(), which has no MySQL or PostgreSQL translation", bad)
+	}
+	var out strings.Builder
+	last := 0
+	for _, r := range repls {
+		out.WriteString(s[last:r.start])
+		out.WriteString(r.with)
+		last = r.end
+	}
+	out.WriteString(s[last:])
+	return out.String(), nil
+}
+
+// quoteContext reports whether offset i of s is inside a single-quoted or
+// a double-quoted literal.
+func quoteContext(s string, i int) byte {
+	var q byte
+	for j := 0; j < i && j < len(s); j++ {
+		c := s[j]
+		if q == 0 {
+			if c == '\'' || c == '"' || c == '`' {
+				q = c
+			}
+			continue
+		}
+		if c == '\\' && q != '`' {
+			j++
+			continue
+		}
+		if c == q {
+			if j+1 < i && s[j+1] == q {
+				j++
+				continue
+			}
+			q = 0
+		}
+	}
+	return q
+}
+
+var reNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+
+// substituteSQL resolves ${{...}} expressions in SQL text with values that
+// cannot change the expression's structure.
+func substituteSQL(s string, r *request) (string, error) {
+	if !hasRequestExpressions(s) {
+		return s, nil
+	}
+	var out strings.Builder
+	last := 0
+	for _, loc := range reReqExpr.FindAllStringSubmatchIndex(s, -1) {
+		out.WriteString(s[last:loc[0]])
+		last = loc[1]
+		expr := s[loc[2]:loc[3]]
+		v, err := evalRequestExpr(expr, r)
+		if err != nil {
+			return "", fmt.Errorf("request expression ${{%s}} uses JavaScript beyond the forms sqe evaluates", expr)
+		}
+		val := ""
+		if v != nil && v != any(undefined) {
+			val = jsToString(v)
+		}
+		switch quoteContext(s, loc[0]) {
+		case '\'':
+			if strings.ContainsAny(val, "\\\x00") || strings.ContainsFunc(val, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+				return "", fmt.Errorf("request expression ${{%s}}: its value contains a backslash or a control character", expr)
+			}
+			out.WriteString(strings.ReplaceAll(val, "'", "''"))
+		case 0:
+			if !reNumber.MatchString(val) {
+				return "", fmt.Errorf("request expression ${{%s}} outside a quoted literal must yield a number", expr)
+			}
+			out.WriteString(val)
+		default:
+			return "", fmt.Errorf("request expression ${{%s}} inside a double-quoted or backquoted name", expr)
+		}
+	}
+	out.WriteString(s[last:])
+	return out.String(), nil
+}
+
+var reHiveMaskCall = regexp.MustCompile(`^(?i)\s*(mask|mask_first_n|mask_last_n|mask_show_first_n|mask_show_last_n|mask_hash)\s*\(\s*\{col\}\s*((?:,\s*(?:-?[0-9]+|'[^'\\]*')\s*)*)\)\s*$`)
+var reHiveArg = regexp.MustCompile(`-?[0-9]+|'[^'\\]*'`)
+
+// hiveMaskCall turns a CUSTOM expression that is exactly one Hive mask UDF
+// call into the matching mask type and arguments.
+func hiveMaskCall(expr string) (typ string, args []string, ok bool) {
+	m := reHiveMaskCall.FindStringSubmatch(expr)
+	if m == nil {
+		return "", nil, false
+	}
+	for _, a := range reHiveArg.FindAllString(m[2], -1) {
+		args = append(args, strings.Trim(a, "'"))
+	}
+	switch lower(m[1]) {
+	case "mask":
+		return udf.TypeMask, args, true
+	case "mask_first_n":
+		return udf.TypeFirstN, args, true
+	case "mask_last_n":
+		return udf.TypeLastN, args, true
+	case "mask_show_first_n":
+		return udf.TypeShowFirstN, args, true
+	case "mask_show_last_n":
+		return udf.TypeShowLastN, args, true
+	case "mask_hash":
+		if len(args) > 0 {
+			return "", nil, false
+		}
+		return udf.TypeHash, nil, true
+	}
+	return "", nil, false
+}
+
+// rangerMaskTypes are the hive service-def's mask types sqe realises.
+var rangerMaskTypes = map[string]string{
+	"MASK":                udf.TypeMask,
+	"MASK_SHOW_LAST_4":    udf.TypeShowLast4,
+	"MASK_SHOW_FIRST_4":   udf.TypeShowFirst4,
+	"MASK_HASH":           udf.TypeHash,
+	"MASK_NULL":           udf.TypeNull,
+	"MASK_NONE":           udf.TypeNone,
+	"MASK_DATE_SHOW_YEAR": udf.TypeDateShowYear,
+	"CUSTOM":              udf.TypeCustom,
+}
+
+// stripComponent removes a component prefix ("hive:MASK" -> "MASK").
+func stripComponent(t string) string {
+	if i := strings.LastIndex(t, componentSep); i >= 0 {
+		return t[i+1:]
+	}
+	return t
+}
+
+// maskOutcome is what a Ranger mask becomes: a mask, or a reason to
+// restrict the column (a mask sqe cannot realise), or an error (a CUSTOM
+// expression that cannot be translated: the table fails closed).
+type maskOutcome struct {
+	mask     policy.Mask
+	restrict string
+	err      error
+}
+
+func realiseMask(res *result, pol string, r *request) maskOutcome {
+	typ := stripComponent(strings.TrimSpace(*res.maskType))
+	if res.maskCondition != nil && strings.TrimSpace(*res.maskCondition) != "" {
+		return maskOutcome{restrict: pol + ": mask condition " + quote(*res.maskCondition) + " is not supported"}
+	}
+	ut, ok := rangerMaskTypes[strings.ToUpper(typ)]
+	if !ok {
+		return maskOutcome{restrict: pol + ": mask type " + quote(typ) + " cannot be realised"}
+	}
+	m := policy.Mask{Type: ut, Policy: pol}
+	if ut == udf.TypeCustom {
+		if res.maskedValue == nil || strings.TrimSpace(*res.maskedValue) == "" {
+			return maskOutcome{restrict: pol + ": CUSTOM mask without an expression"}
+		}
+		raw := *res.maskedValue
+		if t, args, ok := hiveMaskCall(raw); ok {
+			if err := udf.ValidateMask(t, args, ""); err != nil {
+				return maskOutcome{err: fmt.Errorf("%s: CUSTOM mask %q: %v", pol, raw, err)}
+			}
+			return maskOutcome{mask: policy.Mask{Type: t, Args: args, Policy: pol}}
+		}
+		expr, err := substituteSQL(raw, r)
+		if err == nil {
+			expr, err = translateHive(expr)
+		}
+		if err != nil {
+			return maskOutcome{err: fmt.Errorf("%s: CUSTOM mask expression cannot be used: %v", pol, err)}
+		}
+		m.Expr = expr
+	}
+	if err := udf.ValidateMask(m.Type, m.Args, m.Expr); err != nil {
+		return maskOutcome{restrict: pol + ": " + err.Error()}
+	}
+	return maskOutcome{mask: m}
+}
+
+// realiseFilter turns a Ranger row filter into sqe's.
+func realiseFilter(expr string, pol string, r *request) (policy.RowFilter, error) {
+	s, err := substituteSQL(expr, r)
+	if err == nil {
+		s, err = translateHive(s)
+	}
+	if err != nil {
+		return policy.RowFilter{}, fmt.Errorf("%s: row filter %q cannot be used: %v", pol, expr, err)
+	}
+	return policy.RowFilter{Expr: s, Policy: pol}, nil
+}

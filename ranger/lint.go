@@ -1,0 +1,258 @@
+package ranger
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sqe-project/sqe/udf"
+)
+
+// Severity grades a lint finding.
+type Severity string
+
+const (
+	// SeverityError: sqe enforces the policy more strictly than Ranger
+	// would (an item that never grants, a column that is restricted
+	// instead of masked, a table that fails closed).
+	SeverityError Severity = "error"
+	// SeverityWarning: part of the policy has no effect on SQL statements
+	// through sqe (for example an access type sqe never asks about).
+	SeverityWarning Severity = "warning"
+)
+
+// Finding is one thing sqe cannot realise as Ranger would.
+type Finding struct {
+	Severity Severity
+	// PolicyID and PolicyName identify the policy (0 and "" for findings
+	// about the bundle as a whole).
+	PolicyID   int64
+	PolicyName string
+	// Tag is true for a tag-based policy.
+	Tag bool
+	// Where is the part of the policy, e.g. "deny item 2" or "condition".
+	Where string
+	// Message says what cannot be realised and what sqe does instead.
+	Message string
+}
+
+func (f Finding) String() string {
+	var b strings.Builder
+	b.WriteString(string(f.Severity))
+	b.WriteString(": ")
+	if f.PolicyID != 0 || f.PolicyName != "" {
+		if f.Tag {
+			b.WriteString("tag ")
+		}
+		fmt.Fprintf(&b, "policy %d", f.PolicyID)
+		if f.PolicyName != "" {
+			fmt.Fprintf(&b, " (%s)", f.PolicyName)
+		}
+		if f.Where != "" {
+			b.WriteString(", " + f.Where)
+		}
+		b.WriteString(": ")
+	} else if f.Where != "" {
+		b.WriteString(f.Where + ": ")
+	}
+	b.WriteString(f.Message)
+	return b.String()
+}
+
+// sqlAccessTypes are the hive access types sqe asks about.
+var sqlAccessTypes = map[string]bool{
+	"select": true, "update": true, "create": true, "drop": true, "alter": true,
+	"index": true, "lock": true, "all": true,
+}
+
+// sqlResources are the hive resources a SQL statement touches.
+var sqlResources = map[string]bool{"database": true, "table": true, "column": true}
+
+// Lint reports the parts of a bundle that sqe cannot realise as Ranger
+// would: conditions it cannot evaluate, mask types and CUSTOM or row-filter
+// expressions it cannot use, recurring validity schedules, security zones,
+// and policies on resources or access types SQL statements never reach.
+// Findings come sorted by policy; disabled policies are skipped.
+func Lint(b *Bundle) []Finding {
+	if b == nil || b.ServiceDef == nil {
+		return []Finding{{Severity: SeverityError, Where: "bundle", Message: errNoServiceDef.Error()}}
+	}
+	var out []Finding
+	sd := newSvcDef(b.ServiceDef, "")
+	if !hasResourceDef(b.ServiceDef, "database") || !hasResourceDef(b.ServiceDef, "table") {
+		out = append(out, Finding{Severity: SeverityError, Where: "service-def " + quote(b.ServiceDef.Name),
+			Message: "has no database and table resources; sqe needs the hive service-def and will not load this bundle"})
+	}
+	if len(b.SecurityZones) > 0 {
+		out = append(out, Finding{Severity: SeverityError, Where: "security zones",
+			Message: fmt.Sprintf("the service uses security zones (%s), which sqe does not support: every table fails closed", strings.Join(sortedKeys(b.SecurityZones), ", "))})
+	}
+	for _, p := range b.Policies {
+		out = append(out, lintPolicy(p, sd, false)...)
+	}
+	if tp := b.TagPolicies; tp != nil && tp.ServiceDef != nil {
+		tsd := newSvcDef(tp.ServiceDef, sd.name)
+		for _, p := range tp.Policies {
+			out = append(out, lintPolicy(p, tsd, true)...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Tag != c.Tag {
+			return !a.Tag
+		}
+		return a.PolicyID < c.PolicyID
+	})
+	return out
+}
+
+func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
+	if p == nil || !p.Enabled() {
+		return nil
+	}
+	var out []Finding
+	add := func(sev Severity, where, format string, args ...any) {
+		out = append(out, Finding{Severity: sev, PolicyID: int64(p.ID), PolicyName: p.Name, Tag: tag, Where: where, Message: fmt.Sprintf(format, args...)})
+	}
+	if p.ZoneName != "" {
+		add(SeverityError, "", "belongs to security zone %q, which sqe does not support", p.ZoneName)
+	}
+	if !tag {
+		for name := range p.Resources {
+			if !sqlResources[name] {
+				add(SeverityWarning, "resources", "resource %q is not touched by SQL statements; the policy has no effect through sqe", name)
+				break
+			}
+		}
+	}
+	for _, c := range p.Conditions {
+		if _, info := buildCondition(c, sd, false); !info.supported {
+			add(SeverityError, "condition", "%s: the policy never grants and its denies always apply", info.reason)
+		}
+	}
+	for i, vs := range p.ValiditySchedules {
+		if vs == nil {
+			continue
+		}
+		if v := newValidityEval(vs); v.hasRecurrences {
+			add(SeverityError, fmt.Sprintf("validity schedule %d", i+1), "recurrences are not evaluated: the policy never grants and its denies always apply")
+		} else if v.invalid {
+			add(SeverityError, fmt.Sprintf("validity schedule %d", i+1), "start, end or time zone does not parse: the policy never grants and its denies always apply")
+		}
+	}
+	lintItems := func(items []*PolicyItem, kind string, restrictive bool) {
+		for i, it := range items {
+			if it == nil {
+				continue
+			}
+			where := fmt.Sprintf("%s %d", kind, i+1)
+			for _, c := range it.Conditions {
+				if _, info := buildCondition(c, sd, false); !info.supported {
+					if restrictive {
+						add(SeverityError, where, "%s: the item always applies", info.reason)
+					} else {
+						add(SeverityError, where, "%s: the item never matches", info.reason)
+					}
+				}
+			}
+			if int(p.PolicyType) == PolicyTypeAccess {
+				applies := len(it.Accesses) == 0
+				var other []string
+				for _, a := range it.Accesses {
+					t := strings.ToLower(stripComponent(a.Type))
+					if sqlAccessTypes[t] {
+						applies = true
+					} else {
+						other = append(other, a.Type)
+					}
+				}
+				if !applies {
+					add(SeverityWarning, where, "access types %s are not asked for by SQL statements through sqe", strings.Join(other, ", "))
+				}
+			}
+		}
+	}
+	switch int(p.PolicyType) {
+	case PolicyTypeAccess:
+		lintItems(p.PolicyItems, "policy item", false)
+		lintItems(p.DenyPolicyItems, "deny item", true)
+		lintItems(p.AllowExceptions, "allow exception", true)
+		lintItems(p.DenyExceptions, "deny exception", false)
+	case PolicyTypeDataMask:
+		lintItems(p.DataMaskPolicyItems, "mask item", false)
+		for i, it := range p.DataMaskPolicyItems {
+			if it == nil || it.DataMaskInfo == nil {
+				continue
+			}
+			if msg := lintMask(it.DataMaskInfo); msg != "" {
+				add(SeverityError, fmt.Sprintf("mask item %d", i+1), "%s", msg)
+			}
+		}
+	case PolicyTypeRowFilter:
+		lintItems(p.RowFilterPolicyItems, "row-filter item", false)
+		for i, it := range p.RowFilterPolicyItems {
+			if it == nil || it.RowFilterInfo == nil {
+				continue
+			}
+			if err := lintExpr(it.RowFilterInfo.FilterExpr); err != nil {
+				add(SeverityError, fmt.Sprintf("row-filter item %d", i+1), "filter %q: %v: the table fails closed for the item's principals", it.RowFilterInfo.FilterExpr, err)
+			}
+		}
+	default:
+		add(SeverityWarning, "", "policy type %d is not one sqe evaluates", p.PolicyType)
+	}
+	return out
+}
+
+// lintMask returns why a mask cannot be realised, or "".
+func lintMask(mi *DataMaskInfo) string {
+	typ := stripComponent(strings.TrimSpace(mi.DataMaskType))
+	if typ == "" {
+		return ""
+	}
+	if strings.TrimSpace(mi.ConditionExpr) != "" {
+		return fmt.Sprintf("mask condition %q is not supported: the column is restricted instead", mi.ConditionExpr)
+	}
+	ut, ok := rangerMaskTypes[strings.ToUpper(typ)]
+	if !ok {
+		return fmt.Sprintf("mask type %q has no sqe equivalent: the column is restricted instead", typ)
+	}
+	if ut != rangerMaskTypes["CUSTOM"] {
+		return ""
+	}
+	expr := strings.TrimSpace(mi.ValueExpr)
+	if expr == "" {
+		return "CUSTOM mask without an expression: the column is restricted instead"
+	}
+	if t, args, ok := hiveMaskCall(expr); ok {
+		if err := udf.ValidateMask(t, args, ""); err != nil {
+			return fmt.Sprintf("CUSTOM expression %q: %v: the table fails closed for the item's principals", expr, err)
+		}
+		return ""
+	}
+	if err := lintExpr(expr); err != nil {
+		return fmt.Sprintf("CUSTOM expression %q: %v: the table fails closed for the item's principals", expr, err)
+	}
+	return ""
+}
+
+// lintExpr checks a Hive expression with its request expressions
+// replaced by placeholders of the right kind.
+func lintExpr(s string) error {
+	for _, m := range reReqExpr.FindAllStringSubmatch(s, -1) {
+		if _, err := compileJS(m[1]); err != nil {
+			return fmt.Errorf("request expression ${{%s}} uses JavaScript beyond the forms sqe evaluates", m[1])
+		}
+	}
+	_, err := translateHive(reReqExpr.ReplaceAllString(s, "0"))
+	return err
+}
+
+func hasResourceDef(sd *ServiceDef, name string) bool {
+	for _, r := range sd.Resources {
+		if r != nil && r.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,74 @@
+package ranger
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestLint(t *testing.T) {
+	if f := Lint(loadShop(t)); len(f) != 0 {
+		t.Errorf("the shop bundle has findings: %v", f)
+	}
+
+	b := loadShop(t)
+	cond := func(typ string, v ...string) []Condition { return []Condition{{Type: typ, Values: v}} }
+	b.ServiceDef.PolicyConditions = append(b.ServiceDef.PolicyConditions,
+		&PolicyConditionDef{Name: "ip-range", Evaluator: evaluatorPkg + "RangerIpMatcher"},
+		&PolicyConditionDef{Name: "geo", Evaluator: "com.example.GeoEvaluator"},
+		&PolicyConditionDef{Name: "expression", Evaluator: evaluatorPkg + "RangerScriptConditionEvaluator"})
+	res := func(db, table string) map[string]*PolicyResource {
+		return map[string]*PolicyResource{"database": {Values: []string{db}}, "table": {Values: []string{table}}, "column": {Values: []string{"*"}}}
+	}
+	b.Policies = append(b.Policies,
+		&Policy{ID: 70, Name: "ip", Resources: res("x", "t"),
+			PolicyItems:     []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, Conditions: cond("ip-range", "10.*")}},
+			DenyPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, Conditions: cond("geo", "FR")}}},
+		&Policy{ID: 71, Name: "script", Resources: res("x", "t"), Conditions: cond("expression", "new java.io.File('/').exists()"),
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
+		&Policy{ID: 72, Name: "masks", PolicyType: PolicyTypeDataMask, Resources: res("x", "t"),
+			DataMaskPolicyItems: []*PolicyItem{
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, DataMaskInfo: &DataMaskInfo{DataMaskType: "MASK_SHOW_LAST_4"}},
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, DataMaskInfo: &DataMaskInfo{DataMaskType: "MASK_SECRET"}},
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, DataMaskInfo: &DataMaskInfo{DataMaskType: "CUSTOM", ValueExpr: "reflect('java.lang.Math', 'abs', {col})"}},
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, DataMaskInfo: &DataMaskInfo{DataMaskType: "CUSTOM", ValueExpr: "mask_show_last_n({col}, 4, 'x', 'x', 'x', -1, '1')"}},
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, DataMaskInfo: &DataMaskInfo{DataMaskType: "hive:CUSTOM", ValueExpr: "mask_show_last_n({col}, 'four')"}},
+			}},
+		&Policy{ID: 73, Name: "filters", PolicyType: PolicyTypeRowFilter, Resources: res("x", "t"),
+			RowFilterPolicyItems: []*PolicyItem{
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, RowFilterInfo: &RowFilterInfo{FilterExpr: "dept = '${{USER.dept}}'"}},
+				{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, RowFilterInfo: &RowFilterInfo{FilterExpr: "id in (select id from t2 where in_file(x, '/etc'))"}},
+			}},
+		&Policy{ID: 74, Name: "udfs", Resources: map[string]*PolicyResource{"database": {Values: []string{"x"}}, "udf": {Values: []string{"*"}}},
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "read"}}, Users: []string{"u"}}}},
+		&Policy{ID: 75, Name: "recurring", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(`{"interval": 1}`)}}},
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
+		&Policy{ID: 76, Name: "off", IsEnabled: boolPtr(false), Resources: res("x", "t"), Conditions: cond("geo", "FR")},
+	)
+	var got []string
+	for _, f := range Lint(b) {
+		got = append(got, f.String())
+	}
+	text := strings.Join(got, "\n")
+	for _, want := range []string{
+		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address: the item never matches`,
+		`error: policy 70 (ip), deny item 1: condition "geo" uses evaluator com.example.GeoEvaluator, which sqe does not evaluate: the item always applies`,
+		`error: policy 71 (script), condition: condition "expression": script`,
+		`error: policy 72 (masks), mask item 2: mask type "MASK_SECRET" has no sqe equivalent`,
+		`error: policy 72 (masks), mask item 3: CUSTOM expression "reflect('java.lang.Math', 'abs', {col})": uses the Hive function reflect()`,
+		`error: policy 72 (masks), mask item 5: CUSTOM expression "mask_show_last_n({col}, 'four')": udf: mask MASK_SHOW_LAST_N`,
+		`error: policy 73 (filters), row-filter item 2: filter "id in (select id from t2 where in_file(x, '/etc'))": uses the Hive function in_file()`,
+		`warning: policy 74 (udfs), resources: resource "udf"`,
+		`warning: policy 74 (udfs), policy item 1: access types read`,
+		`error: policy 75 (recurring), validity schedule 1: recurrences are not evaluated`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lint lacks %q; got:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("lint reports %q; got:\n%s", unwanted, text)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package ranger
+
+import (
+	"crypto/tls"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sqe-project/sqe/policy"
+)
+
+// Option configures a Source (New, NewStatic, LoadBundle).
+type Option func(*config)
+
+type config struct {
+	pollInterval time.Duration
+	timeout      time.Duration
+	backoffMin   time.Duration
+	backoffMax   time.Duration
+	basicUser    string
+	basicPass    string
+	bearer       string
+	headers      http.Header
+	tlsConfig    *tls.Config
+	httpClient   *http.Client
+	cacheDir     string
+	pluginID     string
+	roles        bool
+	tags         bool
+	userStore    bool
+	databaseFor  func(policy.TableName) string
+	superUsers   []string
+	superGroups  []string
+	now          func() time.Time
+	cacheSize    int
+	onError      func(error)
+}
+
+func defaultConfig() *config {
+	return &config{
+		pollInterval: 30 * time.Second,
+		timeout:      10 * time.Second,
+		backoffMin:   time.Second,
+		backoffMax:   5 * time.Minute,
+		pluginID:     "sqe",
+		roles:        true,
+		tags:         true,
+		databaseFor:  func(t policy.TableName) string { return t.Schema },
+		now:          time.Now,
+		cacheSize:    10_000,
+	}
+}
+
+func buildConfig(opts []Option) *config {
+	c := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+// WithPollInterval sets how often the admin is polled (default 30s).
+func WithPollInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.pollInterval = d
+		}
+	}
+}
+
+// WithTimeout bounds each request to the admin (default 10s).
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithBackoff sets the wait after a failed poll: it starts at min and
+// doubles up to max, and the poll interval resumes after a success
+// (defaults 1s and 5m; never shorter than the poll interval).
+func WithBackoff(min, max time.Duration) Option {
+	return func(c *config) {
+		if min > 0 {
+			c.backoffMin = min
+		}
+		if max >= c.backoffMin {
+			c.backoffMax = max
+		}
+	}
+}
+
+// WithBasicAuth authenticates to the admin with HTTP basic authentication.
+func WithBasicAuth(user, password string) Option {
+	return func(c *config) { c.basicUser, c.basicPass = user, password }
+}
+
+// WithBearerToken authenticates to the admin with "Authorization: Bearer".
+func WithBearerToken(token string) Option {
+	return func(c *config) { c.bearer = token }
+}
+
+// WithHeader adds a header to every request to the admin.
+func WithHeader(name, value string) Option {
+	return func(c *config) {
+		if c.headers == nil {
+			c.headers = http.Header{}
+		}
+		c.headers.Add(name, value)
+	}
+}
+
+// WithTLSConfig sets the TLS configuration for an https admin URL.
+func WithTLSConfig(t *tls.Config) Option {
+	return func(c *config) { c.tlsConfig = t }
+}
+
+// WithHTTPClient sets the HTTP client (its timeout and transport win over
+// WithTimeout and WithTLSConfig).
+func WithHTTPClient(h *http.Client) Option {
+	return func(c *config) { c.httpClient = h }
+}
+
+// WithCacheDir keeps the last good download in dir (as Ranger plugins keep
+// policy.cache.dir) and loads it at start when the admin is unreachable.
+func WithCacheDir(dir string) Option {
+	return func(c *config) { c.cacheDir = dir }
+}
+
+// WithPluginID sets the pluginId the admin sees (default "sqe").
+func WithPluginID(id string) Option {
+	return func(c *config) {
+		if id != "" {
+			c.pluginID = id
+		}
+	}
+}
+
+// WithoutRoles stops downloading roles (role policies then match nobody).
+func WithoutRoles() Option { return func(c *config) { c.roles = false } }
+
+// WithoutTags stops downloading tags (tag policies then apply to nothing).
+func WithoutTags() Option { return func(c *config) { c.tags = false } }
+
+// WithUserStore also downloads the user store (user and group attributes
+// for ${{USER.x}} expressions, and user-group mappings).
+func WithUserStore() Option { return func(c *config) { c.userStore = true } }
+
+// WithDatabaseMapper sets how a table's schema maps to the Ranger database
+// name (default: the schema itself). For MySQL the schema is the MySQL
+// database; for PostgreSQL it is the schema within the connected database.
+func WithDatabaseMapper(f func(policy.TableName) string) Option {
+	return func(c *config) {
+		if f != nil {
+			c.databaseFor = f
+		}
+	}
+}
+
+// WithDatabaseMap maps schema names (case-insensitive) to Ranger database
+// names; schemas not in the map keep their name.
+func WithDatabaseMap(m map[string]string) Option {
+	lm := make(map[string]string, len(m))
+	for k, v := range m {
+		lm[strings.ToLower(k)] = v
+	}
+	return WithDatabaseMapper(func(t policy.TableName) string {
+		if v, ok := lm[strings.ToLower(t.Schema)]; ok {
+			return v
+		}
+		return t.Schema
+	})
+}
+
+// WithSuperUsers adds super users (as the plugin's ranger.plugin.<service>.super.users).
+func WithSuperUsers(users ...string) Option {
+	return func(c *config) { c.superUsers = append(c.superUsers, users...) }
+}
+
+// WithSuperGroups adds super groups.
+func WithSuperGroups(groups ...string) Option {
+	return func(c *config) { c.superGroups = append(c.superGroups, groups...) }
+}
+
+// WithClock sets the clock used for access times (tests).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithDecisionCacheSize bounds the decisions a snapshot keeps for reuse by
+// later Views of callers with the same fingerprint (default 10,000; 0
+// evaluates every statement afresh).
+func WithDecisionCacheSize(n int) Option {
+	return func(c *config) {
+		if n >= 0 {
+			c.cacheSize = n
+		}
+	}
+}
+
+// WithErrorHandler is called with every failed poll (for logging).
+func WithErrorHandler(f func(error)) Option {
+	return func(c *config) { c.onError = f }
+}

@@ -1,0 +1,278 @@
+package ranger
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+)
+
+// Snapshot is a compiled, immutable Ranger policy set: the service's
+// policies, its tag policies, roles, tags and user store. It implements
+// policy.Snapshot and is safe for concurrent use.
+type Snapshot struct {
+	version uint64
+	eng     *engine
+	idx     *principalIndex
+	tagIdx  *principalIndex
+	dbFor   func(policy.TableName) string
+	now     func() time.Time
+	shared  *sharedCache // decisions by View fingerprint and table; nil when disabled
+
+	minuteClock bool        // decisions depend on the time of day (script conditions)
+	transitions []time.Time // instants at which validity schedules change
+	zoneErr     error
+	info        Info
+}
+
+// Info describes what a snapshot was built from.
+type Info struct {
+	ServiceName      string
+	PolicyVersion    int64
+	RoleVersion      int64
+	TagVersion       int64
+	UserStoreVersion int64
+	Policies         int
+	TagPolicies      int
+	Roles            int
+	TaggedResources  int
+}
+
+var _ policy.Snapshot = (*Snapshot)(nil)
+
+// errNoServiceDef is returned for a download without a service-def.
+var errNoServiceDef = errors.New("ranger: the policies carry no serviceDef")
+
+func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
+	if b == nil || b.ServiceDef == nil {
+		return nil, errNoServiceDef
+	}
+	sp := &b.ServicePolicies
+	hasDB, hasTable := false, false
+	for _, r := range sp.ServiceDef.Resources {
+		if r == nil {
+			continue
+		}
+		switch r.Name {
+		case "database":
+			hasDB = true
+		case "table":
+			hasTable = true
+		}
+	}
+	if !hasDB || !hasTable {
+		return nil, fmt.Errorf("ranger: service-def %q has no database and table resources (sqe needs the hive service-def)", sp.ServiceDef.Name)
+	}
+	var tags *ServiceTags
+	if cfg.tags {
+		tags = b.Tags
+	}
+	var roles *Roles
+	if cfg.roles {
+		roles = b.Roles
+	}
+	eng := newEngine(engineInput{
+		policies:    sp,
+		roles:       roles,
+		tags:        tags,
+		userStore:   b.UserStore,
+		superUsers:  cfg.superUsers,
+		superGroups: cfg.superGroups,
+	})
+	s := &Snapshot{
+		version: policy.NextVersion(),
+		eng:     eng,
+		idx:     newPrincipalIndex(),
+		tagIdx:  newPrincipalIndex(),
+		dbFor:   cfg.databaseFor,
+		now:     cfg.now,
+		shared:  newSharedCache(cfg.cacheSize),
+	}
+	if len(sp.SecurityZones) > 0 {
+		zones := sortedKeys(sp.SecurityZones)
+		s.zoneErr = fmt.Errorf("%w: the service uses security zones (%v), which sqe does not support", policy.ErrAccessDenied, zones)
+	}
+	index := func(ix *principalIndex, repo *repository, add func(*policyEval)) {
+		if repo == nil {
+			return
+		}
+		for _, pt := range []int{PolicyTypeAccess, PolicyTypeDataMask, PolicyTypeRowFilter} {
+			for i, pe := range repo.byType[pt] {
+				pe.seq = i
+				add(pe)
+				s.noteTime(pe)
+			}
+		}
+	}
+	index(s.idx, eng.repo, s.idx.addResourcePolicy)
+	index(s.tagIdx, eng.tagRepo, s.tagIdx.addTagPolicy)
+	if eng.tags != nil && eng.tags.timed {
+		s.minuteClock = true
+	}
+	slices.SortFunc(s.transitions, func(a, b time.Time) int { return a.Compare(b) })
+	s.transitions = slices.CompactFunc(s.transitions, func(a, b time.Time) bool { return a.Equal(b) })
+	s.info = Info{
+		ServiceName:   sp.ServiceName,
+		PolicyVersion: version(sp.PolicyVersion),
+		Policies:      len(sp.Policies),
+		RoleVersion:   -1,
+		TagVersion:    -1,
+	}
+	if sp.TagPolicies != nil {
+		s.info.TagPolicies = len(sp.TagPolicies.Policies)
+	}
+	if roles != nil {
+		s.info.RoleVersion = version(roles.RoleVersion)
+		s.info.Roles = len(roles.RangerRoles)
+	}
+	if tags != nil {
+		s.info.TagVersion = version(tags.TagVersion)
+		s.info.TaggedResources = len(tags.ServiceResources)
+	}
+	s.info.UserStoreVersion = -1
+	if b.UserStore != nil {
+		s.info.UserStoreVersion = version(b.UserStore.UserStoreVersion)
+	}
+	return s, nil
+}
+
+func (s *Snapshot) noteTime(pe *policyEval) {
+	for _, v := range pe.validity {
+		if v.hasRecurrences {
+			s.minuteClock = true
+		}
+		s.transitions = append(s.transitions, v.transitions()...)
+	}
+	for _, ci := range pe.condInfo {
+		if ci.timeSensitive {
+			s.minuteClock = true
+		}
+	}
+	for _, items := range [][]*itemEval{pe.allow, pe.deny, pe.allowEx, pe.denyEx, pe.mask, pe.rowFilter} {
+		for _, it := range items {
+			for _, ci := range it.info {
+				if ci.timeSensitive {
+					s.minuteClock = true
+				}
+			}
+		}
+	}
+}
+
+// Version identifies the snapshot; it changes with every publication.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Info describes what the snapshot was built from.
+func (s *Snapshot) Info() Info { return s.info }
+
+// View resolves the user's principals: the user, the user's groups (and
+// those the user store maps the user to), the public group, and the roles
+// the user holds (User.Roles and the Ranger roles that name the user or a
+// group, closed over role membership). Active roles follow User.PrimaryRole
+// and User.SecondaryRoles as in package policy; a primary or secondary role
+// the user does not hold is an error wrapping policy.ErrAccessDenied.
+func (s *Snapshot) View(u session.User) (policy.View, error) {
+	return s.view(u)
+}
+
+func (s *Snapshot) view(u session.User) (*View, error) {
+	u = u.Clone()
+	groupSet := map[string]bool{}
+	for _, g := range u.Groups {
+		if g != "" {
+			groupSet[g] = true
+		}
+	}
+	if us := s.eng.userStore; us != nil {
+		for _, g := range us.UserGroupMapping[u.Name] {
+			if g != "" {
+				groupSet[g] = true
+			}
+		}
+	}
+	held := s.eng.roles.rolesFor(u.Name, groupSet)
+	for _, r := range u.Roles {
+		if r != "" {
+			held[r] = true
+		}
+	}
+	held = s.eng.roles.closure(held)
+	active := held
+	if !u.AllSecondary() {
+		for _, r := range u.SecondaryRoles {
+			if r != "" && !held[r] {
+				return nil, fmt.Errorf("%w: secondary role %q is not granted to user %q", policy.ErrAccessDenied, r, u.Name)
+			}
+		}
+	}
+	if u.PrimaryRole != "" {
+		if !held[u.PrimaryRole] {
+			return nil, fmt.Errorf("%w: primary role %q is not granted to user %q", policy.ErrAccessDenied, u.PrimaryRole, u.Name)
+		}
+		if !u.AllSecondary() {
+			active = s.eng.roles.closure(map[string]bool{u.PrimaryRole: true})
+			for _, r := range u.SecondaryRoles {
+				if r != "" {
+					for x := range s.eng.roles.closure(map[string]bool{r: true}) {
+						active[x] = true
+					}
+				}
+			}
+		}
+	}
+	attrs := map[string]string{}
+	if us := s.eng.userStore; us != nil {
+		for k, v := range us.UserAttrMapping[u.Name] {
+			attrs[k] = v
+		}
+	}
+	for k, v := range u.Attributes {
+		attrs[k] = v
+	}
+	var groupAttrs map[string]map[string]string
+	if us := s.eng.userStore; us != nil {
+		groupAttrs = us.GroupAttrMapping
+	}
+	v := &View{
+		snap:       s,
+		user:       u,
+		groupSet:   groupSet,
+		groups:     sortedKeys(groupSet),
+		heldSet:    held,
+		activeSet:  active,
+		held:       sortedKeys(held),
+		attrs:      attrs,
+		groupAttrs: groupAttrs,
+		at:         s.now(),
+	}
+	v.active = v.held
+	if !sameSet(active, held) {
+		v.active = sortedKeys(active)
+	}
+	v.fp = v.fingerprint()
+	return v, nil
+}
+
+func (s *Snapshot) timeEpoch(at time.Time) (int, bool) {
+	if len(s.transitions) == 0 {
+		return 0, false
+	}
+	return sort.Search(len(s.transitions), func(i int) bool { return s.transitions[i].After(at) }), true
+}
+
+// sameSet reports whether a and b are the same map.
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
