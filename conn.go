@@ -231,10 +231,15 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		c.finish(ctx, p, nil)
 		return localResult{}, nil
 	}
+	query, args, err := applyQueryRewriters(ctx, query, args)
+	if err != nil {
+		c.finish(ctx, nil, err)
+		return nil, err
+	}
 	if !c.hasExec() || (c.skipsWithArgs && len(args) > 0) {
 		return nil, driver.ErrSkip
 	}
-	args, err := c.convertArgs(args)
+	args, err = c.convertArgs(args)
 	if err != nil {
 		return nil, err
 	}
@@ -276,10 +281,15 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		c.finish(ctx, p, nil)
 		return localRows{}, nil
 	}
+	query, args, err := applyQueryRewriters(ctx, query, args)
+	if err != nil {
+		c.finish(ctx, nil, err)
+		return nil, err
+	}
 	if !c.hasQuery() || (c.skipsWithArgs && len(args) > 0) {
 		return nil, driver.ErrSkip
 	}
-	args, err := c.convertArgs(args)
+	args, err = c.convertArgs(args)
 	if err != nil {
 		return nil, err
 	}

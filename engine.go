@@ -13,8 +13,9 @@ import (
 
 	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/ranger"
 	"github.com/sqe-project/sqe/rewriter"
-	_ "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
+	mysqldialect "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -61,7 +62,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		if cfg.policyFile == "" {
 			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
 		}
-		src, err := policy.NewFileSource(cfg.policyFile)
+		src, err := openPolicyFile(cfg.policyFile)
 		if err != nil {
 			return nil, err
 		}
@@ -140,18 +141,19 @@ func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
 }
 
 func (e *engine) viewFor(u session.User) (policy.View, error) {
-	snap, err := e.source.Snapshot()
+	v, err := policy.ViewWithRetry(e.source, u)
 	if err != nil {
-		e.stats.failClosed("policy_not_loaded")
+		if errors.Is(err, policy.ErrNotLoaded) {
+			e.stats.failClosed("policy_not_loaded")
+		} else {
+			e.stats.failClosed("view")
+		}
 		return nil, err
 	}
-	v, err := snap.View(u)
-	if err != nil {
-		e.stats.failClosed("view")
-		return nil, err
-	}
-	if _, tells := v.(interface{ SnapshotVersion() uint64 }); !tells {
-		return versionedView{View: v, version: snap.Version()}, nil
+	if _, tells := v.(policy.VersionedView); !tells {
+		if snap, serr := e.source.Snapshot(); serr == nil {
+			return versionedView{View: v, version: snap.Version()}, nil
+		}
 	}
 	return v, nil
 }
@@ -423,12 +425,21 @@ func (e *engine) loadSession(ctx context.Context, cs *connState) error {
 }
 
 func loadMySQLSession(ctx context.Context, cs *connState) error {
-	rows, err := queryInner(ctx, cs.inner, "SELECT DATABASE(), @@SESSION.sql_mode, @@version")
+	rows, err := queryInner(ctx, cs.inner,
+		"SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection")
 	if err != nil {
 		return err
 	}
-	if len(rows) != 1 || len(rows[0]) != 3 {
+	if len(rows) != 1 || len(rows[0]) != 5 {
 		return errors.New("unexpected result")
+	}
+	// sqe writes string literals for character sets in which a backslash
+	// byte is always a backslash; in gbk, sjis, big5 and the like a
+	// multibyte character can swallow the backslash that escapes a quote.
+	for i, name := range []string{"character_set_client", "character_set_connection"} {
+		if set := strings.ToLower(asString(rows[0][3+i])); !mysqldialect.SafeCharsets[set] {
+			return rewriter.Unsupported("the connection's %s is %s: sqe supports utf8mb4, utf8mb3, utf8, ascii and latin1", name, set)
+		}
 	}
 	if strings.Contains(strings.ToLower(asString(rows[0][2])), "mariadb") {
 		flags, err := queryInner(ctx, cs.inner, "SELECT @@SESSION.default_regex_flags")
@@ -459,12 +470,17 @@ func loadPostgresSession(ctx context.Context, cs *connState) error {
 	for _, r := range rows {
 		cs.searchPath = append(cs.searchPath, asString(r[0]))
 	}
-	rows, err = queryInner(ctx, cs.inner, "SELECT current_setting('standard_conforming_strings')")
+	rows, err = queryInner(ctx, cs.inner, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding')")
 	if err != nil {
 		return err
 	}
-	if len(rows) != 1 || len(rows[0]) != 1 {
+	if len(rows) != 1 || len(rows[0]) != 2 {
 		return errors.New("unexpected result")
+	}
+	// The parser reads UTF-8; the server must read the statement's bytes
+	// the same way.
+	if enc := asString(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
+		return rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
 	}
 	cs.nonStdStrings = !strings.EqualFold(asString(rows[0][0]), "on")
 	return nil
@@ -473,9 +489,22 @@ func loadPostgresSession(ctx context.Context, cs *connState) error {
 // sourceReloads reads the policy source's reload counters, for sources
 // that keep them.
 func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
-	if s, isCounting := e.source.(interface{ ReloadCounts() (ok, failed uint64) }); isCounting {
-		ok, failed = s.ReloadCounts()
-		return ok, failed, true
+	if r, isCounting := e.source.(policy.StatsReporter); isCounting {
+		st := r.Stats()
+		return st.Reloads, st.ReloadFailures, true
 	}
 	return 0, 0, false
+}
+
+// openPolicyFile opens a policy file: a Ranger bundle (JSON, as written by
+// "sqe fetch" or a Ranger policy download) or a native policy file (YAML).
+func openPolicyFile(path string) (policy.Source, error) {
+	isBundle, err := ranger.IsBundleFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqe: policy file: %w", err)
+	}
+	if isBundle {
+		return ranger.LoadBundle(path)
+	}
+	return policy.NewFileSource(path)
 }

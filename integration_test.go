@@ -448,7 +448,7 @@ func TestCatalogRefreshAfterDDL(t *testing.T) {
 				t.Fatalf("DDL without alter access: %v", err)
 			}
 			st, ok := sqe.StatsOf(e.db)
-			if !ok || st.RewriteCacheMisses == 0 || st.FailClosed["access_denied"] != 1 {
+			if !ok || st.RewriteCacheMisses == 0 || st.FailClosed["access_denied"] != 1 || st.Policy.Version == 0 || st.Policy.Reloads == 0 {
 				t.Fatalf("stats: %+v %v", st, ok)
 			}
 		})

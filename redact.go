@@ -106,19 +106,30 @@ func redactText(s string) string {
 			}
 			i = end
 		case c == '=' && i+1 < len(s) && s[i+1] == '(':
-			end := strings.IndexByte(s[i+1:], ')')
+			// Key (cols)=(values): the values are not quoted and may hold
+			// a parenthesis, so everything up to the message's last one goes.
 			b.WriteString("=(<redacted>)")
-			if end < 0 {
-				i = len(s)
-			} else {
-				i = i + 1 + end + 1
-			}
+			i = pastLastParen(s, i+1)
+		case c == '(' && strings.HasSuffix(s[:i], "row contains "):
+			// PostgreSQL's "Failing row contains (…)" of NOT NULL and CHECK
+			// violations lists the whole row, unquoted.
+			b.WriteString("(<redacted>)")
+			i = pastLastParen(s, i)
 		default:
 			b.WriteByte(c)
 			i++
 		}
 	}
 	return b.String()
+}
+
+// pastLastParen returns the index just past the last ')' of s at or after
+// i (len(s) when there is none).
+func pastLastParen(s string, i int) int {
+	if j := strings.LastIndexByte(s[i:], ')'); j >= 0 {
+		return i + j + 1
+	}
+	return len(s)
 }
 
 // closingQuote returns the index just past the quote closing the one at i

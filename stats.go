@@ -2,6 +2,8 @@ package sqe
 
 import (
 	"database/sql"
+
+	"github.com/sqe-project/sqe/policy"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,10 @@ type Stats struct {
 	FailClosed map[string]uint64
 	// AuditDropped counts audit records dropped because the buffer was full.
 	AuditDropped uint64
+	// Policy holds the policy source's counters (reloads, reload failures,
+	// partial loads, unreadable views, superseded retries, merges built, its
+	// own fail-closed reasons), for sources that keep them.
+	Policy policy.Stats
 }
 
 type counters struct {
@@ -78,6 +84,9 @@ func (c *connector) stats() Stats {
 		s := e.stats.snapshot()
 		if e.audit != nil {
 			s.AuditDropped = e.audit.Dropped()
+		}
+		if r, ok := e.source.(policy.StatsReporter); ok {
+			s.Policy = r.Stats()
 		}
 		return s
 	}

@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,6 +39,9 @@ type TablePlan struct {
 // when the decision changes what a read sees, loads the table's columns.
 func PlanTable(ctx context.Context, req *Request, t policy.TableName, access policy.Access) (*TablePlan, error) {
 	d, err := req.View.Decide(t)
+	if err != nil && needsColumns(err) {
+		d, err = decideWithColumns(ctx, req, t)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +77,46 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 		return nil, &Error{Kind: policy.ErrColumnDenied, Table: t.String(), Detail: "every column is restricted"}
 	}
 	return p, nil
+}
+
+// needsColumns reports whether a View asks for the table's columns to
+// decide (Ranger column policies with patterns or exclusions).
+func needsColumns(err error) bool {
+	var nc interface{ NeedsColumns() bool }
+	return errors.As(err, &nc) && nc.NeedsColumns()
+}
+
+// columnDecider is a View whose decisions can depend on the columns.
+type columnDecider interface {
+	DecideColumns(t policy.TableName, columns []string) (*policy.Decision, error)
+}
+
+// decideWithColumns asks a column-aware View again with the table's columns.
+func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
+	var cd columnDecider
+	for v := req.View; v != nil; {
+		if c, ok := v.(columnDecider); ok {
+			cd = c
+			break
+		}
+		u, ok := v.(interface{ Unwrap() policy.View })
+		if !ok {
+			break
+		}
+		v = u.Unwrap()
+	}
+	if cd == nil || req.Catalog == nil {
+		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
+	}
+	cols, found, err := req.Catalog.Columns(ctx, t)
+	if err != nil || !found {
+		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return cd.DecideColumns(t, names)
 }
 
 // Passthrough reports whether the reference can stay as it is.

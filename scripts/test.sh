@@ -109,6 +109,11 @@ if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
 
 	sqe_log "staticcheck ${pkgs[*]}"
 	go run "$STATICCHECK" "${pkgs[@]}"
+
+	if [[ "${pkgs[*]}" == ./... ]]; then
+		sqe_log "go vet + staticcheck (examples module)"
+		(cd examples && go vet ./... && go run "$STATICCHECK" ./...)
+	fi
 else
 	sqe_warn "SQE_TEST_LINT=0: skipping gofmt, go vet and staticcheck"
 fi
@@ -118,6 +123,13 @@ sqe_servers_start
 sqe_log "go test -race -count=1 ${test_args[*]}"
 rc=0
 go test -race -count=1 "${test_args[@]}" || rc=$?
+if ((rc == 0)) && [[ "${test_args[*]}" == ./... ]]; then
+	# The ORM suites and the example programs (each built and run against
+	# both servers) live in their own module, so that the library's
+	# go.mod stays free of GORM, sqlx and the embedded server.
+	sqe_log "go test -race -count=1 ./... (examples module)"
+	(cd examples && go test -race -count=1 ./...) || rc=$?
+fi
 if ((rc == 0)); then
 	sqe_log "go test: ok"
 else

@@ -13,7 +13,7 @@ import (
 // USE statements; unqualified tables belong to the last database named by
 // USE (or CREATE DATABASE), which also becomes the catalog's current database.
 func (Dialect) CatalogFromDDL(ddl string) (*rewriter.StaticCatalog, error) {
-	pieces, err := parser.SplitStatementToPieces(ddl)
+	pieces, err := splitStatements(ddl)
 	if err != nil {
 		return nil, rewriter.Unsupported("schema script does not parse")
 	}
@@ -22,7 +22,7 @@ func (Dialect) CatalogFromDDL(ddl string) (*rewriter.StaticCatalog, error) {
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
-		stmt, err := parser.Parse(piece)
+		stmt, err := parse(piece)
 		if err != nil {
 			return nil, rewriter.Unsupported("schema statement does not parse: %.60s", strings.TrimSpace(piece))
 		}

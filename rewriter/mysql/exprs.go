@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -14,6 +16,10 @@ var forbiddenFunctions = map[string]string{
 	"load_file": "LOAD_FILE reads files on the server",
 	"sys_exec":  "sys_exec runs programs on the server",
 	"sys_eval":  "sys_eval runs programs on the server",
+	// The connection's state from the previous statement, which may have
+	// been another caller's: row counts of what that statement read.
+	"found_rows": "FOUND_ROWS() reports the previous statement's rows, which may be another caller's",
+	"row_count":  "ROW_COUNT() reports the previous statement's rows, which may be another caller's",
 }
 
 // exprs rewrites the expressions under node in place: subqueries are
@@ -28,7 +34,7 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 			return false
 		}
 		n := c.Node()
-		if n == node {
+		if _, root := c.Parent().(*sqlparser.RootNode); root {
 			return true
 		}
 		if skip != nil && skip(n, c.Parent()) {
@@ -54,7 +60,7 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				return false
 			}
 			if canonical, ok := rewriter.ContextFunctions[name]; ok && e.Qualifier.IsEmpty() && len(e.Exprs) == 0 {
-				c.Replace(r.contextValue(canonical))
+				err = replace(c, r.contextValue(canonical))
 				return false
 			}
 			if name == "is_role_in_session" && e.Qualifier.IsEmpty() {
@@ -62,23 +68,99 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				if rerr != nil {
 					err = rerr
 				} else {
-					c.Replace(repl)
+					err = replace(c, repl)
 				}
 				return false
 			}
 		case *sqlparser.ColName:
+			if _, isValues := c.Parent().(*sqlparser.ValuesFuncExpr); isValues {
+				// VALUES(col) of ON DUPLICATE KEY UPDATE is the value the
+				// statement itself inserts: checked, never masked.
+				err = r.checkColumn(e, &scope{parent: sc.parent, ctes: sc.ctes, tables: sc.tables, policy: sc.policy})
+				return false
+			}
 			if repl, rerr := r.column(e, sc); rerr != nil {
 				err = rerr
 			} else if repl != nil {
-				c.Replace(repl)
+				if _, isMatch := c.Parent().(*sqlparser.MatchExpr); isMatch {
+					err = rewriter.Unsupported("MATCH … AGAINST over a masked column is not supported")
+				} else {
+					err = replace(c, repl)
+				}
 			}
 			return false
 		case *sqlparser.StarExpr:
 			r.stripSchema(&e.TableName, sc)
+		case *sqlparser.Variable:
+			err = r.variable(e, sc)
+			return false
 		}
 		return true
 	}, nil)
 	return err
+}
+
+// replace puts repl where the cursor is, refusing (instead of panicking)
+// when the parent's field cannot hold it.
+func replace(c *sqlparser.Cursor, repl sqlparser.SQLNode) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = rewriter.Unsupported("an expression sqe must rewrite sits where the statement form allows no expression")
+		}
+	}()
+	c.Replace(repl)
+	return nil
+}
+
+// variable handles a variable reference. User variables (@v) survive the
+// statement on the connection, and database/sql hands a connection to
+// one caller after another: each caller gets variables of its own, named
+// after its policy view, so that no caller reads a value another one
+// stored (a raw value read under another policy). A policy expression
+// reads no user variable: the application sets them.
+func (r *rewrite) variable(v *sqlparser.Variable, sc *scope) error {
+	if v.Scope != sqlparser.VariableScope {
+		switch v.Name.Lowered() {
+		case "warning_count", "error_count":
+			// The previous statement's warnings count values it converted,
+			// of rows a policy hid from it or of another caller's statement.
+			return rewriter.Unsupported("@@%s is not supported through sqe: it counts the previous statement's warnings", v.Name.Lowered())
+		}
+		return nil
+	}
+	if sc.policy {
+		return rewriter.Unsupported("a policy expression reads a user variable, which the application sets")
+	}
+	return r.renameVariable(v)
+}
+
+// maxVariableName is MySQL's limit on a user variable's name.
+const maxVariableName = 64
+
+func (r *rewrite) renameVariable(v *sqlparser.Variable) error {
+	if r.renamed == nil {
+		r.renamed = map[*sqlparser.Variable]bool{}
+	}
+	if r.renamed[v] {
+		return nil
+	}
+	name := r.variablePrefix() + v.Name.Lowered()
+	if len(name) > maxVariableName {
+		return rewriter.Unsupported("user variable name too long")
+	}
+	v.Name = sqlparser.NewIdentifierCI(name)
+	r.renamed[v] = true
+	return nil
+}
+
+// variablePrefix names the caller's user variables: a digest of the
+// caller's policy view fingerprint.
+func (r *rewrite) variablePrefix() string {
+	if r.varPrefix == "" {
+		sum := sha256.Sum256([]byte(r.req.View.Fingerprint()))
+		r.varPrefix = "sqe" + hex.EncodeToString(sum[:6]) + "_"
+	}
+	return r.varPrefix
 }
 
 // contextValue is the session's value of a context function.
@@ -194,30 +276,61 @@ func (r *rewrite) column(c *sqlparser.ColName, sc *scope) (sqlparser.Expr, error
 // to a masked column of a write's target, so that a write reads the value
 // the caller may see.
 func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *scope) (sqlparser.Expr, error) {
-	var target *tableRef
+	var targets []*tableRef
 	depth := 0
 	for s := sc; s != nil; s = s.parent {
-		if s.target != nil {
-			target = s.target
+		if len(s.targets) > 0 {
+			targets = s.targets
 			break
 		}
 		depth++
 	}
-	if target == nil || target.plan == nil {
+	if len(targets) == 0 {
 		return nil, nil
 	}
 	name := c.Name.String()
-	if _, masked := target.plan.Mask(name); !masked {
-		return nil, nil
+	var target *tableRef
+	if owner != nil {
+		for _, t := range targets {
+			if t == owner {
+				target = t
+			}
+		}
+		if target == nil {
+			return nil, nil
+		}
+		if _, masked := target.plan.Mask(name); !masked {
+			return nil, nil
+		}
+	} else {
+		var candidates []*tableRef
+		for _, t := range targets {
+			if t.plan == nil {
+				continue
+			}
+			if _, masked := t.plan.Mask(name); masked {
+				if _, ok := t.plan.Column(name); ok {
+					candidates = append(candidates, t)
+				}
+			}
+		}
+		if len(candidates) == 0 {
+			return nil, nil
+		}
+		target = candidates[0]
+		if depth > 0 {
+			// An unqualified name inside a subquery of the write may belong to
+			// a table of the subquery or to the target; sqe cannot tell.
+			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: target.table.String(), Column: name,
+				Detail: "qualify a masked column of the written table inside a subquery"}
+		}
+		if len(candidates) > 1 {
+			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: target.table.String(), Column: name,
+				Detail: "an unqualified masked column of several written tables: qualify it"}
+		}
 	}
-	if owner != nil && owner != target {
+	if target.plan == nil {
 		return nil, nil
-	}
-	if owner == nil && depth > 0 {
-		// An unqualified name inside a subquery of the write may belong to
-		// a table of the subquery or to the target; sqe cannot tell.
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: target.table.String(), Column: name,
-			Detail: "qualify a masked column of the written table inside a subquery"}
 	}
 	col, ok := target.plan.Column(name)
 	if !ok {

@@ -9,14 +9,15 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// flatten rewrites a SELECT over a single table under policy without a
-// derived table: masked columns are replaced by their mask expressions
-// wherever the statement reads them, * is expanded to the visible columns
-// and the row filter is ANDed into the WHERE. It is the same result as the
-// derived-table form (the real-database suites check the shapes it
-// covers) at a lower cost to the server, and applies only where that is
-// evident: one base table, no subquery, no output alias that could be
-// confused with a column. done is false when the statement does not
+// flatten rewrites a SELECT over a single table under a mask or column
+// policy without a derived table: masked columns are replaced by their
+// mask expressions wherever the statement reads them and * is expanded to
+// the visible columns; a row filter is ANDed in front of the WHERE. It is
+// the same result as the derived-table form (the real-database suites
+// check the shapes it covers) at a lower cost to the server, and applies
+// only where that is evident: one base table, no subquery, no output alias
+// that could be confused with a column, and no row filter that needs the
+// fence (see needsFence). done is false when the statement does not
 // qualify and must take the general path.
 func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error) {
 	if len(s.From) != 1 || s.Into != nil || sc.policy {
@@ -41,9 +42,10 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	if err != nil {
 		return false, err
 	}
-	if plan.Passthrough() || aliasShadowsColumn(s, plan) {
+	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan) {
 		return false, nil
 	}
+	r.reads = append(r.reads, read{table: t, plan: plan})
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t)}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()
@@ -52,7 +54,7 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	ate.Expr = qualified(t)
 	r.sanctioned[ate] = true
 	sc.tables = []*tableRef{ref}
-	sc.target = ref
+	sc.targets = []*tableRef{ref}
 
 	if err := r.expandStars(s, ref); err != nil {
 		return true, err

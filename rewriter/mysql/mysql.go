@@ -64,7 +64,7 @@ func parseExpr(text string) (sqlparser.Expr, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, rewriter.Unsupported("empty expression")
 	}
-	stmt, err := parser.Parse("select " + text)
+	stmt, err := parse("select " + text)
 	if err != nil {
 		return nil, rewriter.Unsupported("expression does not parse")
 	}
@@ -90,15 +90,30 @@ func isDual(ate *sqlparser.AliasedTableExpr) bool {
 }
 
 // Rewrite rewrites one statement string (several statements separated by
-// semicolons are each rewritten; all must succeed).
-func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
+// semicolons are each rewritten; all must succeed). A panic inside the
+// rewrite is a refusal, never a crash of the caller.
+func (d Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewriter.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, rewriter.Unsupported("internal error while rewriting the statement")
+		}
+	}()
+	return rewriteAll(ctx, req)
+}
+
+// rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
+// so that a panic is a finding).
+func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
 	if req.MySQLNoBackslashEscapes && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported("a backslash in SQL under sql_mode NO_BACKSLASH_ESCAPES (pass values as arguments)")
 	}
 	if req.MySQLANSIQuotes && strings.Contains(req.SQL, `"`) {
 		return nil, rewriter.Unsupported(`a double quote in SQL under sql_mode ANSI_QUOTES (use backticks for names)`)
 	}
-	pieces, err := parser.SplitStatementToPieces(req.SQL)
+	if err := checkComments(req.SQL); err != nil {
+		return nil, err
+	}
+	pieces, err := splitStatements(req.SQL)
 	if err != nil {
 		return nil, rewriter.Unsupported("statement does not parse")
 	}
@@ -107,6 +122,12 @@ func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Re
 	for _, piece := range pieces {
 		if strings.TrimSpace(piece) == "" {
 			continue
+		}
+		if out != nil && (out.Effect.RefreshSession || out.Effect.SetSchema != "") {
+			// The statements after it would be rewritten for a session
+			// state (current database, sql_mode, character set) that the
+			// server no longer has when it runs them.
+			return nil, rewriter.Unsupported("a statement that changes the session state must be the last one of a multi-statement string")
 		}
 		res, err := rewriteOne(ctx, req, piece)
 		if err != nil {
@@ -140,15 +161,40 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 	return a
 }
 
+// splitStatements splits a string into statements; the splitter's panics
+// on malformed input (an unterminated quote after a semicolon) are errors.
+func splitStatements(sql string) (pieces []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pieces, err = nil, rewriter.Unsupported("statement does not parse")
+		}
+	}()
+	return parser.SplitStatementToPieces(sql)
+}
+
+// parse parses one statement; a panic of the parser is an error.
+func parse(sql string) (stmt sqlparser.Statement, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			stmt, err = nil, rewriter.Unsupported("statement does not parse")
+		}
+	}()
+	return parser.Parse(sql)
+}
+
 func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewriter.Result, error) {
-	stmt, err := parser.Parse(sql)
+	stmt, err := parse(sql)
 	if err != nil {
 		return nil, rewriter.Unsupported("statement does not parse")
 	}
 	r := newRewrite(ctx, req)
+	r.mergeable = !canFailOnARow(stmt)
 	res, err := r.statement(stmt)
 	if err != nil {
 		return nil, err
+	}
+	if r.replacement != nil {
+		stmt = r.replacement
 	}
 	if err := r.verify(stmt); err != nil {
 		return nil, err
@@ -157,8 +203,19 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewrit
 	if err != nil {
 		return nil, err
 	}
+	check := text
+	if req.MySQLNoBackslashEscapes {
+		// The parser reads backslashes as escapes: check the same tree
+		// printed for it (literals differ only in how they are escaped).
+		if check, err = format(stmt, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := verifyPrinted(stmt, check); err != nil {
+		return nil, err
+	}
 	res.SQL = text
 	res.Tables = r.tables
-	res.Cacheable = true
+	res.Cacheable = !r.uncacheable
 	return res, nil
 }

@@ -28,6 +28,34 @@ type rewrite struct {
 	// inPolicy is the stack of tables whose policy expressions are being
 	// rewritten, to refuse a policy that reaches its own table again.
 	inPolicy []string
+	// replacement, when set, is the statement sent instead of the parsed
+	// one (SHOW COLUMNS and DESCRIBE become queries).
+	replacement sqlparser.Statement
+	// uncacheable is set when the rewrite depends on more than the cache
+	// key (the column listings read the list of tables).
+	uncacheable bool
+	// reads are the base tables the application's own SQL reads, for
+	// FOR UPDATE / LOCK IN SHARE MODE and EXPLAIN.
+	reads []read
+	// restrictedColumns caches the caller's restricted columns of every
+	// table (for the column listings of information_schema).
+	restrictedColumns []restrictedColumn
+	restrictedLoaded  bool
+	// mergeable: no expression of the statement (but its select lists) can
+	// fail on a row's values, so a row-filtered table may be read merged
+	// into the statement (see needsFence).
+	mergeable bool
+	// top is the statement's own top-level query (the only one that may
+	// store INTO variables).
+	top sqlparser.TableStatement
+	// renamed are the user variables already given the caller's names.
+	renamed   map[*sqlparser.Variable]bool
+	varPrefix string
+}
+
+type read struct {
+	table policy.TableName
+	plan  *rewriter.TablePlan
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
@@ -43,6 +71,8 @@ type tableRef struct {
 	derived bool                // replaced by the policy's derived table
 	// qualifier is how a raw column of a write target is referenced.
 	qualifier sqlparser.TableName
+	// ate is a write target's FROM entry.
+	ate *sqlparser.AliasedTableExpr
 }
 
 // scope is one level of name visibility: the CTEs defined at this level
@@ -54,8 +84,12 @@ type scope struct {
 	// policy marks the expressions of a policy (filters, masks): they read
 	// raw columns and see no CTE of the application's statement.
 	policy bool
-	// target is the write target whose masked columns are read masked.
-	target *tableRef
+	// targets are the write targets whose masked columns are read masked
+	// (several in a multi-table UPDATE or DELETE; a flattened read's table).
+	targets []*tableRef
+	// writeTargets marks the FROM entries of a multi-table write that are
+	// written (kept as base tables) rather than read.
+	writeTargets map[*sqlparser.AliasedTableExpr]bool
 	// base is set on the top level of a policy's expressions: unqualified
 	// columns there are the base table's, and are qualified so that no
 	// table of the application's statement can capture them.
@@ -110,7 +144,18 @@ func (r *rewrite) resolveIn(tn sqlparser.TableName, sc *scope) (policy.TableName
 
 func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.TablePlan, error) {
 	r.addTable(t)
-	return rewriter.PlanTable(r.ctx, r.req, t, access)
+	if err := refusedSystemTable(t); err != nil {
+		return nil, err
+	}
+	req := r.req
+	if overlay, err := r.systemDecision(t); err != nil {
+		return nil, err
+	} else if overlay != nil {
+		cp := *r.req
+		cp.View = overlay
+		req = &cp
+	}
+	return rewriter.PlanTable(r.ctx, req, t, access)
 }
 
 func qualified(t policy.TableName) sqlparser.TableName {
@@ -122,14 +167,10 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 	root := &scope{}
 	switch s := stmt.(type) {
 	case *sqlparser.Select:
-		if err := r.checkInto(s.Into); err != nil {
-			return nil, err
-		}
+		r.top = s
 		return &rewriter.Result{Kind: rewriter.KindSelect}, r.tableStatement(s, root)
 	case *sqlparser.Union:
-		if err := r.checkInto(s.Into); err != nil {
-			return nil, err
-		}
+		r.top = s
 		return &rewriter.Result{Kind: rewriter.KindSelect}, r.tableStatement(s, root)
 	case *sqlparser.Insert:
 		return &rewriter.Result{Kind: rewriter.KindInsert}, r.insert(s, root)
@@ -144,10 +185,27 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 			if err != nil {
 				return nil, err
 			}
+			if err := r.explainable(); err != nil {
+				return nil, err
+			}
 			res.Kind = rewriter.KindOther
 			return res, nil
 		}
 		return nil, rewriter.Unsupported("EXPLAIN of this statement is not supported")
+	case *sqlparser.ExplainTab:
+		return r.showColumns(s.Table, false, s.Wild, nil)
+	case *sqlparser.ValuesStatement:
+		if s.ListArg != "" {
+			return nil, rewriter.Unsupported("VALUES with a list argument is not supported")
+		}
+		sc := root.child()
+		if err := r.with(s.With, sc); err != nil {
+			return nil, err
+		}
+		return &rewriter.Result{Kind: rewriter.KindSelect}, r.exprs(s, sc, func(n, parent sqlparser.SQLNode) bool {
+			_, isWith := n.(*sqlparser.With)
+			return isWith && parent == s
+		})
 	case *sqlparser.Set:
 		return r.set(s, root)
 	case *sqlparser.Use:
@@ -186,20 +244,61 @@ func statementName(stmt sqlparser.Statement) string {
 		return "this administrative statement (DO, HANDLER, …)"
 	case sqlparser.DBDDLStatement:
 		return "CREATE/ALTER/DROP DATABASE"
-	case *sqlparser.ValuesStatement:
-		return "a VALUES statement"
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*sqlparser.")
 }
 
-func (r *rewrite) checkInto(into *sqlparser.SelectInto) error {
+// explainable refuses EXPLAIN of a statement that reads a table under a
+// read policy: the plan's row estimates come from statistics over every
+// row, the ones the policy hides included.
+func (r *rewrite) explainable() error {
+	for _, t := range r.tables {
+		d, err := r.req.View.Decide(t)
+		if err != nil {
+			return err
+		}
+		if !d.Passthrough() {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
+		}
+	}
+	return nil
+}
+
+// locking checks FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE: the tables
+// the query reads need update access, as on the server (and as for the
+// PostgreSQL dialect), since the lock reaches the rows of the base tables.
+func (r *rewrite) locking(lock sqlparser.Lock, start int) error {
+	if lock == sqlparser.NoLock {
+		return nil
+	}
+	for _, rd := range r.reads[start:] {
+		if _, err := rewriter.PlanTable(r.ctx, r.req, rd.table, policy.Update); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkInto accepts SELECT … INTO @var, … on the statement's own top level
+// (the values are the masked, filtered ones); INTO elsewhere, into anything
+// but user variables, or into files is refused.
+func (r *rewrite) checkInto(owner sqlparser.TableStatement, into *sqlparser.SelectInto) error {
 	if into == nil {
 		return nil
 	}
-	if into.Type == sqlparser.IntoVariables {
-		return nil // the values are the masked, filtered ones
+	if into.Type != sqlparser.IntoVariables {
+		return rewriter.Unsupported("SELECT … INTO OUTFILE/DUMPFILE writes files on the server")
 	}
-	return rewriter.Unsupported("SELECT … INTO OUTFILE/DUMPFILE writes files on the server")
+	if owner != r.top {
+		return rewriter.Unsupported("SELECT … INTO inside another query is not supported")
+	}
+	for _, v := range into.VarList {
+		if v.Scope != sqlparser.VariableScope {
+			return rewriter.Unsupported("SELECT … INTO stores only into user variables (@name) through sqe")
+		}
+	}
+	return nil
 }
 
 // tableStatement rewrites a SELECT or UNION in place.
@@ -212,23 +311,35 @@ func (r *rewrite) tableStatement(ts sqlparser.TableStatement, outer *scope) erro
 		if err := r.with(s.With, sc); err != nil {
 			return err
 		}
-		if err := r.checkInto(s.Into); err != nil {
-			return err
+		if s.Into != nil {
+			return rewriter.Unsupported("SELECT … INTO on a UNION is not supported through sqe")
 		}
-		return r.exprs(s, sc, func(n sqlparser.SQLNode, parent sqlparser.SQLNode) bool {
+		start := len(r.reads)
+		if err := r.exprs(s, sc, func(n sqlparser.SQLNode, parent sqlparser.SQLNode) bool {
 			_, isWith := n.(*sqlparser.With)
 			return isWith && parent == s
-		})
+		}); err != nil {
+			return err
+		}
+		return r.locking(s.Lock, start)
 	}
 	return rewriter.Unsupported("query form %T is not supported", ts)
 }
 
 func (r *rewrite) selectStmt(s *sqlparser.Select, outer *scope) error {
+	start := len(r.reads)
+	if err := r.selectBody(s, outer); err != nil {
+		return err
+	}
+	return r.locking(s.Lock, start)
+}
+
+func (r *rewrite) selectBody(s *sqlparser.Select, outer *scope) error {
 	sc := outer.child()
 	if err := r.with(s.With, sc); err != nil {
 		return err
 	}
-	if err := r.checkInto(s.Into); err != nil {
+	if err := r.checkInto(s, s.Into); err != nil {
 		return err
 	}
 	if done, err := r.flatten(s, sc); done || err != nil {
@@ -298,6 +409,15 @@ func (r *rewrite) tableExpr(te sqlparser.TableExpr, sc *scope) (sqlparser.TableE
 	case *sqlparser.AliasedTableExpr:
 		switch e := t.Expr.(type) {
 		case sqlparser.TableName:
+			if sc.writeTargets[t] {
+				ref, err := r.target(t, sc)
+				if err != nil {
+					return nil, err
+				}
+				sc.tables = append(sc.tables, ref)
+				sc.targets = append(sc.targets, ref)
+				return t, nil
+			}
 			return r.tableRef(t, e, sc, policy.Select)
 		case *sqlparser.DerivedTable:
 			if err := r.tableStatement(e.Select, sc); err != nil {
@@ -381,6 +501,9 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 	}
 	ref := &tableRef{alias: alias, table: t, plan: plan}
 	sc.tables = append(sc.tables, ref)
+	if !sc.policy {
+		r.reads = append(r.reads, read{table: t, plan: plan})
+	}
 	ate.Expr = qualified(t)
 	if plan.Passthrough() {
 		r.sanctioned[ate] = true
@@ -407,7 +530,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parser.Parse(text)
+	stmt, err := parse(text)
 	if err != nil {
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form does not parse"}
 	}
@@ -426,7 +549,36 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	}); err != nil {
 		return nil, err
 	}
+	if r.needsFence(plan) {
+		fence(sel)
+	}
 	return sel, nil
+}
+
+// needsFence reports whether the read form of a table must be fenced: it
+// has a row filter, and the statement may evaluate, on a row the filter
+// rejects, an expression that can fail (canFailOnARow), or a mask
+// expression (a condition on a masked column reads it).
+func (r *rewrite) needsFence(plan *rewriter.TablePlan) bool {
+	if len(plan.Decision.RowFilters) == 0 {
+		return false
+	}
+	return !r.mergeable || len(plan.Decision.Masks) > 0 || len(plan.Decision.TagMasks) > 0
+}
+
+// maxRows is the largest LIMIT the server accepts.
+const maxRows = "18446744073709551615"
+
+// fence makes the server compute a row-filtered derived table on its own
+// (materialized) before anything of the statement around it sees a row.
+// Merged into the outer query, or with the outer conditions pushed into it
+// or into an index scan (index condition pushdown), the server evaluates
+// the application's expressions on rows the filter rejects, and an
+// expression that fails on one value (EXP(CASE WHEN name = 'x' THEN 1000
+// END)) would tell which values the hidden rows hold. A derived table with
+// a LIMIT is neither merged nor given pushed-down conditions.
+func fence(sel *sqlparser.Select) {
+	sel.Limit = &sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral(maxRows)}
 }
 
 // policyExprs rewrites the expressions a table's policy contributes: in a

@@ -249,7 +249,8 @@ func TestWritesFilterAndMask(t *testing.T) {
 		t.Fatalf("delete not filtered:\n%s", short(out))
 	}
 	for _, sql := range []string{"REPLACE INTO customers (id) VALUES (1)", "INSERT INTO customers (id) VALUES (1) ON DUPLICATE KEY UPDATE name = 'x'",
-		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.name = 'x'", "DELETE c FROM customers c JOIN orders o"} {
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET name = 'x', id = 1 ORDER BY c.id",
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET id = 1"} {
 		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, rewriter.ErrUnsupported) {
 			t.Errorf("%s: want ErrUnsupported, got %v", sql, err)
 		}
@@ -261,7 +262,13 @@ func TestRefusedStatements(t *testing.T) {
 		"CALL p()", "PREPARE s FROM 'SELECT 1'", "EXECUTE s", "DEALLOCATE PREPARE s", "LOCK TABLES customers READ",
 		"LOAD DATA INFILE '/etc/passwd' INTO TABLE customers", "SELECT * FROM customers INTO OUTFILE '/tmp/x'",
 		"SELECT LOAD_FILE('/etc/passwd')", "SET ROLE admin", "GRANT SELECT ON shop.* TO u", "DO 1", "HANDLER customers OPEN",
-		"SELECT * FROM", "SELEC 1", "SHOW COLUMNS FROM customers", "SHOW CREATE TABLE customers", "DROP DATABASE shop",
+		"SELECT * FROM", "SELEC 1", "SHOW INDEX FROM customers", "SHOW TABLE STATUS", "SHOW PROCESSLIST", "DROP DATABASE shop",
+		"SHOW WARNINGS", "SHOW ERRORS", "SET NAMES gbk", "SET NAMES 'sjis'", "SET CHARACTER SET big5", "SET character_set_client = gbk",
+		"SET @@session.character_set_connection = 'gbk'", "SET collation_connection = 'gbk_chinese_ci'", "SET NAMES @x",
+		"SET GLOBAL sql_mode = ''", "SET PERSIST max_connections = 1", "SELECT FOUND_ROWS()", "SELECT ROW_COUNT()",
+		"SELECT 1 /*! , 2 */", "SELECT 1 /*!50000 , 2 */", "SELECT 1 /*M!100000 , 2 */", "SELECT /*+ BKA(t); */ 1",
+		"SELECT * FROM mysql.user", "SELECT * FROM performance_schema.events_statements_history", "SELECT * FROM information_schema.PROCESSLIST",
+		"SELECT * FROM sys.x", "SET sql_mode = ''; SELECT 1", "USE other; SELECT 1",
 	} {
 		if _, err := rewriteSQL(t, sql, nil); !errors.Is(err, rewriter.ErrUnsupported) {
 			t.Errorf("%s: want ErrUnsupported, got %v", sql, err)
@@ -271,7 +278,9 @@ func TestRefusedStatements(t *testing.T) {
 
 func TestSessionStatementsPass(t *testing.T) {
 	for _, sql := range []string{"BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK", "SAVEPOINT a", "RELEASE SAVEPOINT a",
-		"ROLLBACK TO SAVEPOINT a", "SET autocommit = 1", "SET NAMES utf8mb4", "USE shop", "SHOW WARNINGS", "SELECT 1", "SELECT NOW()"} {
+		"ROLLBACK TO SAVEPOINT a", "SET autocommit = 1", "SET NAMES utf8mb4", "SET NAMES 'latin1'", "SET CHARACTER SET utf8",
+		"SET character_set_client = DEFAULT", "SET collation_connection = utf8mb4_bin", "USE shop", "SELECT 1", "SELECT NOW()",
+		"SHOW TABLES", "SHOW VARIABLES LIKE 'sql_mode'", "SELECT 1 /* '/*!' */", "SELECT '/*!', \"/*M!\" -- /*!\n", "SELECT 1; SET sql_mode = ''"} {
 		if _, err := rewriteSQL(t, sql, nil); err != nil {
 			t.Errorf("%s: %v", sql, err)
 		}
@@ -334,18 +343,17 @@ func TestPlaceholdersAndComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(out, "where `shop`.`customers`.`region` = 'EU' and (`id` = ? and `name` = ?) limit ?") || strings.Contains(out, "/*") {
+	if !strings.HasSuffix(out, "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `customers` where `id` = ? and `name` = ? limit ?") || strings.Contains(out, "/*") {
 		t.Fatalf("placeholders/comments:\n%s", short(out))
 	}
 	if _, err := rewriteSQL(t, "SELECT name FROM customers LIMIT ? OFFSET ?", dec); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("reordered placeholders must be refused: %v", err)
 	}
-	// An executable comment is parsed as SQL and rewritten.
-	out, err = rewriteSQL(t, "SELECT /*! ssn, */ name FROM customers", dec)
-	if err != nil {
-		t.Fatal(err)
+	// An executable comment is refused: its contents would be code that
+	// only some server versions run.
+	if _, err := rewriteSQL(t, "SELECT /*! ssn, */ name FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("executable comment: %v", err)
 	}
-	assertEveryCustomersRefDerived(t, out)
 }
 
 func TestModeGuards(t *testing.T) {

@@ -17,6 +17,21 @@ var sessionStateVariables = map[string]bool{
 	"collation_connection": true,
 }
 
+// charsetVariables decide how the server reads the bytes of a statement.
+// In a multibyte character set such as gbk, sjis or big5 a byte of a
+// character can be a backslash, which then no longer escapes what follows
+// in a string literal sqe wrote: only character sets in which every
+// backslash byte is a backslash are accepted.
+var charsetVariables = map[string]bool{
+	"names": true, "charset": true, "character set": true,
+	"character_set_client": true, "character_set_connection": true, "character_set_results": true,
+	"collation_connection": true,
+}
+
+// SafeCharsets are the character sets sqe's string literals are written
+// for (the driver also checks the connection's character_set_client).
+var SafeCharsets = map[string]bool{"utf8mb4": true, "utf8mb3": true, "utf8": true, "ascii": true, "latin1": true}
+
 // refusedVariables would let a statement act as another identity.
 var refusedVariables = map[string]bool{
 	"role": true, "default_role": true, "password": true, "pseudo_slave_mode": true, "sql_log_bin": true,
@@ -27,11 +42,25 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 	res := &rewriter.Result{Kind: rewriter.KindSession}
 	for _, se := range s.Exprs {
 		name := strings.ToLower(se.Var.Name.String())
-		if refusedVariables[name] {
-			return nil, rewriter.Unsupported("SET %s is not supported through sqe", name)
-		}
-		if sessionStateVariables[name] {
-			res.Effect.RefreshSession = true
+		switch se.Var.Scope {
+		case sqlparser.GlobalScope, sqlparser.PersistSysScope, sqlparser.PersistOnlySysScope:
+			return nil, rewriter.Unsupported("SET GLOBAL/PERSIST %s is not supported through sqe: it changes the server for every session", name)
+		case sqlparser.VariableScope:
+			if err := r.renameVariable(se.Var); err != nil {
+				return nil, err
+			}
+		default:
+			if refusedVariables[name] {
+				return nil, rewriter.Unsupported("SET %s is not supported through sqe", name)
+			}
+			if charsetVariables[name] {
+				if err := checkCharset(name, se.Expr); err != nil {
+					return nil, err
+				}
+			}
+			if sessionStateVariables[name] {
+				res.Effect.RefreshSession = true
+			}
 		}
 		if err := r.exprs(se, root, func(n, parent sqlparser.SQLNode) bool { return n == se.Var }); err != nil {
 			return nil, err
@@ -40,15 +69,75 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 	return res, nil
 }
 
+// checkCharset accepts SET NAMES / CHARACTER SET / character_set_* /
+// collation_connection only to a character set (or a collation of one)
+// in SafeCharsets, written as a name or a string, or DEFAULT (the driver
+// checks the resulting character_set_client before the next statement).
+func checkCharset(name string, e sqlparser.Expr) error {
+	var v string
+	switch x := e.(type) {
+	case *sqlparser.Literal:
+		if x.Type != sqlparser.StrVal {
+			return unsafeCharset(name)
+		}
+		v = x.Val
+	case *sqlparser.ColName:
+		if !x.Qualifier.IsEmpty() {
+			return unsafeCharset(name)
+		}
+		v = x.Name.String()
+	case *sqlparser.Default:
+		return nil
+	default:
+		return unsafeCharset(name)
+	}
+	v = strings.ToLower(strings.TrimSpace(v))
+	if name == "collation_connection" {
+		if i := strings.IndexByte(v, '_'); i > 0 {
+			v = v[:i]
+		}
+	}
+	if !SafeCharsets[v] {
+		return unsafeCharset(name)
+	}
+	return nil
+}
+
+func unsafeCharset(name string) error {
+	return rewriter.Unsupported("SET %s is supported through sqe only to utf8mb4, utf8mb3, utf8, ascii or latin1: in other character sets a multibyte character can swallow the backslash that escapes a quote", name)
+}
+
 // show lets through the SHOW statements that reveal no table data or
-// column metadata; the others are refused until sqe can filter them.
+// column metadata, turns SHOW COLUMNS into a column listing under policy,
+// and refuses the others.
 func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
-	basic, ok := s.Internal.(*sqlparser.ShowBasic)
-	if ok {
-		switch basic.Command {
-		case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.Warnings, sqlparser.Errors,
-			sqlparser.StatusSession, sqlparser.Charset, sqlparser.Collation, sqlparser.Engines, sqlparser.Database:
+	switch in := s.Internal.(type) {
+	case *sqlparser.ShowBasic:
+		switch in.Command {
+		case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.StatusSession, sqlparser.Charset,
+			sqlparser.Collation, sqlparser.Engines, sqlparser.Database:
 			return &rewriter.Result{Kind: rewriter.KindSession}, nil
+		case sqlparser.Table:
+			// Table names only: SHOW [FULL] TABLES [FROM db] [LIKE | WHERE].
+			return &rewriter.Result{Kind: rewriter.KindSession}, nil
+		case sqlparser.Column:
+			tn := in.Tbl
+			if !in.DbName.IsEmpty() {
+				tn.Qualifier = in.DbName
+			}
+			like := ""
+			var where sqlparser.Expr
+			if in.Filter != nil {
+				like, where = in.Filter.Like, in.Filter.Filter
+			}
+			return r.showColumns(tn, in.Full, like, where)
+		case sqlparser.Warnings, sqlparser.Errors:
+			return nil, rewriter.Unsupported("SHOW WARNINGS/ERRORS is not supported through sqe: warnings echo values, also of rows a policy hides")
+		}
+	case *sqlparser.ShowCreate:
+		switch in.Command {
+		case sqlparser.CreateTbl, sqlparser.CreateV:
+			return r.showCreate(in)
 		}
 	}
 	return nil, rewriter.Unsupported("this SHOW statement is not supported through sqe (query information_schema under policy instead)")

@@ -28,7 +28,7 @@ func (r *rewrite) target(ate *sqlparser.AliasedTableExpr, sc *scope) (*tableRef,
 	}
 	ate.Expr = qualified(t)
 	r.sanctioned[ate] = true
-	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t)}
+	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t), ate: ate}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()
 		ref.qualifier = sqlparser.TableName{Name: ate.As}
@@ -85,17 +85,22 @@ func (r *rewrite) updateExprs(ues sqlparser.UpdateExprs, ref *tableRef, sc *scop
 		if q := ue.Name.Qualifier; !q.IsEmpty() && !strings.EqualFold(q.Name.String(), ref.alias) {
 			return rewriter.Unsupported("assignment to a column of another table")
 		}
-		if err := restricted(ref, ue.Name.Name.String()); err != nil {
-			return err
-		}
-		if !ue.Name.Qualifier.IsEmpty() {
-			ue.Name.Qualifier = ref.qualifier
-		}
-		if err := r.exprs(ue, sc, func(n, parent sqlparser.SQLNode) bool { return n == ue.Name }); err != nil {
+		if err := r.assignment(ue, ref, sc); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// assignment checks one assigned column of ref and rewrites its value.
+func (r *rewrite) assignment(ue *sqlparser.UpdateExpr, ref *tableRef, sc *scope) error {
+	if err := restricted(ref, ue.Name.Name.String()); err != nil {
+		return err
+	}
+	if !ue.Name.Qualifier.IsEmpty() {
+		ue.Name.Qualifier = ref.qualifier
+	}
+	return r.exprs(ue, sc, func(n, parent sqlparser.SQLNode) bool { return n == ue.Name })
 }
 
 func singleTarget(tes []sqlparser.TableExpr) (*sqlparser.AliasedTableExpr, bool) {
@@ -113,18 +118,18 @@ func (r *rewrite) update(u *sqlparser.Update, root *scope) error {
 	}
 	ate, ok := singleTarget(u.TableExprs)
 	if !ok {
-		return rewriter.Unsupported("multi-table UPDATE is not supported")
+		return r.multiUpdate(u, sc)
 	}
 	ref, err := r.target(ate, sc)
 	if err != nil {
 		return err
 	}
 	sc.tables = []*tableRef{ref}
-	sc.target = ref
+	sc.targets = []*tableRef{ref}
 	if err := r.updateExprs(u.Exprs, ref, sc); err != nil {
 		return err
 	}
-	return r.whereAndOrder(&u.Where, u.OrderBy, ref, sc)
+	return r.whereAndOrder(&u.Where, u.OrderBy, []*tableRef{ref}, sc)
 }
 
 func (r *rewrite) delete(d *sqlparser.Delete, root *scope) error {
@@ -134,20 +139,238 @@ func (r *rewrite) delete(d *sqlparser.Delete, root *scope) error {
 	}
 	ate, ok := singleTarget(d.TableExprs)
 	if !ok || len(d.Targets) > 0 {
-		return rewriter.Unsupported("multi-table DELETE is not supported")
+		return r.multiDelete(d, sc)
 	}
 	ref, err := r.target(ate, sc)
 	if err != nil {
 		return err
 	}
 	sc.tables = []*tableRef{ref}
-	sc.target = ref
-	return r.whereAndOrder(&d.Where, d.OrderBy, ref, sc)
+	sc.targets = []*tableRef{ref}
+	return r.whereAndOrder(&d.Where, d.OrderBy, []*tableRef{ref}, sc)
+}
+
+// writeEntry is a named base table in the FROM of a multi-table write.
+type writeEntry struct {
+	ate   *sqlparser.AliasedTableExpr
+	name  sqlparser.TableName
+	alias string
+}
+
+// writeEntries lists the named tables of a multi-table write's FROM, in
+// order; CTE references are not tables.
+func writeEntries(tes []sqlparser.TableExpr, sc *scope) []writeEntry {
+	var out []writeEntry
+	var visit func(te sqlparser.TableExpr)
+	visit = func(te sqlparser.TableExpr) {
+		switch t := te.(type) {
+		case *sqlparser.AliasedTableExpr:
+			tn, ok := t.Expr.(sqlparser.TableName)
+			if !ok || (tn.Qualifier.IsEmpty() && sc.isCTE(tn.Name.String())) {
+				return
+			}
+			alias := t.As.String()
+			if alias == "" {
+				alias = tn.Name.String()
+			}
+			out = append(out, writeEntry{ate: t, name: tn, alias: alias})
+		case *sqlparser.JoinTableExpr:
+			visit(t.LeftExpr)
+			visit(t.RightExpr)
+		case *sqlparser.ParenTableExpr:
+			for _, e := range t.Exprs {
+				visit(e)
+			}
+		}
+	}
+	for _, te := range tes {
+		visit(te)
+	}
+	return out
+}
+
+// multiUpdate rewrites UPDATE t1 JOIN t2 … SET …: every table a SET
+// assigns to is a target (kept as the base table, update access, its row
+// filter ANDed to the WHERE, its masked columns read masked wherever the
+// statement reads them); every other table is read through its policy's
+// derived table.
+func (r *rewrite) multiUpdate(u *sqlparser.Update, sc *scope) error {
+	if len(u.OrderBy) > 0 || u.Limit != nil {
+		return rewriter.Unsupported("ORDER BY or LIMIT in a multi-table UPDATE")
+	}
+	entries := writeEntries(u.TableExprs, sc)
+	owners := make([]*writeEntry, len(u.Exprs))
+	for i, ue := range u.Exprs {
+		e, err := r.assignedEntry(ue.Name, entries)
+		if err != nil {
+			return err
+		}
+		owners[i] = e
+	}
+	sc.writeTargets = map[*sqlparser.AliasedTableExpr]bool{}
+	for _, e := range owners {
+		sc.writeTargets[e.ate] = true
+	}
+	if err := r.writeFrom(u.TableExprs, sc); err != nil {
+		return err
+	}
+	for i, ue := range u.Exprs {
+		ref := sc.targetFor(owners[i].ate)
+		if ref == nil {
+			return rewriter.Unsupported("multi-table UPDATE target not found")
+		}
+		// Every assigned column names its table, so that the statement
+		// says which tables it writes.
+		ue.Name.Qualifier = ref.qualifier
+		if err := r.assignment(ue, ref, sc); err != nil {
+			return err
+		}
+	}
+	if err := r.guardJoins(u.TableExprs, sc); err != nil {
+		return err
+	}
+	return r.whereAndOrder(&u.Where, nil, sc.targets, sc)
+}
+
+// multiDelete rewrites DELETE t1, t2 FROM … and DELETE FROM t1 USING …:
+// the listed tables are targets, the others are read through their
+// policies.
+func (r *rewrite) multiDelete(d *sqlparser.Delete, sc *scope) error {
+	if len(d.OrderBy) > 0 || d.Limit != nil {
+		return rewriter.Unsupported("ORDER BY or LIMIT in a multi-table DELETE")
+	}
+	entries := writeEntries(d.TableExprs, sc)
+	sc.writeTargets = map[*sqlparser.AliasedTableExpr]bool{}
+	for _, tn := range d.Targets {
+		e, err := deleteEntry(tn, entries)
+		if err != nil {
+			return err
+		}
+		sc.writeTargets[e.ate] = true
+	}
+	if len(sc.writeTargets) == 0 {
+		return rewriter.Unsupported("DELETE without a target table")
+	}
+	if err := r.writeFrom(d.TableExprs, sc); err != nil {
+		return err
+	}
+	for i, tn := range d.Targets {
+		e, _ := deleteEntry(tn, entries)
+		ref := sc.targetFor(e.ate)
+		if ref == nil {
+			return rewriter.Unsupported("multi-table DELETE target not found")
+		}
+		// The target list names the tables as the FROM does.
+		if e.ate.As.IsEmpty() {
+			d.Targets[i] = ref.qualifier
+		} else {
+			d.Targets[i] = sqlparser.TableName{Name: e.ate.As}
+		}
+	}
+	if err := r.guardJoins(d.TableExprs, sc); err != nil {
+		return err
+	}
+	return r.whereAndOrder(&d.Where, nil, sc.targets, sc)
+}
+
+// writeFrom rewrites the FROM of a multi-table write in place.
+func (r *rewrite) writeFrom(tes []sqlparser.TableExpr, sc *scope) error {
+	for i, te := range tes {
+		nte, err := r.tableExpr(te, sc)
+		if err != nil {
+			return err
+		}
+		tes[i] = nte
+	}
+	return r.checkAliases(sc)
+}
+
+func (s *scope) targetFor(ate *sqlparser.AliasedTableExpr) *tableRef {
+	for _, t := range s.targets {
+		if t.ate == ate {
+			return t
+		}
+	}
+	return nil
+}
+
+// assignedEntry finds the table a SET column of a multi-table UPDATE
+// belongs to: the one its qualifier names, or the only table that has a
+// column of that name.
+func (r *rewrite) assignedEntry(col *sqlparser.ColName, entries []writeEntry) (*writeEntry, error) {
+	if q := col.Qualifier; !q.IsEmpty() {
+		for i := range entries {
+			e := &entries[i]
+			if !strings.EqualFold(e.alias, q.Name.String()) {
+				continue
+			}
+			if !q.Qualifier.IsEmpty() && (!e.ate.As.IsEmpty() || !strings.EqualFold(e.name.Qualifier.String(), q.Qualifier.String()) && e.name.Qualifier.String() != "") {
+				continue
+			}
+			return e, nil
+		}
+		return nil, rewriter.Unsupported("SET %s names no table of the UPDATE", sqlparser.String(col))
+	}
+	var found *writeEntry
+	for i := range entries {
+		e := &entries[i]
+		t, err := r.resolve(e.name)
+		if err != nil {
+			return nil, err
+		}
+		if r.req.Catalog == nil {
+			break
+		}
+		cols, ok, err := r.req.Catalog.Columns(r.ctx, t)
+		if err != nil || !ok {
+			continue
+		}
+		for _, c := range cols {
+			if strings.EqualFold(c.Name, col.Name.String()) {
+				if found != nil {
+					return nil, rewriter.Unsupported("qualify the assigned column %s of a multi-table UPDATE", col.Name.String())
+				}
+				found = e
+				break
+			}
+		}
+	}
+	if found == nil {
+		return nil, rewriter.Unsupported("qualify the assigned column %s of a multi-table UPDATE", col.Name.String())
+	}
+	return found, nil
+}
+
+// deleteEntry finds the FROM entry a DELETE target names.
+func deleteEntry(tn sqlparser.TableName, entries []writeEntry) (*writeEntry, error) {
+	var found *writeEntry
+	for i := range entries {
+		e := &entries[i]
+		if !strings.EqualFold(e.alias, tn.Name.String()) {
+			continue
+		}
+		if !tn.Qualifier.IsEmpty() && (!e.ate.As.IsEmpty() || !strings.EqualFold(e.name.Qualifier.String(), tn.Qualifier.String())) {
+			continue
+		}
+		if found != nil {
+			return nil, rewriter.Unsupported("DELETE target %s names several tables", sqlparser.String(tn))
+		}
+		found = e
+	}
+	if found == nil {
+		return nil, rewriter.Unsupported("DELETE target %s names no table of the statement", sqlparser.String(tn))
+	}
+	return found, nil
 }
 
 // whereAndOrder rewrites a write's WHERE and ORDER BY (masked columns read
-// masked) and ANDs the target's row filter, which reads raw columns.
-func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy, ref *tableRef, sc *scope) error {
+// masked) and puts the targets' row filters, which read raw columns, in
+// front of it. The statement's own condition is guarded by the filters
+// (CASE WHEN filters THEN condition ELSE FALSE END): the server may
+// evaluate conditions in any order (index condition pushdown, semi-joins),
+// and the application's condition must never see a row the filters hide,
+// or an expression that fails on one value would tell what the row holds.
+func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy, targets []*tableRef, sc *scope) error {
 	if *where != nil {
 		if err := r.exprs(*where, sc, nil); err != nil {
 			return err
@@ -158,11 +381,217 @@ func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy
 			return err
 		}
 	}
-	f, err := r.filterExpr(ref)
-	if err != nil {
+	filters, err := r.targetFilters(targets)
+	if err != nil || filters == nil {
 		return err
 	}
-	*where = andWhere(*where, f)
+	if *where != nil && (*where).Expr != nil && !(len(targets) == 1 && safeWriteCondition((*where).Expr, targets[0])) {
+		guard, err := r.targetFilters(targets)
+		if err != nil {
+			return err
+		}
+		(*where).Expr = guarded(guard, (*where).Expr)
+	}
+	*where = andWhere(*where, filters)
+	return nil
+}
+
+// safeWriteCondition reports whether a single-table write's condition can
+// fail on no row's values, so that it needs no guard and may choose the
+// index: it holds only comparisons, IN lists, BETWEEN, LIKE and NULL tests
+// whose operands compare without converting a column's value. Under a
+// strict sql_mode a write fails where a read only warns (a string column
+// compared with a number converts each row's value, and "Truncated
+// incorrect DOUBLE value" is an error), so a string column may only meet
+// strings, a numeric column anything, and a placeholder, whose type only
+// the driver knows, only a numeric column.
+func safeWriteCondition(e sqlparser.Expr, target *tableRef) bool {
+	switch x := e.(type) {
+	case *sqlparser.AndExpr:
+		return safeWriteCondition(x.Left, target) && safeWriteCondition(x.Right, target)
+	case *sqlparser.OrExpr:
+		return safeWriteCondition(x.Left, target) && safeWriteCondition(x.Right, target)
+	case *sqlparser.NotExpr:
+		return safeWriteCondition(x.Expr, target)
+	case *sqlparser.IsExpr:
+		return safeValue(x.Left)
+	case *sqlparser.BetweenExpr:
+		return comparable(x.Left, x.From, target) && comparable(x.Left, x.To, target)
+	case *sqlparser.ComparisonExpr:
+		switch x.Operator {
+		case sqlparser.LikeOp, sqlparser.NotLikeOp:
+			// Both sides are read as strings: no value fails to convert.
+			return x.Escape == nil && safeValue(x.Left) && safeValue(x.Right)
+		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp,
+			sqlparser.GreaterEqualOp, sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp:
+			return comparable(x.Left, x.Right, target)
+		case sqlparser.InOp, sqlparser.NotInOp:
+			list, ok := x.Right.(sqlparser.ValTuple)
+			if !ok {
+				return false
+			}
+			for _, v := range list {
+				if !comparable(x.Left, v, target) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// operand kinds for safeWriteCondition.
+const (
+	kindUnknown = iota
+	kindNumber
+	kindString
+	kindNull
+	kindPlaceholder
+)
+
+func operandKind(e sqlparser.Expr, target *tableRef) int {
+	switch x := e.(type) {
+	case *sqlparser.NullVal:
+		return kindNull
+	case sqlparser.BoolVal:
+		return kindNumber
+	case *sqlparser.Argument:
+		return kindPlaceholder
+	case *sqlparser.Literal:
+		switch x.Type {
+		case sqlparser.IntVal, sqlparser.FloatVal, sqlparser.DecimalVal:
+			return kindNumber
+		case sqlparser.StrVal:
+			return kindString
+		}
+	case *sqlparser.ColName:
+		if !x.Qualifier.IsEmpty() && !strings.EqualFold(x.Qualifier.Name.String(), target.alias) {
+			return kindUnknown
+		}
+		if target.plan == nil {
+			return kindUnknown
+		}
+		c, ok := target.plan.Column(x.Name.String())
+		if !ok {
+			return kindUnknown
+		}
+		switch c.DataType {
+		case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "numeric", "float", "double", "real", "year":
+			return kindNumber
+		case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+			return kindString
+		}
+	}
+	return kindUnknown
+}
+
+// comparable reports whether comparing a and b converts no column value.
+func comparable(a, b sqlparser.Expr, target *tableRef) bool {
+	ka, kb := operandKind(a, target), operandKind(b, target)
+	if ka == kindUnknown || kb == kindUnknown {
+		return false
+	}
+	if ka == kindNull || kb == kindNull {
+		return true
+	}
+	_, colA := a.(*sqlparser.ColName)
+	_, colB := b.(*sqlparser.ColName)
+	if !colA && !colB {
+		return ka != kindPlaceholder && kb != kindPlaceholder // constants convert once, if at all
+	}
+	if colA && colB {
+		return ka == kb
+	}
+	col, other := ka, kb
+	if colB {
+		col, other = kb, ka
+	}
+	switch col {
+	case kindNumber:
+		return true
+	case kindString:
+		return other == kindString
+	}
+	return false
+}
+
+// targetFilters is the conjunction of the targets' row filters (nil when
+// none has one); every call builds new nodes.
+func (r *rewrite) targetFilters(targets []*tableRef) (sqlparser.Expr, error) {
+	var out sqlparser.Expr
+	for _, t := range targets {
+		f, err := r.filterExpr(t)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			continue
+		}
+		if out == nil {
+			out = f
+		} else {
+			out = &sqlparser.AndExpr{Left: out, Right: f}
+		}
+	}
+	return out, nil
+}
+
+// guarded is CASE WHEN filter THEN e ELSE FALSE END: e is evaluated only on
+// rows the filter admits.
+func guarded(filter, e sqlparser.Expr) sqlparser.Expr {
+	return &sqlparser.CaseExpr{Whens: []*sqlparser.When{{Cond: filter, Val: e}}, Else: sqlparser.BoolVal(false)}
+}
+
+// guardJoins guards the ON conditions of a multi-table write's joins with
+// the row filters of the targets inside each join: a join condition is
+// evaluated before the WHERE.
+func (r *rewrite) guardJoins(tes []sqlparser.TableExpr, sc *scope) error {
+	var visit func(te sqlparser.TableExpr) ([]*tableRef, error)
+	visit = func(te sqlparser.TableExpr) ([]*tableRef, error) {
+		switch t := te.(type) {
+		case *sqlparser.AliasedTableExpr:
+			if ref := sc.targetFor(t); ref != nil {
+				return []*tableRef{ref}, nil
+			}
+		case *sqlparser.ParenTableExpr:
+			var out []*tableRef
+			for _, e := range t.Exprs {
+				in, err := visit(e)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, in...)
+			}
+			return out, nil
+		case *sqlparser.JoinTableExpr:
+			l, err := visit(t.LeftExpr)
+			if err != nil {
+				return nil, err
+			}
+			rt, err := visit(t.RightExpr)
+			if err != nil {
+				return nil, err
+			}
+			in := append(l, rt...)
+			if t.Condition != nil && t.Condition.On != nil {
+				f, err := r.targetFilters(in)
+				if err != nil {
+					return nil, err
+				}
+				if f != nil {
+					t.Condition.On = guarded(f, t.Condition.On)
+				}
+			}
+			return in, nil
+		}
+		return nil, nil
+	}
+	for _, te := range tes {
+		if _, err := visit(te); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -211,7 +640,7 @@ func (r *rewrite) insert(ins *sqlparser.Insert, root *scope) error {
 	if len(ins.OnDup) > 0 {
 		dsc := sc.child()
 		dsc.tables = []*tableRef{ref}
-		dsc.target = ref
+		dsc.targets = []*tableRef{ref}
 		if err := r.updateExprs(sqlparser.UpdateExprs(ins.OnDup), ref, dsc); err != nil {
 			return err
 		}

@@ -15,11 +15,16 @@
 // means the same whatever standard_conforming_strings is; placeholders
 // ($1, $2, …) stay as they are and none is added. Because the parser reads
 // '…' as a standard string, a statement containing a backslash is refused
-// while standard_conforming_strings is off (pass values as arguments).
+// while standard_conforming_strings is off (pass values as arguments), and
+// the driver refuses a connection whose client_encoding is not UTF8.
 // Several statements in one string are each rewritten (all must succeed)
-// and joined with "; ". After rewriting, every relation in the tree is
-// checked against the set the rewrite produced or checked, and the printed
-// statement is parsed again to check that it names the same relations.
+// and joined with "; "; a statement that changes the session state (SET
+// search_path, SET standard_conforming_strings, RESET ALL, COMMIT,
+// ROLLBACK) must be the last one, since the ones after it would be
+// rewritten for a state the server no longer has. After rewriting, every
+// relation in the tree is checked against the set the rewrite produced or
+// checked, and the printed statement is parsed again to check that it
+// names the same relations. A panic inside the rewrite is a refusal.
 //
 // # Names
 //
@@ -42,7 +47,20 @@
 // A table whose decision changes nothing is kept, qualified. Any other
 // becomes (SELECT <mask(c) AS c …> FROM schema.t WHERE <filters>) AS t,
 // aliased as the reference was (or by the table name), so the rest of the
-// statement sees masked values only. schema.t.c references to such a table
+// statement sees masked values only.
+//
+// The planner pulls such a derived table up and evaluates its filter next
+// to the application's conditions, in the order of their estimated cost.
+// An application condition evaluated on a hidden row could tell, by
+// failing or not (1 / (CASE WHEN name = 'x' THEN 0 END) = 1), what the row
+// holds. Conditions of equal cost keep their order, the filter's come
+// first, and a condition that can fail costs at least one operator, so a
+// filter whose conjuncts are each a single comparison of columns and
+// constants (or a NULL test, or a boolean column) runs first. Any other
+// filter — a function, OR, an IN list, a subquery over a mapping table —
+// fences its derived table with OFFSET 0, which the planner neither pulls
+// up nor pushes conditions into (fence.go); the application's conditions
+// on such a table then do not choose its index. schema.t.c references to such a table
 // become t.c; two unaliased same-named tables of different schemas in one
 // FROM are refused (use aliases), as is a column alias list on a table
 // with restricted columns. Restricted columns are missing from the derived
@@ -73,14 +91,24 @@
 // expressions; in a view or CREATE TABLE AS they are therefore fixed at
 // creation. current_database() and current_schema are left alone.
 // (PostgreSQL's grammar has no current_user() or current_role() with
-// parentheses: a policy written for PostgreSQL uses the keywords.)
+// parentheses: a policy written for PostgreSQL uses the keywords. A policy
+// expression written with the parentheses does not parse, and every
+// statement that reads its table is refused: it fails closed.)
 //
 // # Writes
 //
-// INSERT, UPDATE and DELETE need update access on their target, which is
-// kept (qualified). UPDATE and DELETE get the target's row filter ANDed to
-// their WHERE, so they only touch rows the filter admits; inserted rows are
-// not checked against it. A masked column of the target read in SET, WHERE,
+// INSERT, UPDATE, DELETE and MERGE need update access on their target,
+// which is kept (qualified). UPDATE and DELETE get the target's row filter
+// in front of their WHERE, so they only touch rows the filter admits; when
+// the filter is not a simple one (see Reads), the statement's own
+// condition is also guarded by it (CASE WHEN filter THEN condition ELSE
+// false END), so that it is never evaluated on a hidden row. Inserted rows
+// are not checked against the filter (Ranger's and Hive's semantics:
+// filters shape reads; there is no WITH CHECK), and a unique key that a
+// hidden row holds makes an insert fail, which tells that such a row
+// exists. MERGE ANDs the target's filter to its join condition, which the
+// filter guards (a hidden row never matches), and to every WHEN MATCHED
+// condition. A masked column of the target read in SET, WHERE,
 // ON CONFLICT or RETURNING is replaced by its mask expression, so that no
 // raw value can be copied or probed; an unqualified masked column inside a
 // subquery of the write is refused (qualify it), and so is a whole-row
@@ -91,7 +119,7 @@
 // DO UPDATE into a row-filtered table is refused (it could update a hidden
 // row). The sources of UPDATE … FROM, DELETE … USING and INSERT … SELECT
 // are reads; data-modifying CTEs are writes. System catalogs are never
-// written. MERGE is refused for now.
+// written.
 //
 // # Schema changes
 //
@@ -114,10 +142,34 @@
 // three ask the driver to read the session state again, since a
 // transaction's end may undo a SET), SET/RESET/SHOW of ordinary variables,
 // DISCARD PLANS/SEQUENCES/TEMP, DECLARE (its query is a read), FETCH,
-// MOVE, CLOSE, NOTIFY and UNLISTEN pass. SET search_path, SET
+// MOVE, CLOSE, NOTIFY and UNLISTEN pass. A cursor lives on the connection,
+// which database/sql hands to one caller after another (and a transaction
+// may serve several): DECLARE, FETCH, MOVE, CLOSE and WHERE CURRENT OF
+// name the cursor after a digest of the caller's policy view, so no
+// caller fetches rows read under another's policy. SET search_path, SET
 // standard_conforming_strings and RESET ALL ask the driver to read the
-// session state again. EXPLAIN of a rewritten statement passes; EXPLAIN
+// session state again. EXPLAIN passes for statements that read no table
+// under a read policy (its row estimates count the hidden rows); EXPLAIN
 // ANALYZE is refused (its row counts include rows a filter removed).
+//
+// # System catalogs
+//
+// The catalogs that hold values or other sessions' statements are refused
+// in any schema (refusedCatalogs): column statistics (pg_statistic*,
+// pg_stats*), the statistics views (pg_stat_*, pg_statio_*, among them
+// pg_stat_activity and pg_stat_statements), the session's prepared
+// statements and cursors, large objects, credentials and configuration
+// files; so are the pg_stat_* functions. The column listings
+// (information_schema.columns, column_privileges, key_column_usage and the
+// other views naming table_schema, table_name, column_name, and
+// pg_catalog.pg_attribute) get a row filter that removes the caller's
+// restricted columns of every table the connection sees (listed through
+// rewriter.TableLister; such a rewrite is not cached), and pg_class's
+// reltuples, relpages and relallvisible read as NULL. Sizes
+// (pg_relation_size and the like) are not hidden. A function the
+// application calls runs with the rights of the database user, outside
+// sqe's sight, like a view: grant the database user only functions that
+// read what every caller may read.
 //
 // Refused: SET ROLE, RESET ROLE, SET SESSION AUTHORIZATION, SET
 // client_encoding / SET NAMES (the server would read the statement's bytes

@@ -74,7 +74,7 @@ var forbiddenPrefixes = []struct{ prefix, why string }{
 	{"pg_stop_backup", "controls backups"},
 	{"pg_wal_replay_", "controls recovery"},
 	{"pg_get_wal_", "reads WAL records"},
-	{"pg_stat_reset", "resets server statistics"},
+	{"pg_stat_", "reads server statistics (row counts, other sessions' statements) or resets them"},
 	{"table_to_xml", "reads a table named by text"},
 	{"schema_to_xml", "reads tables named by text"},
 	{"database_to_xml", "reads every table"},
@@ -151,6 +151,8 @@ func (r *rewrite) visitor(sc *scope) visitor {
 			return r.funcCall(w, e)
 		case *pg.ResTarget:
 			return false, r.resTarget(e, sc)
+		case *pg.CurrentOfExpr:
+			return false, r.cursorName(&e.CursorName)
 		}
 		return true, nil
 	}

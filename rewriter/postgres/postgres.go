@@ -129,8 +129,20 @@ func deparse(stmt *pg.Node) (string, error) {
 }
 
 // Rewrite rewrites one statement string. Several statements separated by
-// semicolons are each rewritten (all must succeed) and joined again.
-func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
+// semicolons are each rewritten (all must succeed) and joined again. A
+// panic inside the rewrite is a refusal, never a crash of the caller.
+func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewriter.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, rewriter.Unsupported("internal error while rewriting the statement")
+		}
+	}()
+	return rewriteAll(ctx, req)
+}
+
+// rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
+// so that a panic is a finding).
+func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
 	if req.PostgresNonStandardStrings && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported(`a backslash in SQL while standard_conforming_strings is off (pass values as arguments)`)
 	}
@@ -146,6 +158,12 @@ func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Re
 	for _, raw := range tree.Stmts {
 		if raw.GetStmt() == nil {
 			return nil, rewriter.Unsupported("empty statement")
+		}
+		if out != nil && out.Effect.RefreshSession {
+			// The statements after it would be rewritten for a session
+			// state (search_path, standard_conforming_strings) that the
+			// server no longer has when it runs them.
+			return nil, rewriter.Unsupported("a statement that changes the session state must be the last one of a multi-statement string")
 		}
 		res, err := rewriteOne(ctx, req, raw.Stmt)
 		if err != nil {
@@ -196,6 +214,6 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	}
 	res.SQL = text
 	res.Tables = r.tables
-	res.Cacheable = true
+	res.Cacheable = !r.uncacheable
 	return res, nil
 }

@@ -35,6 +35,15 @@ type rewrite struct {
 	// ddl is set while walking the expressions of a schema change, which
 	// the server evaluates later and as its own user.
 	ddl bool
+	// uncacheable is set when the rewrite depends on more than the cache
+	// key (the column listings read the list of tables).
+	uncacheable bool
+	// restrictedColumns caches the caller's restricted columns of every
+	// table (for the column listings).
+	restrictedColumns []restrictedColumn
+	restrictedLoaded  bool
+	// cursorPrefix names the caller's cursors.
+	cursorPrefix string
 }
 
 type read struct {
@@ -119,7 +128,18 @@ func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.Tabl
 		}
 	}
 	r.addTable(t)
-	return rewriter.PlanTable(r.ctx, r.req, t, access)
+	if err := refusedSystemRelation(t); err != nil {
+		return nil, err
+	}
+	req := r.req
+	if overlay, err := r.systemDecision(t); err != nil {
+		return nil, err
+	} else if overlay != nil {
+		cp := *r.req
+		cp.View = overlay
+		req = &cp
+	}
+	return rewriter.PlanTable(r.ctx, req, t, access)
 }
 
 // searchPath is the path unqualified relation names resolve in, as the
@@ -409,7 +429,7 @@ func (r *rewrite) with(w *pg.WithClause, sc *scope) error {
 		case *pg.Node_DeleteStmt:
 			err = r.delete(q.DeleteStmt, sc)
 		case *pg.Node_MergeStmt:
-			err = rewriter.Unsupported("MERGE is not supported through sqe yet")
+			err = r.merge(q.MergeStmt, sc)
 		default:
 			err = rewriter.Unsupported("%s in WITH is not supported", nodeName(cte.Ctequery))
 		}
@@ -601,6 +621,9 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool) (*pg.SelectSt
 		qualifier: []string{plan.Table.Schema, plan.Table.Table}}
 	if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
 		return nil, err
+	}
+	if !simpleFilter(sel.WhereClause) {
+		sel.LimitOffset = fenceOffset()
 	}
 	return sel, nil
 }

@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -38,7 +40,6 @@ var refusedStatements = map[string]string{
 	"AlterPolicyStmt":            "ALTER POLICY is not supported through sqe",
 	"LoadStmt":                   "LOAD is not supported through sqe",
 	"CreateExtensionStmt":        "CREATE EXTENSION is not supported through sqe",
-	"MergeStmt":                  "MERGE is not supported through sqe yet",
 	"ListenStmt":                 "LISTEN is not supported through sqe: notifications carry payloads no policy filters",
 	"CreateForeignTableStmt":     "CREATE FOREIGN TABLE is not supported through sqe",
 	"ImportForeignSchemaStmt":    "IMPORT FOREIGN SCHEMA is not supported through sqe",
@@ -79,16 +80,31 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 		return &rewriter.Result{Kind: rewriter.KindUpdate}, r.update(s.UpdateStmt, root)
 	case *pg.Node_DeleteStmt:
 		return &rewriter.Result{Kind: rewriter.KindDelete}, r.delete(s.DeleteStmt, root)
+	case *pg.Node_MergeStmt:
+		return &rewriter.Result{Kind: rewriter.KindUpdate}, r.merge(s.MergeStmt, root)
 	case *pg.Node_ExplainStmt:
 		return r.explain(s.ExplainStmt)
 	case *pg.Node_DeclareCursorStmt:
+		if err := r.cursorName(&s.DeclareCursorStmt.Portalname); err != nil {
+			return nil, err
+		}
 		return &rewriter.Result{Kind: rewriter.KindSelect}, r.query(s.DeclareCursorStmt.Query, root)
 	case *pg.Node_FetchStmt:
+		if err := r.cursorName(&s.FetchStmt.Portalname); err != nil {
+			return nil, err
+		}
 		if s.FetchStmt.Ismove {
 			return &rewriter.Result{Kind: rewriter.KindSession}, nil
 		}
 		return &rewriter.Result{Kind: rewriter.KindSelect}, nil
-	case *pg.Node_ClosePortalStmt, *pg.Node_NotifyStmt, *pg.Node_UnlistenStmt, *pg.Node_VariableShowStmt:
+	case *pg.Node_ClosePortalStmt:
+		if s.ClosePortalStmt.Portalname != "" { // "" is CLOSE ALL
+			if err := r.cursorName(&s.ClosePortalStmt.Portalname); err != nil {
+				return nil, err
+			}
+		}
+		return &rewriter.Result{Kind: rewriter.KindSession}, nil
+	case *pg.Node_NotifyStmt, *pg.Node_UnlistenStmt, *pg.Node_VariableShowStmt:
 		return &rewriter.Result{Kind: rewriter.KindSession}, nil
 	case *pg.Node_TransactionStmt:
 		return transaction(s.TransactionStmt)
@@ -127,12 +143,24 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 		return nil, rewriter.Unsupported("EXPLAIN without a statement")
 	}
 	switch e.Query.Node.(type) {
-	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
 	default:
 		return nil, rewriter.Unsupported("EXPLAIN of %s is not supported through sqe", nodeName(e.Query))
 	}
 	if _, err := r.statement(e.Query); err != nil {
 		return nil, err
+	}
+	// The plan's row estimates come from statistics over every row, the
+	// ones a policy hides included.
+	for _, t := range r.tables {
+		d, err := r.req.View.Decide(t)
+		if err != nil {
+			return nil, err
+		}
+		if !d.Passthrough() {
+			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
+		}
 	}
 	return &rewriter.Result{Kind: rewriter.KindOther}, nil
 }
@@ -204,4 +232,26 @@ func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
 	}
 	res.Effect.RefreshSession = sessionStateVariables[name]
 	return res, nil
+}
+
+// maxCursorName is the server's identifier length.
+const maxCursorName = 63
+
+// cursorName renames a cursor after the caller's policy view. A cursor
+// lives on the connection (WITH HOLD past the transaction), and
+// database/sql hands a connection, and a transaction's statements, to one
+// caller after another: a cursor declared for one caller is then
+// invisible to the others, who would otherwise FETCH rows read under
+// another policy.
+func (r *rewrite) cursorName(name *string) error {
+	if r.cursorPrefix == "" {
+		sum := sha256.Sum256([]byte(r.req.View.Fingerprint()))
+		r.cursorPrefix = "sqe" + hex.EncodeToString(sum[:6]) + "_"
+	}
+	n := r.cursorPrefix + *name
+	if len(n) > maxCursorName {
+		return rewriter.Unsupported("cursor name too long")
+	}
+	*name = n
+	return nil
 }

@@ -100,10 +100,21 @@ func (r *rewrite) where(where **pg.Node, ref *tableRef, sc *scope) error {
 		}
 	}
 	f, err := r.filterExpr(ref)
-	if err != nil {
+	if err != nil || f == nil {
 		return err
 	}
-	*where = andWhere(*where, f)
+	if *where != nil && !simpleFilter(f) {
+		// A costly filter may run after the statement's own condition:
+		// guard the condition with it (see fence.go).
+		g, err := r.filterExpr(ref)
+		if err != nil {
+			return err
+		}
+		*where = guarded(g, *where)
+	}
+	// The filter goes first: of two conditions of equal cost the server
+	// runs the first one first.
+	*where = andWhere(f, *where)
 	return nil
 }
 
@@ -313,4 +324,122 @@ func (r *rewrite) expandTarget(ref *tableRef) ([]*pg.Node, error) {
 		out = append(out, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: rt}})
 	}
 	return out, nil
+}
+
+// merge rewrites MERGE. The target is kept (update access, qualified);
+// the source is a read through its policies. The target's row filter is
+// ANDed to the join condition, which it guards, so that a row the filter
+// hides never matches (and the join condition never sees it), and to
+// every WHEN MATCHED and WHEN NOT MATCHED BY SOURCE condition, so that no
+// such row is updated or deleted; a masked column of the target read in
+// the join condition, a WHEN condition, SET or RETURNING is read masked; a
+// restricted column named anywhere is ErrColumnDenied. WHEN NOT MATCHED
+// inserts as INSERT does (the inserted rows are not checked against the
+// row filter); as with INSERT, a unique key the hidden row holds makes the
+// insert fail, which tells that such a row exists.
+func (r *rewrite) merge(m *pg.MergeStmt, outer *scope) error {
+	sc := outer.child()
+	if err := r.with(m.WithClause, sc); err != nil {
+		return err
+	}
+	ref, err := r.target(m.Relation)
+	if err != nil {
+		return err
+	}
+	if m.SourceRelation == nil {
+		return rewriter.Unsupported("MERGE without a source")
+	}
+	if err := r.fromItem(m.SourceRelation, sc); err != nil {
+		return err
+	}
+	if err := checkAliases(sc); err != nil {
+		return err
+	}
+	sc.tables = append(sc.tables, ref)
+	sc.target = ref
+	if err := r.expr(m.JoinCondition, sc); err != nil {
+		return err
+	}
+	// A row the filter hides never matches: the join condition, which the
+	// server evaluates on the target's rows before any WHEN clause, is
+	// guarded by the filter (see fence.go), and the filter is a condition
+	// of the join of its own.
+	if f, err := r.filterExpr(ref); err != nil {
+		return err
+	} else if f != nil {
+		g, err := r.filterExpr(ref)
+		if err != nil {
+			return err
+		}
+		m.JoinCondition = andWhere(f, guarded(g, m.JoinCondition))
+	}
+	for _, n := range m.MergeWhenClauses {
+		wc := n.GetMergeWhenClause()
+		if wc == nil {
+			return rewriter.Unsupported("unexpected MERGE clause")
+		}
+		if err := r.expr(wc.Condition, sc); err != nil {
+			return err
+		}
+		switch wc.MatchKind {
+		case pg.MergeMatchKind_MERGE_WHEN_MATCHED, pg.MergeMatchKind_MERGE_WHEN_NOT_MATCHED_BY_SOURCE:
+			f, err := r.filterExpr(ref)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				wc.Condition = andWhere(f, wc.Condition)
+			}
+			switch wc.CommandType {
+			case pg.CmdType_CMD_UPDATE:
+				if err := r.assignments(wc.TargetList, ref, sc); err != nil {
+					return err
+				}
+			case pg.CmdType_CMD_DELETE, pg.CmdType_CMD_NOTHING:
+			default:
+				return rewriter.Unsupported("unexpected MERGE action")
+			}
+		case pg.MergeMatchKind_MERGE_WHEN_NOT_MATCHED_BY_TARGET:
+			switch wc.CommandType {
+			case pg.CmdType_CMD_INSERT:
+				if len(wc.TargetList) == 0 && len(ref.plan.Decision.Restricted) > 0 {
+					for _, c := range ref.plan.All {
+						if err := columnDenied(ref, c.Name); err != nil {
+							return err
+						}
+					}
+				}
+				for _, cn := range wc.TargetList {
+					rt := cn.GetResTarget()
+					if rt == nil || rt.Name == "" {
+						return rewriter.Unsupported("unexpected MERGE INSERT column")
+					}
+					if err := columnDenied(ref, rt.Name); err != nil {
+						return err
+					}
+					for _, ind := range rt.Indirection {
+						if err := r.expr(ind, sc); err != nil {
+							return err
+						}
+					}
+				}
+				for _, v := range wc.Values {
+					if err := r.expr(v, sc); err != nil {
+						return err
+					}
+				}
+			case pg.CmdType_CMD_NOTHING:
+			default:
+				return rewriter.Unsupported("unexpected MERGE action")
+			}
+		default:
+			return rewriter.Unsupported("unexpected MERGE clause")
+		}
+	}
+	list, err := r.returning(m.ReturningList, ref, sc, true)
+	if err != nil {
+		return err
+	}
+	m.ReturningList = list
+	return nil
 }

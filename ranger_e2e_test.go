@@ -1,0 +1,116 @@
+package sqe_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/DATA-DOG/go-sqlmock"
+	"github.com/sqe-project/sqe"
+
+	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/ranger"
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/session"
+)
+
+// TestRangerBundleEndToEnd enforces a Ranger policy bundle (the hive
+// service-def: access, row-filter, data-mask and tag policies) through the
+// driver on both databases, for users in different groups and roles.
+func TestRangerBundleEndToEnd(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			testdb.Exec(t, e.raw,
+				"DROP TABLE orders", "DROP TABLE customers",
+				"CREATE TABLE orders (id INT PRIMARY KEY, region VARCHAR(8), total INT)",
+				"CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), ssn VARCHAR(11), email VARCHAR(60), phone VARCHAR(20))",
+				"CREATE TABLE payments (id INT PRIMARY KEY, amount INT)",
+				"INSERT INTO orders VALUES (1, 'EU', 10), (2, 'US', 20), (3, 'EU', 30)",
+				"INSERT INTO customers VALUES (1, 'Ada', '123-45-6789', 'ada@example.org', 'PHONE-CANARY-1')",
+				"INSERT INTO payments VALUES (1, 777)")
+			src, err := ranger.LoadBundle("ranger/testdata/shop_bundle.json", ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ann := session.User{Name: "ann", Groups: []string{"analysts"}}
+			carl := session.User{Name: "carl", Groups: []string{"contractors"}}
+			alice := session.User{Name: "alice"}
+			auditor := session.User{Name: "aud", Roles: []string{"auditor"}}
+
+			// Row filter: analysts see EU orders only.
+			rows, _, err := query(as(ann), db, "SELECT id, total FROM orders ORDER BY id")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("1", "10"), r("3", "30")}) {
+				t.Fatalf("ann's orders: %v %v", rows, err)
+			}
+			rows, _, err = query(as(alice), db, "SELECT COUNT(*) FROM orders")
+			if err != nil || rows[0][0] != "3" {
+				t.Fatalf("alice's orders: %v %v", rows, err)
+			}
+			// MASK_SHOW_LAST_4, a CUSTOM mask and a tag-based MASK_HASH.
+			rows, _, err = query(as(ann), db, "SELECT ssn, email, phone FROM customers")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows[0][0] != "xxx-xx-6789" || rows[0][1] != "***@example.org" || len(rows[0][2]) != 64 || strings.Contains(rows[0][2], "CANARY") {
+				t.Fatalf("ann's customers: %v", rows)
+			}
+			rows, _, err = query(as(alice), db, "SELECT ssn, phone FROM customers")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("123-45-6789", "PHONE-CANARY-1")}) {
+				t.Fatalf("alice (tag mask MASK_NONE for her): %v %v", rows, err)
+			}
+			// A column denied to contractors is restricted for them.
+			_, cols, err := query(as(carl), db, "SELECT * FROM customers")
+			if err != nil || reflect.DeepEqual(cols, []string{"id", "name", "ssn", "email", "phone"}) || strings.Contains(strings.Join(cols, ","), "ssn") {
+				t.Fatalf("carl's columns: %v %v", cols, err)
+			}
+			if _, _, err := query(as(carl), db, "SELECT ssn FROM customers"); !errors.Is(err, sqe.ErrColumnDenied) {
+				t.Fatalf("carl naming ssn: %v", err)
+			}
+			// A tag-based deny: RESTRICTED payments are denied to contractors;
+			// the auditor role may read them.
+			if _, _, err := query(as(carl), db, "SELECT amount FROM payments"); !errors.Is(err, sqe.ErrAccessDenied) {
+				t.Fatalf("carl reading payments: %v", err)
+			}
+			rows, _, err = query(as(auditor), db, "SELECT amount FROM payments")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("777")}) {
+				t.Fatalf("auditor reading payments: %v %v", rows, err)
+			}
+			// No grant at all: denied.
+			if _, _, err := query(as(session.User{Name: "nobody"}), db, "SELECT id FROM orders"); !errors.Is(err, sqe.ErrAccessDenied) {
+				t.Fatalf("a user without a grant: %v", err)
+			}
+		})
+	}
+}
+
+// TestPolicyFileMayBeARangerBundle: WithPolicyFile (and policy= in the DSN)
+// take a Ranger bundle as well as a native policy file.
+func TestPolicyFileMayBeARangerBundle(t *testing.T) {
+	_, _, err := sqlmock.NewWithDSN("sqe-bundle-file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
+		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
+	db, err := sqe.Open("sqlmock", "sqe-bundle-file", sqe.WithPolicyFile("ranger/testdata/shop_bundle.json"),
+		sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithoutAudit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ex, err := sqe.Explain(context.Background(), db, session.User{Name: "ann", Groups: []string{"analysts"}}, "SELECT id FROM orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ex.SQL, "`shop`.`orders`.`region` = 'EU'") || len(ex.Tables) != 1 || len(ex.Tables[0].RowFilters) != 1 {
+		t.Fatalf("the bundle's row filter is not applied: %s", ex.SQL)
+	}
+}

@@ -1,0 +1,345 @@
+package mysql
+
+import (
+	"sort"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// The server's own schemas are tables like any other for the policy (a
+// file's default decides them), but some of them carry data no policy can
+// shape, and the column listings must not show the columns a caller's
+// policy restricts.
+//
+//   - mysql, performance_schema and sys are refused: they hold statement
+//     texts of other sessions (performance_schema, mysql.general_log),
+//     column statistics with stored values (mysql.column_stats) and
+//     credentials.
+//   - information_schema tables are let through only when listed in
+//     infoSchemaTables: the others expose other sessions' statements
+//     (PROCESSLIST), optimizer traces, per-table row counts and storage
+//     internals (INNODB_*, TABLE_STATISTICS, …).
+//   - The column listings (COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
+//     COLUMN_PRIVILEGES) get a row filter that removes the caller's
+//     restricted (schema, table, column) triples, and the statistics that
+//     count rows (TABLES.TABLE_ROWS, STATISTICS.CARDINALITY, …) read as
+//     NULL, so that no listing counts the rows a row filter hides.
+
+var refusedSchemas = map[string]string{
+	"mysql":              "the mysql schema holds credentials, logs and column statistics",
+	"performance_schema": "performance_schema holds other sessions' statements",
+	"sys":                "the sys schema reads performance_schema",
+}
+
+// infoSchemaTable is how sqe lets one information_schema table through.
+type infoSchemaTable struct {
+	// columnFilter: the rows name a column in TABLE_SCHEMA, TABLE_NAME,
+	// COLUMN_NAME and are filtered by the caller's restricted columns.
+	columnFilter bool
+	// nullColumns read as NULL (statistics that count rows).
+	nullColumns []string
+}
+
+var infoSchemaTables = map[string]infoSchemaTable{
+	"schemata":                              {},
+	"schema_privileges":                     {},
+	"tables":                                {nullColumns: tableStatistics},
+	"table_privileges":                      {},
+	"table_constraints":                     {},
+	"referential_constraints":               {},
+	"check_constraints":                     {},
+	"views":                                 {},
+	"columns":                               {columnFilter: true},
+	"column_privileges":                     {columnFilter: true},
+	"key_column_usage":                      {columnFilter: true},
+	"statistics":                            {columnFilter: true, nullColumns: []string{"CARDINALITY"}},
+	"routines":                              {},
+	"parameters":                            {},
+	"triggers":                              {},
+	"events":                                {},
+	"character_sets":                        {},
+	"collations":                            {},
+	"collation_character_set_applicability": {},
+	"engines":                               {},
+	"plugins":                               {},
+	"keywords":                              {},
+	"sql_functions":                         {},
+	"user_privileges":                       {},
+	"enabled_roles":                         {},
+	"applicable_roles":                      {},
+	"session_variables":                     {},
+	"global_variables":                      {},
+	"system_variables":                      {},
+}
+
+var tableStatistics = []string{"TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH",
+	"DATA_FREE", "AUTO_INCREMENT", "CHECKSUM"}
+
+// maxListedTables bounds the tables whose policies a column listing reads.
+const maxListedTables = 20000
+
+// refusedSystemTable refuses the server schemas and the information_schema
+// tables sqe does not let through.
+func refusedSystemTable(t policy.TableName) error {
+	schema := strings.ToLower(t.Schema)
+	if why, ok := refusedSchemas[schema]; ok {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: why + ": not readable through sqe"}
+	}
+	if schema == "information_schema" {
+		if _, ok := infoSchemaTables[strings.ToLower(t.Table)]; !ok {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+				Detail: "this information_schema table exposes data no policy shapes (other sessions, statistics): not readable through sqe"}
+		}
+	}
+	return nil
+}
+
+// overlayView is the caller's view with sqe's own additions to one
+// table's decision.
+type overlayView struct {
+	policy.View
+	table policy.TableName
+	d     *policy.Decision
+}
+
+func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
+	if t.Key() == v.table.Key() {
+		return v.d, nil
+	}
+	return v.View.Decide(t)
+}
+
+// systemDecision returns the caller's view with sqe's additions for an
+// information_schema table, or nil when the table gets none.
+func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+	if !strings.EqualFold(t.Schema, "information_schema") {
+		return nil, nil
+	}
+	spec := infoSchemaTables[strings.ToLower(t.Table)]
+	if !spec.columnFilter && len(spec.nullColumns) == 0 {
+		return nil, nil
+	}
+	d, err := r.req.View.Decide(t)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Allows(policy.Select) {
+		return nil, nil // PlanTable refuses it
+	}
+	d = d.Clone()
+	if len(spec.nullColumns) > 0 {
+		if d.Masks == nil {
+			d.Masks = map[string]policy.Mask{}
+		}
+		for _, c := range spec.nullColumns {
+			d.Masks[strings.ToLower(c)] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
+		}
+	}
+	if spec.columnFilter {
+		cols, err := r.allRestrictedColumns()
+		if err != nil {
+			return nil, err
+		}
+		if f := restrictedColumnsFilter(cols, true); f != "" {
+			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f, Policy: "sqe: restricted columns"})
+		}
+	}
+	return &overlayView{View: r.req.View, table: t, d: d}, nil
+}
+
+// restrictedColumn is one column a policy restricts for the caller.
+type restrictedColumn struct{ schema, table, column string }
+
+// allRestrictedColumns lists the caller's restricted columns of every table
+// the connection sees. The rewrite then depends on the list of tables, so
+// it is not cached.
+func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
+	if r.restrictedLoaded {
+		return r.restrictedColumns, nil
+	}
+	r.uncacheable = true
+	lister, ok := r.req.Catalog.(rewriter.TableLister)
+	if !ok {
+		return nil, rewriter.Unsupported("the catalog cannot list tables, so the column listings cannot hide restricted columns")
+	}
+	tables, err := lister.ListTables(r.ctx)
+	if err != nil {
+		return nil, rewriter.Unsupported("listing tables failed: %v", err)
+	}
+	if len(tables) > maxListedTables {
+		return nil, rewriter.Unsupported("too many tables (%d) to hide restricted columns from the column listings", len(tables))
+	}
+	var out []restrictedColumn
+	for _, t := range tables {
+		d, err := r.req.View.Decide(t)
+		if err != nil {
+			return nil, err
+		}
+		restricted := d.Restricted
+		if len(d.TagMasks) > 0 {
+			// Tag bindings that cannot be computed restrict columns too.
+			if p, err := rewriter.PlanTable(r.ctx, r.req, t, policy.Select); err == nil {
+				restricted = p.Decision.Restricted
+			}
+		}
+		for c := range restricted {
+			out = append(out, restrictedColumn{strings.ToLower(t.Schema), strings.ToLower(t.Table), strings.ToLower(c)})
+		}
+	}
+	sortColumns(out)
+	r.restrictedColumns, r.restrictedLoaded = out, true
+	return out, nil
+}
+
+// restrictedColumnsFilter is a condition over TABLE_SCHEMA, TABLE_NAME and
+// COLUMN_NAME that is false for the restricted columns ("" when there are
+// none). withTable is false when the rows are already those of one table.
+func restrictedColumnsFilter(cols []restrictedColumn, withTable bool) string {
+	if len(cols) == 0 {
+		return ""
+	}
+	var left sqlparser.Expr
+	tuple := make(sqlparser.ValTuple, 0, len(cols))
+	lower := func(col string) sqlparser.Expr {
+		return &sqlparser.FuncExpr{Name: sqlparser.NewIdentifierCI("lower"),
+			Exprs: []sqlparser.Expr{&sqlparser.ColName{Name: sqlparser.NewIdentifierCI(col)}}}
+	}
+	if withTable {
+		left = sqlparser.ValTuple{lower("TABLE_SCHEMA"), lower("TABLE_NAME"), lower("COLUMN_NAME")}
+		for _, c := range cols {
+			tuple = append(tuple, sqlparser.ValTuple{sqlparser.NewStrLiteral(c.schema), sqlparser.NewStrLiteral(c.table),
+				sqlparser.NewStrLiteral(c.column)})
+		}
+	} else {
+		left = lower("COLUMN_NAME")
+		for _, c := range cols {
+			tuple = append(tuple, sqlparser.NewStrLiteral(c.column))
+		}
+	}
+	return sqlparser.String(&sqlparser.NotExpr{Expr: &sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: left, Right: tuple}})
+}
+
+// showColumns turns SHOW [FULL] COLUMNS FROM t [LIKE … | WHERE …] and
+// DESCRIBE t into the equivalent query of information_schema.COLUMNS, with
+// the caller's restricted columns left out. It needs select access on t.
+func (r *rewrite) showColumns(tn sqlparser.TableName, full bool, like string, where sqlparser.Expr) (*rewriter.Result, error) {
+	t, err := r.resolve(tn)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.plan(t, policy.Select)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString("select COLUMN_NAME as `Field`, COLUMN_TYPE as `Type`")
+	if full {
+		b.WriteString(", COLLATION_NAME as `Collation`")
+	}
+	b.WriteString(", IS_NULLABLE as `Null`, COLUMN_KEY as `Key`, COLUMN_DEFAULT as `Default`, EXTRA as `Extra`")
+	if full {
+		b.WriteString(", `PRIVILEGES` as `Privileges`, COLUMN_COMMENT as `Comment`")
+	}
+	b.WriteString(" from information_schema.COLUMNS where TABLE_SCHEMA = :sqe_schema and TABLE_NAME = :sqe_table")
+	var restricted []restrictedColumn
+	for c := range plan.Decision.Restricted {
+		restricted = append(restricted, restrictedColumn{column: c})
+	}
+	sortColumns(restricted)
+	if f := restrictedColumnsFilter(restricted, false); f != "" {
+		b.WriteString(" and " + f)
+	}
+	if like != "" {
+		b.WriteString(" and COLUMN_NAME like :sqe_like")
+	}
+	b.WriteString(" order by ORDINAL_POSITION")
+	stmt, err := parse(b.String())
+	if err != nil {
+		return nil, rewriter.Unsupported("column listing does not parse")
+	}
+	sel := stmt.(*sqlparser.Select)
+	// Bind the names as literals (the placeholders only mark their places).
+	sqlparser.Rewrite(sel, func(c *sqlparser.Cursor) bool {
+		if a, ok := c.Node().(*sqlparser.Argument); ok {
+			switch a.Name {
+			case "sqe_schema":
+				c.Replace(sqlparser.NewStrLiteral(t.Schema))
+			case "sqe_table":
+				c.Replace(sqlparser.NewStrLiteral(t.Table))
+			case "sqe_like":
+				c.Replace(sqlparser.NewStrLiteral(like))
+			}
+		}
+		return true
+	}, nil)
+	for _, te := range sel.From {
+		if ate, ok := te.(*sqlparser.AliasedTableExpr); ok {
+			r.sanctioned[ate] = true
+		}
+	}
+	var out sqlparser.Statement = sel
+	if where != nil {
+		// WHERE of SHOW COLUMNS names the output columns (Field, Type, …).
+		outer := &sqlparser.Select{
+			SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.StarExpr{}}},
+			From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: sel}, As: sqlparser.NewIdentifierCS("columns")}},
+		}
+		outer.Where = sqlparser.NewWhere(sqlparser.WhereClause, where)
+		sc := &scope{tables: []*tableRef{{alias: "columns"}}}
+		if err := r.exprs(outer.Where, sc, nil); err != nil {
+			return nil, err
+		}
+		out = outer
+	}
+	r.replacement = out
+	return &rewriter.Result{Kind: rewriter.KindSelect}, nil
+}
+
+// showCreate lets SHOW CREATE TABLE/VIEW through when the caller may read
+// the table and its policy neither filters rows (the text names the next
+// AUTO_INCREMENT value, a count of the rows) nor restricts columns.
+func (r *rewrite) showCreate(s *sqlparser.ShowCreate) (*rewriter.Result, error) {
+	t, err := r.resolve(s.Op)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.plan(t, policy.Select)
+	if err != nil {
+		return nil, err
+	}
+	d := plan.Decision
+	if len(d.RowFilters) > 0 || len(d.Restricted) > 0 {
+		pol := ""
+		if len(d.RowFilters) > 0 {
+			pol = d.RowFilters[0].Policy
+		} else {
+			cols := make([]string, 0, len(d.Restricted))
+			for c := range d.Restricted {
+				cols = append(cols, c)
+			}
+			sort.Strings(cols)
+			pol = d.Restricted[cols[0]]
+		}
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Policy: pol,
+			Detail: "SHOW CREATE of a table whose rows or columns a policy hides is not supported through sqe"}
+	}
+	s.Op = qualified(t)
+	return &rewriter.Result{Kind: rewriter.KindSession}, nil
+}
+
+func sortColumns(cols []restrictedColumn) {
+	sort.Slice(cols, func(i, j int) bool {
+		a, b := cols[i], cols[j]
+		if a.schema != b.schema {
+			return a.schema < b.schema
+		}
+		if a.table != b.table {
+			return a.table < b.table
+		}
+		return a.column < b.column
+	})
+}

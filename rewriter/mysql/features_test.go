@@ -1,0 +1,298 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+func TestFilteredReadsAreFenced(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, sql := range []string{
+		"SELECT id FROM customers WHERE id = 1",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id",
+		"SELECT id FROM orders WHERE customer_id IN (SELECT id FROM customers)",
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `") {
+			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
+		}
+	}
+	// A table with masks only is still flattened.
+	masked := customersDecision()
+	masked.RowFilters = nil
+	out, err := rewriteSQL(t, "SELECT ssn FROM customers WHERE id = 1", map[string]*policy.Decision{"shop.customers": masked})
+	if err != nil || strings.Contains(out, "limit") || strings.Contains(out, "(select") {
+		t.Fatalf("masked-only read: %v\n%s", err, short(out))
+	}
+}
+
+func TestWritesGuardTheirConditions(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = ? AND EXP(id) > 0", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then `id` = ? and EXP(`id`) > 0 else false end"
+	if !strings.HasSuffix(out, want) {
+		t.Fatalf("guard:\n%s", out)
+	}
+	out, err = rewriteSQL(t, "UPDATE orders o JOIN customers c ON c.id = o.customer_id AND EXP(c.id) > 0 SET c.name = 'x'", dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "on case when `c`.`region` = 'EU' then `c`.`id` = `o`.`customer_id` and EXP(`c`.`id`) > 0 else false end") ||
+		!strings.Contains(out, "where `c`.`region` = 'EU'") {
+		t.Fatalf("join guard:\n%s", short(out))
+	}
+}
+
+func TestMultiTableWrites(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	cases := []struct{ sql, want string }{
+		// orders is the only target: customers is read through its policy.
+		{"UPDATE orders o JOIN customers c ON c.id = o.customer_id SET o.total = LENGTH(c.ssn)",
+			"update `shop`.`orders` as `o` join (select "},
+		// customers is a target: kept, its filter ANDed, its masks read masked.
+		{"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.name = c.ssn, o.total = 0",
+			"update `shop`.`customers` as `c` join `shop`.`orders` as `o` on case when `c`.`region` = 'EU' then `o`.`customer_id` = `c`.`id` else false end set `c`.`name` = case when `c`.`ssn` is null"},
+		{"UPDATE orders, customers SET orders.total = 1 WHERE orders.customer_id = customers.id",
+			"update `shop`.`orders`, (select "},
+		{"DELETE o FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.region = 'US'",
+			"delete `o` from `shop`.`orders` as `o` join (select "},
+		{"DELETE c, o FROM customers c JOIN orders o ON o.customer_id = c.id",
+			"delete `c`, `o` from `shop`.`customers` as `c` join `shop`.`orders` as `o` on case when `c`.`region` = 'EU' then"},
+		{"DELETE FROM c USING customers c JOIN orders o ON o.customer_id = c.id WHERE c.email IS NULL",
+			"where `c`.`region` = 'EU' and case when `c`.`region` = 'EU' then convert(null using utf8mb4) collate utf8mb4_bin is null else false end"},
+	}
+	for _, c := range cases {
+		out, err := rewriteSQL(t, c.sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Fatalf("%s:\n got %s\nwant …%s…", c.sql, short(out), c.want)
+		}
+	}
+	for _, sql := range []string{
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.salary = 1",
+		"UPDATE orders o JOIN customers c ON c.id = o.customer_id SET o.total = c.salary",
+	} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, policy.ErrColumnDenied) {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, sql := range []string{
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET name = 'x', id = 1", // id in both: qualify it
+		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.name = 'x' ORDER BY c.id",
+		"DELETE x FROM customers c JOIN orders o ON o.customer_id = c.id",
+	} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+func TestShowColumnsIsAListingUnderPolicy(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, sql := range []string{"DESCRIBE customers", "SHOW COLUMNS FROM customers", "SHOW FULL COLUMNS FROM shop.customers LIKE 's%'",
+		"SHOW COLUMNS FROM customers WHERE `Field` = 'ssn'", "SHOW COLUMNS FROM customers FROM shop"} {
+		res, err := Dialect{}.Rewrite(context.Background(), request(sql, dec))
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if !strings.Contains(res.SQL, "from `information_schema`.`COLUMNS` where `TABLE_SCHEMA` = 'shop' and `TABLE_NAME` = 'customers' and not lower(`COLUMN_NAME`) in ('salary')") ||
+			res.Kind != rewriter.KindSelect {
+			t.Fatalf("%s:\n%s", sql, res.SQL)
+		}
+	}
+	dec["shop.customers"].Allowed = map[policy.Access]bool{}
+	if _, err := rewriteSQL(t, "DESCRIBE customers", dec); !errors.Is(err, policy.ErrAccessDenied) {
+		t.Fatalf("describe of a denied table: %v", err)
+	}
+	dec = map[string]*policy.Decision{"shop.customers": customersDecision()}
+	if _, err := rewriteSQL(t, "SHOW CREATE TABLE customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("SHOW CREATE TABLE of a filtered table: %v", err)
+	}
+	if out, err := rewriteSQL(t, "SHOW CREATE TABLE orders", dec); err != nil || !strings.Contains(out, "`shop`.`orders`") {
+		t.Fatalf("SHOW CREATE TABLE of an open table: %v %s", err, out)
+	}
+}
+
+func TestInformationSchemaListings(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	cat := testCatalog()
+	cat.Tables["information_schema.columns"] = []rewriter.Column{
+		{Name: "TABLE_SCHEMA", DataType: "varchar", ColumnType: "varchar(64)"}, {Name: "TABLE_NAME", DataType: "varchar", ColumnType: "varchar(64)"},
+		{Name: "COLUMN_NAME", DataType: "varchar", ColumnType: "varchar(64)"},
+	}
+	cat.Tables["information_schema.tables"] = []rewriter.Column{
+		{Name: "TABLE_NAME", DataType: "varchar", ColumnType: "varchar(64)"}, {Name: "TABLE_ROWS", DataType: "bigint", ColumnType: "bigint(21) unsigned"},
+	}
+	req := request("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'customers'", dec)
+	req.Catalog = cat
+	res, err := Dialect{}.Rewrite(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.SQL, "not (lower(`information_schema`.`COLUMNS`.`TABLE_SCHEMA`), lower(`information_schema`.`COLUMNS`.`TABLE_NAME`), "+
+		"lower(`information_schema`.`COLUMNS`.`COLUMN_NAME`)) in (('shop', 'customers', 'salary'))") || res.Cacheable {
+		t.Fatalf("listing:\n%s (cacheable %v)", res.SQL, res.Cacheable)
+	}
+	req = request("SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES", dec)
+	req.Catalog = cat
+	if res, err = (Dialect{}).Rewrite(context.Background(), req); err != nil || !strings.Contains(res.SQL, "cast(null as UNSIGNED) as `TABLE_ROWS`") {
+		t.Fatalf("table statistics: %v\n%s", err, res.SQL)
+	}
+	for _, sql := range []string{"SELECT * FROM information_schema.PROCESSLIST", "SELECT * FROM information_schema.INNODB_BUFFER_PAGE",
+		"SELECT * FROM mysql.column_stats", "SELECT * FROM performance_schema.threads", "SELECT * FROM sys.statements_with_errors_or_warnings",
+		"SELECT * FROM orders WHERE id IN (SELECT 1 FROM information_schema.OPTIMIZER_TRACE)"} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+func TestUserVariablesAreTheCallers(t *testing.T) {
+	a := request("SELECT @v := ssn, @V FROM customers; SET @w = 1", nil)
+	b := request("SELECT @v", nil)
+	b.View = &testView{user: b.User, decisions: nil}
+	b.View.(*testView).user.Name = "bob"
+	ra, err := Dialect{}.Rewrite(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Dialect{}.Rewrite(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(ra.SQL, "@`v`") || strings.Count(ra.SQL, "_v`") != 2 || !strings.Contains(ra.SQL, "_w` = 1") {
+		t.Fatalf("variables not renamed:\n%s", ra.SQL)
+	}
+	prefix := func(s string) string { i := strings.Index(s, "@`sqe"); return s[i : i+20] }
+	if prefix(ra.SQL) == prefix(rb.SQL) {
+		t.Fatalf("two callers share variables: %s / %s", ra.SQL, rb.SQL)
+	}
+	for _, sql := range []string{"SELECT @@warning_count", "SELECT @@session.error_count"} {
+		if _, err := rewriteSQL(t, sql, nil); !errors.Is(err, rewriter.ErrUnsupported) {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	dec := map[string]*policy.Decision{"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "region = @region", Policy: "by-variable"}}}}
+	if _, err := rewriteSQL(t, "SELECT * FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("a filter reading a user variable: %v", err)
+	}
+}
+
+func TestLockingNeedsUpdate(t *testing.T) {
+	d := customersDecision()
+	d.Allowed = map[policy.Access]bool{policy.Select: true}
+	dec := map[string]*policy.Decision{"shop.customers": d}
+	for _, sql := range []string{"SELECT * FROM customers FOR UPDATE", "SELECT * FROM orders o JOIN customers c ON c.id = o.id LOCK IN SHARE MODE",
+		"SELECT id FROM customers UNION SELECT id FROM orders FOR UPDATE"} {
+		if _, err := rewriteSQL(t, sql, dec); !errors.Is(err, policy.ErrAccessDenied) {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if _, err := rewriteSQL(t, "SELECT * FROM customers", dec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExplainOnlyOfOpenTables(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	if _, err := rewriteSQL(t, "EXPLAIN SELECT * FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("explain of a policed table: %v", err)
+	}
+	if _, err := rewriteSQL(t, "EXPLAIN SELECT * FROM orders", dec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoPanics(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	masked := customersDecision()
+	masked.RowFilters = nil
+	for _, sql := range []string{
+		"SELECT id FROM customers WHERE MATCH(ssn) AGAINST ('x')",
+		"INSERT INTO customers (id, name) VALUES (1, 'a') ON DUPLICATE KEY UPDATE name = VALUES(ssn)",
+		"UPDATE customers SET name = ssn ORDER BY ssn LIMIT 1",
+		"DELETE FROM customers ORDER BY ssn LIMIT 1",
+		"INSERT INTO orders (id) VALUES ((SELECT COUNT(*) FROM customers))",
+		"INSERT INTO customers SET id = 5, name = 'x'",
+		"\"\\0;00000000000000",
+	} {
+		for _, d := range []*policy.Decision{customersDecision(), masked} {
+			dec["shop.customers"] = d
+			if _, err := rewriteAll(context.Background(), request(sql, dec)); err != nil {
+				var re *rewriter.Error
+				if !errors.As(err, &re) {
+					t.Fatalf("%s: %v", sql, err)
+				}
+			}
+		}
+	}
+}
+
+func TestFailureFreeStatementsReadFilteredTablesMerged(t *testing.T) {
+	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}, Restricted: map[string]string{"salary": "no-salary"}}
+	dec := map[string]*policy.Decision{"shop.customers": filtered}
+	for sql, want := range map[string]string{
+		"SELECT id, name FROM customers WHERE id = ? AND name LIKE 'A%'": "select `id`, `name` from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and (`id` = ? and `name` like 'A%')",
+		"SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.id IN (1, 2) ORDER BY c.name":
+		// The join reads the derived table unfenced: the server may merge it.
+		"where `shop`.`customers`.`region` = 'EU') as `c` join `shop`.`orders` as `o`",
+		"SELECT id, EXP(id) FROM customers WHERE id BETWEEN 1 AND 3": "select `id`, EXP(`id`) from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and `id` between 1 and 3",
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") {
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
+		}
+	}
+	for _, sql := range []string{
+		"SELECT id FROM customers WHERE EXP(id) > 0",
+		"SELECT id FROM customers WHERE id = (SELECT 1)",
+		"SELECT region FROM customers GROUP BY region HAVING COUNT(*) > 1",
+		"SELECT id FROM customers ORDER BY LENGTH(name)",
+		"SELECT c.id FROM customers c JOIN orders o ON o.customer_id = c.id + 0",
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil || !strings.Contains(out, "limit 18446744073709551615") {
+			t.Fatalf("%s: %v: not fenced\n%s", sql, err, short(out))
+		}
+	}
+}
+
+func TestWriteConditionsThatCannotFailAreNotGuarded(t *testing.T) {
+	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}}
+	dec := map[string]*policy.Decision{"shop.customers": filtered}
+	for sql, guarded := range map[string]bool{
+		"UPDATE customers SET name = ? WHERE id = ?":                            false,
+		"UPDATE customers SET name = 'x' WHERE id IN (1, ?) OR id > 3":          false,
+		"DELETE FROM customers WHERE name = 'x' AND ssn LIKE ?":                 false,
+		"DELETE FROM customers WHERE email IS NULL AND id BETWEEN 1 AND ?":      false,
+		"UPDATE customers SET name = 'x' WHERE name = ?":                        true, // a string column and a placeholder
+		"UPDATE customers SET name = 'x' WHERE name = 0":                        true, // converts every row's name
+		"UPDATE customers SET name = 'x' WHERE id = LENGTH(name)":               true,
+		"UPDATE customers c SET name = 'x' WHERE c.id = 1 AND c.region = c.ssn": false,
+		"UPDATE customers SET name = 'x' WHERE id = (SELECT 1)":                 true,
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := strings.Contains(out, "case when"); got != guarded {
+			t.Fatalf("%s: guarded %v, want %v\n%s", sql, got, guarded, out)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package mysql
+
+import (
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+// Whether a row-filtered derived table needs its fence (see fence) depends
+// on what the statement around it can evaluate on a row the filter would
+// reject. Merged into the outer query, the server may test the
+// application's conditions before the filter's; a condition that can fail
+// on some value (an overflow, a cast, a function of the application's
+// choosing) would then reveal a hidden row by failing. A condition built
+// only from comparisons, boolean connectives, NULL tests, IN lists,
+// BETWEEN and LIKE over columns, literals and placeholders cannot fail on
+// any value, so a statement made only of those reads the merged form,
+// which the server can answer from an index.
+
+// canFailOnARow reports whether any expression of the statement, outside
+// its select lists, could raise an error depending on a row's values, or
+// the statement has a shape (subqueries, derived tables, set operations)
+// whose evaluation order sqe does not reason about.
+func canFailOnARow(stmt sqlparser.Statement) bool {
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok {
+		return true
+	}
+	if sel.With != nil || sel.Having != nil || len(sel.Windows) > 0 || sel.Into != nil {
+		return true
+	}
+	for _, te := range sel.From {
+		if !safeTableExpr(te) {
+			return true
+		}
+	}
+	// Select-list expressions are computed only for rows every condition
+	// admitted; they may be anything that contains no query.
+	for _, se := range sel.SelectExprs.Exprs {
+		if hasQuery(se) {
+			return true
+		}
+	}
+	if sel.Where != nil && !safeCondition(sel.Where.Expr) {
+		return true
+	}
+	if sel.GroupBy != nil {
+		for _, e := range sel.GroupBy.Exprs {
+			if !safeValue(e) {
+				return true
+			}
+		}
+	}
+	for _, o := range sel.OrderBy {
+		if !safeValue(o.Expr) {
+			return true
+		}
+	}
+	return false
+}
+
+func safeTableExpr(te sqlparser.TableExpr) bool {
+	switch t := te.(type) {
+	case *sqlparser.AliasedTableExpr:
+		_, isName := t.Expr.(sqlparser.TableName)
+		return isName
+	case *sqlparser.JoinTableExpr:
+		if !safeTableExpr(t.LeftExpr) || !safeTableExpr(t.RightExpr) {
+			return false
+		}
+		return t.Condition == nil || t.Condition.On == nil || safeCondition(t.Condition.On)
+	case *sqlparser.ParenTableExpr:
+		for _, e := range t.Exprs {
+			if !safeTableExpr(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// safeCondition accepts comparisons and their boolean combinations.
+func safeCondition(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.AndExpr:
+		return safeCondition(x.Left) && safeCondition(x.Right)
+	case *sqlparser.OrExpr:
+		return safeCondition(x.Left) && safeCondition(x.Right)
+	case *sqlparser.NotExpr:
+		return safeCondition(x.Expr)
+	case *sqlparser.ComparisonExpr:
+		switch x.Operator {
+		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp,
+			sqlparser.GreaterEqualOp, sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp, sqlparser.InOp,
+			sqlparser.NotInOp, sqlparser.LikeOp, sqlparser.NotLikeOp:
+		default:
+			return false
+		}
+		if x.Escape != nil && !safeValue(x.Escape) {
+			return false
+		}
+		return safeValue(x.Left) && safeValue(x.Right)
+	case *sqlparser.BetweenExpr:
+		return safeValue(x.Left) && safeValue(x.From) && safeValue(x.To)
+	case *sqlparser.IsExpr:
+		return safeValue(x.Left)
+	case *sqlparser.ColName, sqlparser.BoolVal:
+		return true
+	}
+	return false
+}
+
+// safeValue accepts columns, literals, placeholders and lists of them.
+func safeValue(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal, sqlparser.BoolVal:
+		return true
+	case sqlparser.ValTuple:
+		for _, v := range x {
+			if !safeValue(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func hasQuery(n sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		switch node.(type) {
+		case *sqlparser.Subquery, *sqlparser.DerivedTable, *sqlparser.Select, *sqlparser.Union:
+			found = true
+			return false, nil
+		}
+		return true, nil
+	}, n)
+	return found
+}

@@ -1,0 +1,286 @@
+package postgres
+
+import (
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// The system catalogs are relations like any other for the policy (a
+// file's default decides them), but some of them carry data no policy can
+// shape, and the column listings must not show the columns a caller's
+// policy restricts.
+//
+//   - Refused (refusedCatalogs): column statistics with stored values
+//     (pg_statistic, pg_stats, …), the statistics views that count rows or
+//     show other sessions' statements (pg_stat_*, pg_statio_*), prepared
+//     statements and cursors of the session (which may be another caller's),
+//     large objects, credentials and server files.
+//   - The column listings (information_schema.columns and the other views
+//     that name a column by table_schema, table_name, column_name, and
+//     pg_catalog.pg_attribute) get a row filter that removes the caller's
+//     restricted (schema, table, column) triples.
+//   - pg_class's row and page counts (reltuples, relpages, relallvisible)
+//     read as NULL, so that no listing counts the rows a row filter hides.
+
+var refusedCatalogs = map[string]string{
+	"pg_statistic":                 "holds column statistics with stored values",
+	"pg_statistic_ext":             "holds column statistics",
+	"pg_statistic_ext_data":        "holds column statistics with stored values",
+	"pg_stats":                     "shows column statistics with stored values",
+	"pg_stats_ext":                 "shows column statistics with stored values",
+	"pg_stats_ext_exprs":           "shows column statistics with stored values",
+	"pg_prepared_statements":       "shows the session's statements, which may be another caller's",
+	"pg_cursors":                   "shows the session's cursors, which may be another caller's",
+	"pg_prepared_xacts":            "shows prepared transactions",
+	"pg_largeobject":               "holds large objects, which no policy covers",
+	"pg_largeobject_metadata":      "describes large objects, which no policy covers",
+	"pg_authid":                    "holds credentials",
+	"pg_shadow":                    "holds credentials",
+	"pg_user_mappings":             "holds credentials of foreign servers",
+	"pg_user_mapping":              "holds credentials of foreign servers",
+	"pg_file_settings":             "reads server configuration files",
+	"pg_hba_file_rules":            "reads server configuration files",
+	"pg_ident_file_mappings":       "reads server configuration files",
+	"pg_backend_memory_contexts":   "shows server internals",
+	"pg_shmem_allocations":         "shows server internals",
+	"pg_replication_slots":         "shows replication state",
+	"pg_replication_origin":        "shows replication state",
+	"pg_replication_origin_status": "shows replication state",
+	"pg_subscription":              "holds connection strings",
+}
+
+// refusedCatalogPrefixes cover families of statistics views.
+var refusedCatalogPrefixes = []string{"pg_stat_", "pg_statio_"}
+
+// columnListings name a column by table_schema, table_name, column_name.
+var columnListings = map[string]bool{
+	"columns": true, "column_privileges": true, "role_column_grants": true, "column_udt_usage": true,
+	"column_domain_usage": true, "column_column_usage": true, "column_options": true, "key_column_usage": true,
+	"constraint_column_usage": true, "view_column_usage": true, "routine_column_usage": true,
+}
+
+// maxListedTables bounds the tables whose policies a column listing reads.
+const maxListedTables = 20000
+
+// refusedSystemRelation refuses the catalogs listed above, in any schema
+// (pg_stat_statements lives in the extension's schema).
+func refusedSystemRelation(t policy.TableName) error {
+	name := strings.ToLower(t.Table)
+	why, ok := refusedCatalogs[name]
+	if ok && !strings.EqualFold(t.Schema, "pg_catalog") {
+		ok = false
+	}
+	if !ok {
+		for _, p := range refusedCatalogPrefixes {
+			if strings.HasPrefix(name, p) {
+				why, ok = "shows row counts or other sessions' statements", true
+			}
+		}
+	}
+	if ok {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "this catalog " + why + ": not readable through sqe"}
+	}
+	return nil
+}
+
+// overlayView is the caller's view with sqe's own additions to one
+// relation's decision.
+type overlayView struct {
+	policy.View
+	table policy.TableName
+	d     *policy.Decision
+}
+
+func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
+	if t.Key() == v.table.Key() {
+		return v.d, nil
+	}
+	return v.View.Decide(t)
+}
+
+// systemDecision returns the caller's view with sqe's additions for a
+// column listing or pg_class, or nil when the relation gets none.
+func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+	schema, name := strings.ToLower(t.Schema), strings.ToLower(t.Table)
+	var filter func([]restrictedColumn) string
+	var nulls []string
+	switch {
+	case schema == "information_schema" && columnListings[name]:
+		filter = listingFilter
+	case schema == "pg_catalog" && name == "pg_attribute":
+		filter = attributeFilter
+	case schema == "pg_catalog" && name == "pg_class":
+		if r.req.Catalog == nil {
+			return nil, rewriter.Unsupported("no catalog to read the columns of pg_catalog.pg_class")
+		}
+		cols, found, err := r.req.Catalog.Columns(r.ctx, t)
+		if err != nil || !found {
+			return nil, rewriter.Unsupported("reading the columns of pg_catalog.pg_class failed")
+		}
+		for _, c := range cols {
+			switch c.Name {
+			case "reltuples", "relpages", "relallvisible":
+				nulls = append(nulls, c.Name)
+			}
+		}
+		if len(nulls) == 0 {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	d, err := r.req.View.Decide(t)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Allows(policy.Select) {
+		return nil, nil // planning refuses it
+	}
+	d = d.Clone()
+	if len(nulls) > 0 {
+		if d.Masks == nil {
+			d.Masks = map[string]policy.Mask{}
+		}
+		for _, c := range nulls {
+			d.Masks[c] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
+		}
+	}
+	if filter != nil {
+		cols, err := r.allRestrictedColumns()
+		if err != nil {
+			return nil, err
+		}
+		if len(cols) > 0 {
+			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: filter(cols), Policy: "sqe: restricted columns"})
+		}
+	}
+	return &overlayView{View: r.req.View, table: t, d: d}, nil
+}
+
+// restrictedColumn is one column a policy restricts for the caller.
+type restrictedColumn struct{ schema, table, column string }
+
+// allRestrictedColumns lists the caller's restricted columns of every table
+// the connection sees. The rewrite then depends on the list of tables, so
+// it is not cached.
+func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
+	if r.restrictedLoaded {
+		return r.restrictedColumns, nil
+	}
+	r.uncacheable = true
+	var lister rewriter.TableLister
+	ok := false
+	if r.req.Catalog != nil {
+		lister, ok = r.req.Catalog.(rewriter.TableLister)
+	}
+	if !ok {
+		return nil, rewriter.Unsupported("the catalog cannot list tables, so the column listings cannot hide restricted columns")
+	}
+	tables, err := lister.ListTables(r.ctx)
+	if err != nil {
+		return nil, rewriter.Unsupported("listing tables failed: %v", err)
+	}
+	if len(tables) > maxListedTables {
+		return nil, rewriter.Unsupported("too many tables (%d) to hide restricted columns from the column listings", len(tables))
+	}
+	var out []restrictedColumn
+	for _, t := range tables {
+		d, err := r.req.View.Decide(t)
+		if err != nil {
+			return nil, err
+		}
+		restricted := d.Restricted
+		if len(d.TagMasks) > 0 {
+			// Tag bindings that cannot be computed restrict columns too.
+			if p, err := rewriter.PlanTable(r.ctx, r.req, t, policy.Select); err == nil {
+				restricted = p.Decision.Restricted
+			}
+		}
+		for c := range restricted {
+			out = append(out, restrictedColumn{t.Schema, t.Table, strings.ToLower(c)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.schema != b.schema {
+			return a.schema < b.schema
+		}
+		if a.table != b.table {
+			return a.table < b.table
+		}
+		return a.column < b.column
+	})
+	r.restrictedColumns, r.restrictedLoaded = out, true
+	return out, nil
+}
+
+// listingFilter is false for the rows of an information_schema view that
+// name a restricted column (names compared as the policy does, ignoring
+// case).
+func listingFilter(cols []restrictedColumn) string {
+	lower := func(c string) *pg.Node {
+		return funcNode("lower", castNode(colNode(c), "text"))
+	}
+	left := rowNode(lower("table_schema"), lower("table_name"), lower("column_name"))
+	var items []*pg.Node
+	for _, c := range cols {
+		items = append(items, rowNode(strNode(strings.ToLower(c.schema)), strNode(strings.ToLower(c.table)), strNode(c.column)))
+	}
+	return notIn(left, items)
+}
+
+// attributeFilter is false for the pg_attribute rows of restricted columns.
+func attributeFilter(cols []restrictedColumn) string {
+	left := rowNode(colNode("attrelid"), funcNode("lower", castNode(colNode("attname"), "text")))
+	var items []*pg.Node
+	for _, c := range cols {
+		rel := Syntax.QuoteIdent(c.schema) + "." + Syntax.QuoteIdent(c.table)
+		items = append(items, rowNode(castNode(funcNode("to_regclass", strNode(rel)), "oid"), strNode(c.column)))
+	}
+	return notIn(left, items)
+}
+
+// notIn prints NOT COALESCE(left IN (items), false): a row whose
+// comparison is unknown stays.
+func notIn(left *pg.Node, items []*pg.Node) string {
+	in := &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{Kind: pg.A_Expr_Kind_AEXPR_IN,
+		Name:  []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: "="}}}},
+		Lexpr: left, Rexpr: &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}}}}}
+	co := &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: []*pg.Node{in,
+		{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: false}}}}}}}}}
+	not := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_NOT_EXPR, Args: []*pg.Node{co}}}}
+	text, err := deparseExpr(not)
+	if err != nil {
+		return "false" // fail closed: the listing shows nothing
+	}
+	return text
+}
+
+func colNode(name string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: columnRef([]string{name})}}
+}
+
+func strNode(s string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: s}}}}}
+}
+
+func funcNode(name string, args ...*pg.Node) *pg.Node {
+	return &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: "pg_catalog"}}}, {Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}},
+		Args:     args, Funcformat: pg.CoercionForm_COERCE_EXPLICIT_CALL}}}
+}
+
+func castNode(n *pg.Node, typ string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: n, TypeName: &pg.TypeName{
+		Names:   []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: "pg_catalog"}}}, {Node: &pg.Node_String_{String_: &pg.String{Sval: typ}}}},
+		Typemod: -1}}}}
+}
+
+func rowNode(items ...*pg.Node) *pg.Node {
+	return &pg.Node{Node: &pg.Node_RowExpr{RowExpr: &pg.RowExpr{Args: items, RowFormat: pg.CoercionForm_COERCE_IMPLICIT_CAST}}}
+}

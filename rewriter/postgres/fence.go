@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// The server evaluates the conditions on one table's rows in the order of
+// their estimated cost, whichever query level they come from: a derived
+// table's row filter is pulled up next to the application's conditions.
+// An application condition that fails on one value (1 / (CASE WHEN name =
+// 'x' THEN 0 END)) would then tell, by failing or not, what a hidden row
+// holds, if it ran before the filter. The planner keeps conditions of
+// equal cost in their order, and a filter's conditions come first; an
+// application condition that can fail costs at least one operator. So a
+// filter made only of conjuncts of at most one operator between columns
+// and constants (simpleFilter) runs first; any other filter (a function, a
+// subquery over a mapping table, OR, IN lists) fences its derived table
+// with OFFSET 0, which the planner neither pulls up nor pushes conditions
+// into, and guards the conditions of writes (CASE WHEN filter THEN …).
+
+// simpleFilter reports whether every conjunct of a row filter is a single
+// comparison of columns and constants, a NULL test or a boolean column.
+func simpleFilter(n *pg.Node) bool {
+	if n == nil {
+		return true
+	}
+	switch e := n.Node.(type) {
+	case *pg.Node_BoolExpr:
+		if e.BoolExpr.Boolop != pg.BoolExprType_AND_EXPR {
+			return false
+		}
+		for _, a := range e.BoolExpr.Args {
+			if !simpleFilter(a) {
+				return false
+			}
+		}
+		return true
+	case *pg.Node_AExpr:
+		x := e.AExpr
+		if x.Kind != pg.A_Expr_Kind_AEXPR_OP || len(x.Name) != 1 {
+			return false
+		}
+		op := x.Name[0].GetString_()
+		if op == nil {
+			return false
+		}
+		switch op.Sval {
+		case "=", "<>", "!=", "<", "<=", ">", ">=":
+		default:
+			return false
+		}
+		return simpleOperand(x.Lexpr) && simpleOperand(x.Rexpr)
+	case *pg.Node_NullTest:
+		return simpleOperand(e.NullTest.Arg)
+	case *pg.Node_ColumnRef:
+		return !isStar(e.ColumnRef)
+	}
+	return false
+}
+
+func simpleOperand(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch e := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return !isStar(e.ColumnRef)
+	case *pg.Node_AConst:
+		return true
+	}
+	return false
+}
+
+// fenceOffset is OFFSET 0.
+func fenceOffset() *pg.Node {
+	return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: 0}}}}}
+}
+
+// guarded is CASE WHEN filter THEN e ELSE false END: e is evaluated only on
+// rows the filter admits.
+func guarded(filter, e *pg.Node) *pg.Node {
+	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{
+		Args:      []*pg.Node{{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: filter, Result: e}}}},
+		Defresult: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: false}}}}},
+	}}}
+}
