@@ -1,0 +1,83 @@
+package sqe_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/DATA-DOG/go-sqlmock"
+
+	"github.com/sqe-project/sqe"
+	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/session"
+)
+
+// Explain shows what sqe would send for a user, and which policy produced
+// each filter and mask, without running the statement.
+func ExampleExplain() {
+	mockDB, _, err := sqlmock.NewWithDSN("example-explain")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mockDB.Close()
+	db, err := sqe.Open("sqlmock", "example-explain", append(exampleOptions(), sqe.WithoutAudit())...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	ex, err := sqe.Explain(context.Background(), db, session.User{Name: "sam", Roles: []string{"support"}},
+		"SELECT id FROM orders WHERE id = ?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.SQL)
+	for _, t := range ex.Tables {
+		for _, f := range t.RowFilters {
+			fmt.Printf("%s: row filter %s (%s)\n", t.Table, f.Policy, f.Expr)
+		}
+		for col, m := range t.Masks {
+			fmt.Printf("%s.%s: mask %s (%s)\n", t.Table, col, m.Policy, m.Type)
+		}
+	}
+	// Output:
+	// select `id` from (select `shop`.`orders`.`id` as `id`, CONCAT('***', right(`shop`.`orders`.`email`, 4)) as `email`, `shop`.`orders`.`region` as `region` from `shop`.`orders` where `shop`.`orders`.`region` = 'EU' limit 18446744073709551615) as `orders` where `id` = ?
+	// shop.orders: row filter eu-only (region = 'EU')
+	// shop.orders.email: mask email-tail (CUSTOM)
+}
+
+// WithAudit receives one record per logical statement; StatsOf reads the
+// connector's counters.
+func ExampleWithAudit() {
+	mockDB, mock, err := sqlmock.NewWithDSN("example-audit")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mockDB.Close()
+	records := make(chan *audit.Record, 10)
+	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) { records <- r })
+	db, err := sqe.Open("sqlmock", "example-audit", append(exampleOptions(), sqe.WithAudit(sink))...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := session.NewContext(context.Background(), session.User{Name: "sam", Roles: []string{"support"}})
+	mock.ExpectQuery("select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
+	rows, err := db.QueryContext(ctx, "SELECT id FROM orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rows.Close()
+	_, err = db.QueryContext(session.NewContext(context.Background(), session.User{Name: "eve"}), "SELECT id FROM orders")
+	fmt.Println("eve:", err)
+	stats, _ := sqe.StatsOf(db)
+	db.Close() // delivers the queued records
+	for i := 0; i < 2; i++ {
+		r := <-records
+		fmt.Printf("%s %s allowed=%v tables=%d\n", r.User, r.Kind, r.Allowed, len(r.Tables))
+	}
+	fmt.Println("refused:", stats.FailClosed["access_denied"])
+	// Output:
+	// eve: sqe: access denied: select denied (table shop.orders, policy "no allow rule")
+	// sam select allowed=true tables=1
+	// eve  allowed=false tables=1
+	// refused: 1
+}
