@@ -106,6 +106,20 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 					allowed[ate] = true
 				}
 			}
+		case *sqlparser.Select:
+			// A flattened read of a filtered table without masks: its only
+			// FROM entry, with the filter (over the table's own columns) as
+			// the first conjunct of the WHERE.
+			if len(e.From) == 1 && e.Where != nil {
+				if ate, ok := e.From[0].(*sqlparser.AliasedTableExpr); ok {
+					if tn, ok := ate.Expr.(sqlparser.TableName); ok {
+						t := policy.TableName{Schema: tn.Qualifier.String(), Table: tn.Name.String()}
+						if d, ok := dec[t.Key()]; ok && len(d.Masks) == 0 && len(d.RowFilters) > 0 && filterFirst(e.Where.Expr, tn) {
+							allowed[ate] = true
+						}
+					}
+				}
+			}
 		case *sqlparser.CommonTableExpr:
 			ctes[strings.ToLower(e.ID.String())] = true
 		case *sqlparser.Update:
@@ -225,4 +239,29 @@ func readsColumn(stmt sqlparser.Statement, name string) bool {
 		return !found, nil
 	}, stmt)
 	return found
+}
+
+// filterFirst reports whether the first conjunct of a WHERE reads only
+// columns qualified with the table's schema and name (the filter the
+// rewrite puts in front).
+func filterFirst(e sqlparser.Expr, tn sqlparser.TableName) bool {
+	for {
+		and, ok := e.(*sqlparser.AndExpr)
+		if !ok {
+			break
+		}
+		e = and.Left
+	}
+	cols := 0
+	ok := true
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if c, isCol := n.(*sqlparser.ColName); isCol {
+			cols++
+			if !strings.EqualFold(c.Qualifier.Name.String(), tn.Name.String()) || !strings.EqualFold(c.Qualifier.Qualifier.String(), tn.Qualifier.String()) {
+				ok = false
+			}
+		}
+		return true, nil
+	}, e)
+	return ok && cols > 0
 }
