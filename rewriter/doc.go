@@ -17,9 +17,19 @@
 // schema-qualified, so that the server resolves exactly the table sqe
 // decided about.
 //
-// Writes keep their target and get the row filter ANDed into their WHERE;
-// a masked column of the target read anywhere in the write is replaced by
-// its mask expression.
+// A derived table with a row filter is fenced (MySQL LIMIT
+// 18446744073709551615, PostgreSQL OFFSET 0) unless nothing in the
+// statement can fail on a value: otherwise the server may test an
+// application condition on a row the filter hides, and an error would
+// reveal the row. A single-table SELECT without that risk is flattened
+// (masks inlined where the statement reads the columns, the filter first in
+// the WHERE).
+//
+// Writes keep their target and get the row filter ANDed first into their
+// WHERE, with the application's condition guarded (CASE WHEN filter THEN …
+// ELSE false END) unless it cannot fail; a masked column of the target read
+// anywhere in the write is replaced by its mask expression. Inserted rows
+// are not checked against the filter (as in Ranger and Hive).
 //
 // Fail closed: a statement the dialect cannot parse, a statement form it
 // does not handle, a reference it cannot resolve with certainty, and any
