@@ -79,9 +79,6 @@ var infoSchemaTables = map[string]infoSchemaTable{
 var tableStatistics = []string{"TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH",
 	"DATA_FREE", "AUTO_INCREMENT", "CHECKSUM"}
 
-// maxListedTables bounds the tables whose policies a column listing reads.
-const maxListedTables = 20000
-
 // refusedSystemTable refuses the server schemas and the information_schema
 // tables sqe does not let through.
 func refusedSystemTable(t policy.TableName) error {
@@ -162,35 +159,14 @@ func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
 		return r.restrictedColumns, nil
 	}
 	r.uncacheable = true
-	lister, ok := r.req.Catalog.(rewriter.TableLister)
-	if !ok {
-		return nil, rewriter.Unsupported("the catalog cannot list tables, so the column listings cannot hide restricted columns")
-	}
-	tables, err := lister.ListTables(r.ctx)
+	cols, err := rewriter.RestrictedColumns(r.ctx, r.req, true)
 	if err != nil {
-		return nil, rewriter.Unsupported("listing tables failed: %v", err)
+		return nil, err
 	}
-	if len(tables) > maxListedTables {
-		return nil, rewriter.Unsupported("too many tables (%d) to hide restricted columns from the column listings", len(tables))
+	out := make([]restrictedColumn, len(cols))
+	for i, c := range cols {
+		out[i] = restrictedColumn{c.Schema, c.Table, c.Column}
 	}
-	var out []restrictedColumn
-	for _, t := range tables {
-		d, err := r.req.View.Decide(t)
-		if err != nil {
-			return nil, err
-		}
-		restricted := d.Restricted
-		if len(d.TagMasks) > 0 {
-			// Tag bindings that cannot be computed restrict columns too.
-			if p, err := rewriter.PlanTable(r.ctx, r.req, t, policy.Select); err == nil {
-				restricted = p.Decision.Restricted
-			}
-		}
-		for c := range restricted {
-			out = append(out, restrictedColumn{strings.ToLower(t.Schema), strings.ToLower(t.Table), strings.ToLower(c)})
-		}
-	}
-	sortColumns(out)
 	r.restrictedColumns, r.restrictedLoaded = out, true
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -63,9 +62,6 @@ var columnListings = map[string]bool{
 	"column_domain_usage": true, "column_column_usage": true, "column_options": true, "key_column_usage": true,
 	"constraint_column_usage": true, "view_column_usage": true, "routine_column_usage": true,
 }
-
-// maxListedTables bounds the tables whose policies a column listing reads.
-const maxListedTables = 20000
 
 // refusedSystemRelation refuses the catalogs listed above, in any schema
 // (pg_stat_statements lives in the extension's schema).
@@ -173,48 +169,14 @@ func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
 		return r.restrictedColumns, nil
 	}
 	r.uncacheable = true
-	var lister rewriter.TableLister
-	ok := false
-	if r.req.Catalog != nil {
-		lister, ok = r.req.Catalog.(rewriter.TableLister)
-	}
-	if !ok {
-		return nil, rewriter.Unsupported("the catalog cannot list tables, so the column listings cannot hide restricted columns")
-	}
-	tables, err := lister.ListTables(r.ctx)
+	cols, err := rewriter.RestrictedColumns(r.ctx, r.req, false)
 	if err != nil {
-		return nil, rewriter.Unsupported("listing tables failed: %v", err)
+		return nil, err
 	}
-	if len(tables) > maxListedTables {
-		return nil, rewriter.Unsupported("too many tables (%d) to hide restricted columns from the column listings", len(tables))
+	out := make([]restrictedColumn, len(cols))
+	for i, c := range cols {
+		out[i] = restrictedColumn{c.Schema, c.Table, c.Column}
 	}
-	var out []restrictedColumn
-	for _, t := range tables {
-		d, err := r.req.View.Decide(t)
-		if err != nil {
-			return nil, err
-		}
-		restricted := d.Restricted
-		if len(d.TagMasks) > 0 {
-			// Tag bindings that cannot be computed restrict columns too.
-			if p, err := rewriter.PlanTable(r.ctx, r.req, t, policy.Select); err == nil {
-				restricted = p.Decision.Restricted
-			}
-		}
-		for c := range restricted {
-			out = append(out, restrictedColumn{t.Schema, t.Table, strings.ToLower(c)})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.schema != b.schema {
-			return a.schema < b.schema
-		}
-		if a.table != b.table {
-			return a.table < b.table
-		}
-		return a.column < b.column
-	})
 	r.restrictedColumns, r.restrictedLoaded = out, true
 	return out, nil
 }
