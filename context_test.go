@@ -28,9 +28,10 @@ tables:
       - {name: own-rows, principals: [role:member], filter: "owner = current_user OR is_role_in_session('lead')"}
 `
 
-// TestContextFunctionsWithAwkwardNames: current_user and
-// is_role_in_session in a row filter and in the application's SQL, for user
-// names that need quoting, under each server's quoting modes.
+// TestContextFunctionsWithAwkwardNames: current_user, is_role_in_session,
+// is_group_in_session and session_attribute in a row filter and in the
+// application's SQL, for names that need quoting, under each server's
+// quoting modes.
 func TestContextFunctionsWithAwkwardNames(t *testing.T) {
 	for _, b := range backends() {
 		for _, mode := range []string{"default", "backslash-literal"} {
@@ -98,6 +99,12 @@ func TestContextFunctionsWithAwkwardNames(t *testing.T) {
 					rows, _, err = query(as(lead), db, "SELECT COUNT(*) FROM notes WHERE is_role_in_session('lead')")
 					if err != nil || !reflect.DeepEqual(rows, [][]string{r(fmt.Sprint(len(awkwardNames)))}) {
 						t.Fatalf("%q as lead: %v %v", n, rows, err)
+					}
+					// Groups and attributes with the same names.
+					grouped := session.User{Name: "lead", Roles: []string{"lead"}, Groups: []string{n, "other"}, Attributes: map[string]string{"k": n}}
+					rows, _, err = query(as(grouped), db, "SELECT id, session_attribute('k') FROM notes WHERE is_group_in_session(owner)")
+					if want := [][]string{r(fmt.Sprint(i+1), n)}; err != nil || !reflect.DeepEqual(rows, want) {
+						t.Fatalf("%q as a group and an attribute: %v %v, want %v", n, rows, err, want)
 					}
 				}
 			})

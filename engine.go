@@ -27,6 +27,7 @@ type engine struct {
 	ownSource   bool // the engine created the source and closes it
 	defaultUser *session.User
 	static      rewriter.Catalog // WithCatalog: no metadata queries
+	tagSources  []policy.TagSource
 	schemas     *schemaCache
 	cache       *rewriteCache
 	stats       *counters
@@ -54,6 +55,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		source:      cfg.source,
 		defaultUser: cfg.defaultUser,
 		static:      cfg.catalog,
+		tagSources:  cfg.tagSources,
 		schemas:     newSchemaCache(name),
 		cache:       newRewriteCache(cfg.cacheSize),
 		stats:       &counters{},
@@ -178,6 +180,22 @@ func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error)
 	return v.Fingerprint(), nil
 }
 
+// tagVersion identifies the tag sources' state: the versions of those
+// that have one, in order ("" without sources).
+func (e *engine) tagVersion() string {
+	if len(e.tagSources) == 0 {
+		return ""
+	}
+	var b []byte
+	for _, s := range e.tagSources {
+		if tv, ok := s.(interface{ TagVersion() uint64 }); ok {
+			b = strconv.AppendUint(b, tv.TagVersion(), 10)
+		}
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
 func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	if e.static != nil {
 		return e.static
@@ -205,7 +223,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 	cat := e.catalog(cs)
 	fp := v.Fingerprint()
 	u := v.User()
-	key := e.cacheKey(cs, query, fp, cat.Version())
+	key := e.cacheKey(cs, query, fp, cat.Version(), e.tagVersion())
 	if c, ok := e.cache.get(key); ok {
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
@@ -219,6 +237,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		View:                       v,
 		User:                       u,
 		Catalog:                    cat,
+		TagSources:                 e.tagSources,
 		DefaultSchema:              cs.schema,
 		SearchPath:                 cs.searchPath,
 		MySQLNoBackslashEscapes:    cs.noBackslash,
@@ -325,13 +344,15 @@ func failReason(err error) string {
 // cacheKey is everything a rewrite depends on: the statement, the view,
 // the metadata it read and the connection state that resolves names and
 // quotes literals.
-func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64) string {
+func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64, tagVersion string) string {
 	var b strings.Builder
 	b.Grow(len(query) + len(fp) + 64)
 	b.WriteString(strconv.Itoa(len(fp)))
 	b.WriteByte(':')
 	b.WriteString(fp)
 	b.WriteString(strconv.FormatUint(catVersion, 10))
+	b.WriteByte(',')
+	b.WriteString(tagVersion)
 	b.WriteByte('|')
 	b.WriteString(strconv.Itoa(len(cs.schema)))
 	b.WriteByte(':')

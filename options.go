@@ -22,6 +22,7 @@ type config struct {
 	defaultUser *session.User
 	dialect     string
 	catalog     rewriter.Catalog
+	tagSources  []policy.TagSource
 	rawAccess   bool
 	cacheSize   int
 
@@ -63,6 +64,17 @@ func WithDialect(name string) Option { return func(c *config) { c.dialect = name
 // WithCatalog supplies table metadata instead of reading it from the
 // database's information_schema (for tests over sqlmock, or a fixed schema).
 func WithCatalog(cat rewriter.Catalog) Option { return func(c *config) { c.catalog = cat } }
+
+// WithTagSource adds tag sources: the tags they give a table's columns
+// select tag masks (policy.Decision.TagMasks) like the tags of the policy
+// file and of the database's column comments. A source is asked when a
+// statement is rewritten; its answer is part of the cached rewrite, so a
+// source whose tags change implements TagVersion() uint64 (a number that
+// changes whenever any tag does), which sqe puts in the rewrite-cache key.
+// A source that returns an error fails the statement.
+func WithTagSource(sources ...policy.TagSource) Option {
+	return func(c *config) { c.tagSources = append(c.tagSources, sources...) }
+}
 
 // WithRawConnAccess lets sql.Conn.Raw reach the underlying driver
 // connection through the Unwrap method of sqe's connection. Code holding the

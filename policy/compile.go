@@ -116,6 +116,8 @@ type Compiled struct {
 	exact    map[tkey]int32 // exact table entry -> resource
 	wild     wildIndex
 	governed []bool // by resource: the entry has an allow rule
+
+	tags *tagIndex // the tags section and tag-mask bindings; nil when none
 }
 
 var _ Snapshot = (*Compiled)(nil)
@@ -174,6 +176,7 @@ func Compile(f *File, version uint64, opts ...Option) (*Compiled, error) {
 	c.compileEdges(f)
 	c.compileUnresolved(f)
 	c.compileTables(f)
+	c.tags = compileTags(f)
 	return c, nil
 }
 
@@ -245,6 +248,11 @@ func (c *Compiled) internPrincipals(f *File) {
 			for _, p := range t.Restricted[j].Principals {
 				addPrincipal(p)
 			}
+		}
+	}
+	for i := range f.TagMasks {
+		for _, p := range f.TagMasks[i].Principals {
+			addPrincipal(p)
 		}
 	}
 	for _, u := range f.Unresolved {
@@ -433,7 +441,7 @@ func (c *Compiled) compileTables(f *File) {
 		}
 		for i := range t.RowFilters {
 			r := &t.RowFilters[i]
-			add(rule{kind: kindFilter, text: str(r.Filter)}, r.Name, r.Priority, r.Principals, "row_filters", i)
+			add(rule{kind: kindFilter, text: str(filterText(t, r))}, r.Name, r.Priority, r.Principals, "row_filters", i)
 		}
 		maskRules = maskRules[:0]
 		for i := range t.Masks {
@@ -525,7 +533,7 @@ func textSize(t *FileTable) int {
 		n += len(t.Access[i].Name)
 	}
 	for i := range t.RowFilters {
-		n += len(t.RowFilters[i].Name) + len(t.RowFilters[i].Filter)
+		n += len(t.RowFilters[i].Name) + len(filterText(t, &t.RowFilters[i]))
 	}
 	for i := range t.Masks {
 		n += len(t.Masks[i].Name) + len(t.Masks[i].Column)
@@ -673,7 +681,15 @@ func checkFile(f *File) error {
 			if err := principals("row_filters", i, r.Line, r.Principals); err != nil {
 				return err
 			}
-			if strings.TrimSpace(r.Filter) == "" {
+			if r.Mapping != nil {
+				want, err := r.Mapping.filterSQL(t.Schema, t.Table)
+				if err != nil {
+					return fail(r.Line, rpath("row_filters", i)+".mapping", "%v", err)
+				}
+				if r.Filter != "" && r.Filter != want {
+					return fail(r.Line, rpath("row_filters", i), "a row filter has filter or mapping, not both")
+				}
+			} else if strings.TrimSpace(r.Filter) == "" {
 				return fail(r.Line, rpath("row_filters", i)+".filter", "row filter must not be empty")
 			}
 		}
@@ -721,5 +737,54 @@ func checkFile(f *File) error {
 			}
 		}
 	}
+	if err := checkTags(f, fail); err != nil {
+		return err
+	}
 	return checkRoleCycles(f)
+}
+
+// checkTags checks the tags section and the tag-mask bindings of a File
+// built in code (Parse has checked a parsed one already).
+func checkTags(f *File, fail func(line int, path, format string, args ...any) error) error {
+	for _, t := range f.Tags {
+		key := t.Schema + "." + t.Table
+		if t.Column != "" {
+			key += "." + t.Column
+		}
+		path := "tags." + pathKey(key)
+		s, tb, col, err := splitTagKey(key)
+		if err != nil {
+			return fail(t.Line, path, "%v", err)
+		}
+		if s != strings.ToLower(s) || tb != strings.ToLower(tb) || col != strings.ToLower(col) {
+			return fail(t.Line, path, "table and column names must be lower case")
+		}
+		if len(t.Tags) == 0 {
+			return fail(t.Line, path, "want a non-empty list of tags")
+		}
+		for _, tag := range t.Tags {
+			if err := checkTag(tag); err != nil || tag != strings.ToUpper(tag) {
+				return fail(t.Line, path, "bad tag %q: tags are upper case, without white space or , ; :", tag)
+			}
+		}
+	}
+	for i := range f.TagMasks {
+		r := &f.TagMasks[i]
+		path := elemPath("tag_masks", i)
+		if len(r.Principals) == 0 {
+			return fail(r.Line, path+".principals", "must not be empty")
+		}
+		for _, p := range r.Principals {
+			if err := p.valid(); err != nil {
+				return fail(r.Line, path+".principals", "%v", err)
+			}
+		}
+		if err := checkTag(r.Tag); err != nil || r.Tag != strings.ToUpper(r.Tag) {
+			return fail(r.Line, path+".tag", "bad tag %q: tags are upper case, without white space or , ; :", r.Tag)
+		}
+		if err := validTagMask(r); err != nil {
+			return fail(r.Line, path+".type", "%v", err)
+		}
+	}
+	return nil
 }

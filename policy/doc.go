@@ -46,8 +46,8 @@
 //	    restricted:
 //	      - {name: no-salary, principals: [role:support], columns: [salary]}
 //
-// Top-level fields are version, default, roles, groups, users and tables;
-// roles, groups, users and tables are optional. Every rule has principals
+// Top-level fields are version, default, roles, groups, users, tables, tags
+// and tag_masks; all but version and default are optional. Every rule has principals
 // (required, non-empty), an optional name (used in Decision.DeniedBy,
 // Mask.Policy, RowFilter.Policy and Decision.Restricted; an unnamed rule is
 // called e.g. "shop.customers/access[0]") and an optional description.
@@ -65,6 +65,29 @@
 //     standing for the column. Masks are checked with udf.ValidateMask when
 //     the file loads.
 //   - restricted entries have columns: a non-empty list of column names.
+//   - a row filter may have mapping instead of filter: a mapping
+//     (entitlement) table, {table, column, key, match, match_column}, that
+//     compiles to an EXISTS semi-join (see MappingFilter; match is role,
+//     primary_role, user, group or attribute:NAME). Its table entry must
+//     name the table exactly.
+//
+// tags maps schema.table.column (or schema.table: every column of the
+// table, including columns added later) to a list of tags, upper-cased;
+// keys name tables and columns exactly. tag_masks is a list of bindings
+// {name, description, principals, tag, type, args, expr}: the mask, with
+// the same types and checks as a column mask, of every column that
+// carries the tag — from this file, from the database's column comments
+// ("tags: PII, EMAIL") or from another TagSource — in every table.
+//
+// Tag masks. Per tag, the first binding in file order whose principals the
+// caller matches (as for masks: the user, the groups, public, the active
+// roles) applies. Per column, the column's own mask wins, a restricted
+// column stays restricted, then the column's tags are tried in order
+// (comment tags, then file tags, then the table's tags) and the first
+// bound one applies; a binding that cannot be computed for the column's
+// type restricts the column (fail closed). A Decision carries the
+// caller's bindings in TagMasks and the file's tags of the table in
+// ColumnTags; the rewriter applies them to the table's columns.
 //
 // Principals are user:NAME, group:NAME, role:NAME or public (everyone).
 // Principal, role, group and user names are case-sensitive. Schema, table

@@ -58,6 +58,10 @@ type File struct {
 	Groups       []FileGrant // roles granted to groups, in file order
 	Users        []FileGrant // roles granted to users, in file order
 	Tables       []FileTable // in file order
+	// Tags assigns tags to tables and columns; TagMasks binds tags to
+	// masks (see TagSource).
+	Tags     []FileTag
+	TagMasks []TagMaskRule
 	// Unresolved lists principals whose definition could not be read
 	// (ParsePartial records malformed roles, groups and users entries
 	// here). Compile marks them unresolved in the snapshot: a View holding
@@ -124,7 +128,10 @@ type FilterRule struct {
 	// file has none: 0): see Compile.
 	Priority int
 	Filter   string // a boolean SQL expression over the table's raw columns
-	Line     int
+	// Mapping, when set, is the filter's mapping-table form; Filter is
+	// then empty or the mapping compiled (Parse fills it in).
+	Mapping *MappingFilter
+	Line    int
 }
 
 // MaskRule masks one column for its principals.
@@ -280,3 +287,26 @@ func pathKey(k string) string {
 }
 
 func elemPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// splitTagKey splits a lower-cased "schema.table" or "schema.table.column"
+// key of the tags section. Tags name exact tables and columns: no
+// wildcards.
+func splitTagKey(key string) (schema, table, column string, err error) {
+	parts := strings.Split(key, ".")
+	if len(parts) != 2 && len(parts) != 3 {
+		return "", "", "", fmt.Errorf("tag key %q: want schema.table or schema.table.column", key)
+	}
+	for _, part := range parts {
+		if part == "" || strings.TrimSpace(part) != part {
+			return "", "", "", fmt.Errorf("tag key %q: empty name or name with surrounding white space", key)
+		}
+		if strings.ContainsAny(part, "*?") {
+			return "", "", "", fmt.Errorf("tag key %q: tags name exact tables and columns (no wildcards)", key)
+		}
+	}
+	schema, table = parts[0], parts[1]
+	if len(parts) == 3 {
+		column = parts[2]
+	}
+	return schema, table, column, nil
+}

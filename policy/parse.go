@@ -329,7 +329,7 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 		p.fail(root, "", "expected a mapping at the top level, got %s", describe(root))
 		return
 	}
-	fs := p.fields(root, "", "version", "default", "roles", "groups", "users", "tables")
+	fs := p.fields(root, "", "version", "default", "roles", "groups", "users", "tables", "tags", "tag_masks")
 
 	if v, ok := fs["version"]; !ok {
 		p.fail(root, "version", "required (want version: %d)", FileVersion)
@@ -390,6 +390,60 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 			f.Tables = append(f.Tables, p.table(e))
 		}
 	}
+	if t, ok := fs["tags"]; ok {
+		for _, e := range p.entries(t.val, "tags", strings.ToLower) {
+			f.Tags = append(f.Tags, p.fileTag(e))
+		}
+	}
+	if t, ok := fs["tag_masks"]; ok {
+		for i, n := range p.list(t.val, "tag_masks") {
+			f.TagMasks = append(f.TagMasks, p.tagMaskRule(n, elemPath("tag_masks", i), elemPath("tag_masks", i)))
+		}
+	}
+}
+
+// fileTag reads one entry of the tags section: schema.table or
+// schema.table.column to a list of tags.
+func (p *parser) fileTag(e entry) FileTag {
+	path := "tags." + pathKey(e.key.Value)
+	t := FileTag{Line: e.key.Line}
+	var err error
+	t.Schema, t.Table, t.Column, err = splitTagKey(e.name)
+	if err != nil {
+		p.fail(e.key, path, "%v", err)
+	}
+	tags, nodes := p.strList(e.val, path)
+	if len(tags) == 0 {
+		p.fail(p.node(e.val), path, "want a non-empty list of tags")
+	}
+	for i, tag := range tags {
+		tag = strings.ToUpper(tag)
+		if err := checkTag(tag); err != nil {
+			p.fail(nodes[i], elemPath(path, i), "%v", err)
+			continue
+		}
+		t.Tags = append(t.Tags, tag)
+	}
+	return t
+}
+
+func (p *parser) tagMaskRule(n *yaml.Node, path, def string) TagMaskRule {
+	r := TagMaskRule{Line: n.Line}
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "tag", "type", "args", "expr")
+	if !ok {
+		return r
+	}
+	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	if v, ok := fs["tag"]; !ok {
+		p.fail(n, path+".tag", "required")
+	} else if s, ok := p.str(v.val, path+".tag"); ok {
+		r.Tag = strings.ToUpper(s)
+		if err := checkTag(r.Tag); err != nil {
+			p.fail(p.node(v.val), path+".tag", "%v", err)
+		}
+	}
+	r.Type, r.Args, r.Expr = p.maskSpec(n, path, fs)
+	return r
 }
 
 // demote, in partial mode, turns the errors recorded since index from that
@@ -509,7 +563,7 @@ func (p *parser) table(e entry) FileTable {
 	}
 	if a, ok := tf["row_filters"]; ok {
 		for i, n := range p.list(a.val, path+".row_filters") {
-			t.RowFilters = append(t.RowFilters, p.filterRule(n, elemPath(path+".row_filters", i), defaultName(key, "row_filters", i)))
+			t.RowFilters = append(t.RowFilters, p.filterRule(&t, n, elemPath(path+".row_filters", i), defaultName(key, "row_filters", i)))
 		}
 	}
 	if a, ok := tf["masks"]; ok {
@@ -620,16 +674,31 @@ func (p *parser) accessRule(n *yaml.Node, path, def string) AccessRule {
 	return r
 }
 
-func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
+func (p *parser) filterRule(t *FileTable, n *yaml.Node, path, def string) FilterRule {
 	r := FilterRule{Line: n.Line}
-	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter")
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter", "mapping")
 	if !ok {
 		return r
 	}
 	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
-	v, ok := fs["filter"]
-	if !ok {
-		p.fail(n, path+".filter", "required: a boolean SQL expression")
+	v, hasFilter := fs["filter"]
+	mv, hasMapping := fs["mapping"]
+	switch {
+	case hasFilter && hasMapping:
+		p.fail(mv.key, path+".mapping", "a row filter has filter or mapping, not both")
+		return r
+	case hasMapping:
+		r.Mapping = p.mapping(mv.val, path+".mapping")
+		if r.Mapping != nil {
+			s, err := r.Mapping.filterSQL(t.Schema, t.Table)
+			if err != nil {
+				p.fail(mv.key, path+".mapping", "%v", err)
+			}
+			r.Filter = s
+		}
+		return r
+	case !hasFilter:
+		p.fail(n, path+".filter", "required: a boolean SQL expression (or mapping: a mapping table)")
 		return r
 	}
 	if s, ok := p.str(v.val, path+".filter"); ok {
@@ -639,6 +708,44 @@ func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
 		r.Filter = s
 	}
 	return r
+}
+
+// mapping reads a row filter's mapping-table form.
+func (p *parser) mapping(n *yaml.Node, path string) *MappingFilter {
+	n = p.node(n)
+	fs, ok := p.ruleFields(n, path, "table", "column", "key", "match", "match_column")
+	if !ok {
+		return nil
+	}
+	m := &MappingFilter{}
+	get := func(field string) string {
+		v, ok := fs[field]
+		if !ok {
+			p.fail(n, path+"."+field, "required")
+			return ""
+		}
+		s, _ := p.str(v.val, path+"."+field)
+		return s
+	}
+	if tk := strings.ToLower(get("table")); tk != "" {
+		var err error
+		if m.Table.Schema, m.Table.Table, err = splitTableKey(tk); err != nil {
+			p.fail(p.node(fs["table"].val), path+".table", "%v", err)
+			return nil
+		}
+	}
+	m.Column = strings.ToLower(get("column"))
+	m.Key = strings.ToLower(get("key"))
+	m.Match = get("match")
+	m.MatchColumn = strings.ToLower(get("match_column"))
+	if len(fs) < 5 {
+		return nil
+	}
+	if field, err := m.check(); err != nil {
+		p.fail(p.node(fs[field].val), path+"."+field, "%v", err)
+		return nil
+	}
+	return m
 }
 
 func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
@@ -656,42 +763,48 @@ func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
 		}
 		r.Column = strings.ToLower(s)
 	}
+	r.Type, r.Args, r.Expr = p.maskSpec(n, path, fs)
+	return r
+}
+
+// maskSpec reads and checks a mask's type, args and expr.
+func (p *parser) maskSpec(n *yaml.Node, path string, fs map[string]field) (typ string, args []string, expr string) {
 	if v, ok := fs["args"]; ok {
-		r.Args, _ = p.strList(v.val, path+".args")
+		args, _ = p.strList(v.val, path+".args")
 	}
 	if v, ok := fs["expr"]; ok {
-		r.Expr, _ = p.str(v.val, path+".expr")
+		expr, _ = p.str(v.val, path+".expr")
 	}
 	v, ok := fs["type"]
 	if !ok {
 		p.fail(n, path+".type", "required: a mask type (MASK, MASK_SHOW_LAST_4, MASK_HASH, CUSTOM, ...)")
-		return r
+		return
 	}
 	s, ok := p.str(v.val, path+".type")
 	if !ok {
-		return r
+		return
 	}
-	r.Type = strings.ToUpper(s)
+	typ = strings.ToUpper(s)
 	switch {
-	case r.Type == udf.TypeCustom && strings.TrimSpace(r.Expr) == "":
+	case typ == udf.TypeCustom && strings.TrimSpace(expr) == "":
 		at, fp := n, path+".expr"
 		if e, ok := fs["expr"]; ok {
 			at = p.node(e.val)
 		}
 		p.fail(at, fp, "a CUSTOM mask needs a non-empty expr")
-	case r.Type != udf.TypeCustom && r.Expr != "":
-		p.fail(fs["expr"].key, path+".expr", "expr is only for type CUSTOM (type is %s)", r.Type)
+	case typ != udf.TypeCustom && expr != "":
+		p.fail(fs["expr"].key, path+".expr", "expr is only for type CUSTOM (type is %s)", typ)
 	default:
-		if err := udf.ValidateMask(r.Type, r.Args, r.Expr); err != nil {
+		if err := udf.ValidateMask(typ, args, expr); err != nil {
 			// A known type's complaint is about its arguments.
 			at, fp := p.node(v.val), path+".type"
-			if a, ok := fs["args"]; ok && slices.Contains(knownMaskTypes, r.Type) {
+			if a, ok := fs["args"]; ok && slices.Contains(knownMaskTypes, typ) {
 				at, fp = p.node(a.val), path+".args"
 			}
 			p.fail(at, fp, "%s", strings.TrimPrefix(err.Error(), "udf: "))
 		}
 	}
-	return r
+	return
 }
 
 // knownMaskTypes only steers which field a udf.ValidateMask error is

@@ -16,14 +16,17 @@ func TestLoadExampleFile(t *testing.T) {
 	if f.Version != 1 || f.DefaultAllow {
 		t.Errorf("version %d, default allow %v", f.Version, f.DefaultAllow)
 	}
-	if got := len(f.Tables); got != 4 {
-		t.Fatalf("tables: got %d, want 4", got)
+	if got := len(f.Tables); got != 5 {
+		t.Fatalf("tables: got %d, want 5", got)
+	}
+	if len(f.Tags) != 2 || len(f.TagMasks) != 3 || f.TagMasks[1].Tag != "PII" || f.Tables[4].RowFilters[0].Mapping == nil {
+		t.Errorf("tags %+v, tag masks %+v", f.Tags, f.TagMasks)
 	}
 	keys := []string{}
 	for _, tb := range f.Tables {
 		keys = append(keys, tb.Key())
 	}
-	if want := []string{"shop.customers", "shop.orders", "*.audit_*", "shop.*"}; !reflect.DeepEqual(keys, want) {
+	if want := []string{"shop.customers", "shop.orders", "*.audit_*", "shop.*", "shop.deals"}; !reflect.DeepEqual(keys, want) {
 		t.Errorf("table keys %q, want %q", keys, want)
 	}
 	c := f.Tables[0]
@@ -99,7 +102,7 @@ func TestParseErrors(t *testing.T) {
         type: MASK_FOO
 `, []string{`policy.yaml:9: tables."shop.customers".masks[1].type: unknown mask type "MASK_FOO"`}},
 		{"unknown top-level field", head + "tabels: {}\n",
-			[]string{`policy.yaml:3: tabels: unknown field "tabels" (want version, default, roles, groups, users, tables)`}},
+			[]string{`policy.yaml:3: tabels: unknown field "tabels" (want version, default, roles, groups, users, tables, tags, tag_masks)`}},
 		{"unknown rule field", head + `tables:
   s.t:
     masks:
@@ -141,7 +144,7 @@ func TestParseErrors(t *testing.T) {
   s.t:
     row_filters:
       - {principals: [public]}
-`, []string{`policy.yaml:6: tables."s.t".row_filters[0].filter: required: a boolean SQL expression`}},
+`, []string{`policy.yaml:6: tables."s.t".row_filters[0].filter: required: a boolean SQL expression (or mapping: a mapping table)`}},
 		{"duplicate table keys", head + `tables:
   shop.t: {}
   Shop.T: {}

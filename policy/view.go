@@ -72,6 +72,7 @@ type fileView struct {
 	fp     string
 
 	mu     sync.Mutex
+	tags   *viewTags // the caller's tag bindings, resolved on first use
 	nsmall int32
 	small  [2]cachedDecision
 	cache  map[TableName]*Decision
@@ -631,7 +632,11 @@ func (v *fileView) decide(t TableName) (*Decision, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.c.decision(t, allow, governed, refs), nil
+	d := v.c.decision(t, allow, governed, refs)
+	if v.c.tags != nil {
+		return v.withTags(d)
+	}
+	return d, nil
 }
 
 // evaluate finds what applies to t: the access types the active principals

@@ -1,6 +1,7 @@
 package ranger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,19 @@ type Snapshot struct {
 	zoneErr     error
 	info        Info
 }
+
+// TableTags returns the tags the snapshot's tag download gives t's
+// columns (see policy.TagSource): lower-cased column name to upper-cased
+// tag types, "*" for the table's own tags. Resources named by patterns
+// are not listed; Ranger's tag policies match them through the engine.
+func (s *Snapshot) TableTags(_ context.Context, t policy.TableName) (map[string][]string, error) {
+	if s.eng == nil {
+		return nil, nil
+	}
+	return s.eng.tags.tableTags(s.dbFor(t), t.Table), nil
+}
+
+var _ policy.TagSource = (*Snapshot)(nil)
 
 // Info describes what a snapshot was built from.
 type Info struct {

@@ -2,8 +2,10 @@ package ranger
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // tagIndex finds the tags of a requested resource (Ranger's RangerTagEnricher).
@@ -165,6 +167,56 @@ func (ix *tagIndex) find(r *request) []*tagForEval {
 			for _, t := range tr.tags {
 				add(t, mt)
 			}
+		}
+	}
+	return out
+}
+
+// tableTags returns the tags Ranger's tag download gives the columns of
+// schema.table: lower-cased column to tag types, "*" for tags on the table
+// itself (or its database). Only resources that name the database, the
+// table and the columns literally are listed: a pattern or an exclusion
+// cannot be answered per column name (Ranger's own tag policies still
+// match them, through the engine).
+func (ix *tagIndex) tableTags(schema, table string) map[string][]string {
+	if ix == nil {
+		return nil
+	}
+	var out map[string][]string
+	add := func(col string, tags []*Tag) {
+		for _, t := range tags {
+			if t == nil || t.Type == "" {
+				continue
+			}
+			typ := strings.ToUpper(t.Type)
+			if out == nil {
+				out = map[string][]string{}
+			}
+			if !slices.Contains(out[col], typ) {
+				out[col] = append(out[col], typ)
+			}
+		}
+	}
+	for _, tr := range ix.byDB[lower(schema)] {
+		tb := tr.sr.ResourceElements["table"]
+		if tb == nil {
+			if tr.sr.ResourceElements["column"] == nil {
+				add("*", tr.tags) // a tagged database
+			}
+			continue
+		}
+		if bool(tb.IsExcludes) || !allLiteral(tb.Values) || !slices.ContainsFunc(tb.Values, func(v string) bool { return strings.EqualFold(v, table) }) {
+			continue
+		}
+		if tr.sr.ResourceElements["column"] == nil {
+			add("*", tr.tags)
+			continue
+		}
+		if tr.colWild {
+			continue
+		}
+		for _, c := range tr.columns {
+			add(c, tr.tags)
 		}
 	}
 	return out

@@ -19,6 +19,13 @@ import (
 //	current_available_roles()  JSON array of every role the user holds, sorted
 //	current_secondary_roles()  JSON object {"roles":"r1,r2","value":""} ("value":"ALL" under ALL)
 //	is_role_in_session(r)      r is the primary role, an active secondary role, or contained in one
+//	is_group_in_session(g)     g is one of the session's groups (sqe's addition)
+//	session_attribute('k')     the session attribute k, NULL when unset (sqe's addition)
+//
+// is_role_in_session and is_group_in_session with a constant argument
+// become TRUE or FALSE; with any other argument, arg IN (<the session's
+// roles or groups>) (FALSE when there are none). session_attribute takes a
+// constant name only.
 //
 // The database's own functions that name no person — current_database(),
 // current_schema(), database(), version(), now() — are left alone.
@@ -83,6 +90,34 @@ func RolesInSession(req *Request) []string {
 	}
 	slices.Sort(roles)
 	return slices.Compact(roles)
+}
+
+// GroupsInSession returns the groups is_group_in_session is true for: the
+// session's groups, sorted and unique.
+func GroupsInSession(req *Request) []string {
+	groups := slices.Clone(req.User.Groups)
+	slices.Sort(groups)
+	return slices.Compact(groups)
+}
+
+// InSessionValues returns the values the membership function name
+// (is_role_in_session or is_group_in_session) tests against; ok is false
+// for any other name.
+func InSessionValues(req *Request, name string) (values []string, ok bool) {
+	switch name {
+	case "is_role_in_session":
+		return RolesInSession(req), true
+	case "is_group_in_session":
+		return GroupsInSession(req), true
+	}
+	return nil, false
+}
+
+// SessionAttribute is session_attribute(name): the attribute's value, or
+// NULL (null true) when the session does not carry it.
+func SessionAttribute(req *Request, name string) (value string, null bool) {
+	v, ok := req.User.Attributes[name]
+	return v, !ok
 }
 
 func heldRoles(req *Request) []string { return HeldRoles(req.View, req.User) }

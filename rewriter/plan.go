@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
@@ -65,7 +66,11 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	}
 	p.All = cols
 	if len(d.TagMasks) > 0 {
-		d = applyTagMasks(req, d, cols)
+		tagged, err := withSourceTags(ctx, req, t, cols)
+		if err != nil {
+			return nil, err
+		}
+		d = applyTagMasks(req, d, tagged)
 		p.Decision = d
 	}
 	for _, c := range cols {
@@ -279,6 +284,45 @@ func applyTagMasks(req *Request, d *policy.Decision, cols []Column) *policy.Deci
 		}
 	}
 	return &out
+}
+
+// withSourceTags returns cols with the tags req's TagSources give them
+// (cols itself, shared with the catalog, is not modified). A source that
+// fails fails the statement: a tag it would have reported could select a
+// mask.
+func withSourceTags(ctx context.Context, req *Request, t policy.TableName, cols []Column) ([]Column, error) {
+	if len(req.TagSources) == 0 {
+		return cols, nil
+	}
+	var extra []map[string][]string
+	for _, src := range req.TagSources {
+		tags, err := src.TableTags(ctx, t)
+		if err != nil {
+			return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "reading the table's tags failed: " + err.Error()}
+		}
+		if len(tags) > 0 {
+			extra = append(extra, tags)
+		}
+	}
+	if len(extra) == 0 {
+		return cols, nil
+	}
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		name := strings.ToLower(c.Name)
+		tags := slices.Clone(c.Tags)
+		for _, m := range extra {
+			for _, tag := range append(slices.Clone(m[name]), m["*"]...) {
+				tag = strings.ToUpper(tag)
+				if !slices.Contains(tags, tag) {
+					tags = append(tags, tag)
+				}
+			}
+		}
+		c.Tags = tags
+		out[i] = c
+	}
+	return out, nil
 }
 
 // ParseTagComment reads the tags of a column comment of the form

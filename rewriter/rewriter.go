@@ -100,6 +100,9 @@ type Request struct {
 	View    policy.View
 	User    session.User
 	Catalog Catalog
+	// TagSources add tags to a table's columns, beyond the column
+	// comments the Catalog reports and the Decision's ColumnTags.
+	TagSources []policy.TagSource
 
 	// DefaultSchema is the MySQL connection's current database ("" when none).
 	DefaultSchema string

@@ -63,8 +63,8 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				err = replace(c, r.contextValue(canonical))
 				return false
 			}
-			if name == "is_role_in_session" && e.Qualifier.IsEmpty() {
-				repl, rerr := r.roleInSession(e, sc)
+			if (name == "is_role_in_session" || name == "is_group_in_session" || name == "session_attribute") && e.Qualifier.IsEmpty() {
+				repl, rerr := r.inSession(name, e, sc)
 				if rerr != nil {
 					err = rerr
 				} else {
@@ -172,14 +172,27 @@ func (r *rewrite) contextValue(canonical string) sqlparser.Expr {
 	return sqlparser.NewStrLiteral(v)
 }
 
-// roleInSession resolves is_role_in_session(x): a constant argument
-// becomes TRUE or FALSE; any other becomes x IN (<the session's roles>).
-func (r *rewrite) roleInSession(e *sqlparser.FuncExpr, sc *scope) (sqlparser.Expr, error) {
+// inSession resolves is_role_in_session(x) and is_group_in_session(x): a
+// constant argument becomes TRUE or FALSE; any other becomes x IN (<the
+// session's roles or groups>). session_attribute('k') becomes the
+// attribute's value as a literal, or NULL.
+func (r *rewrite) inSession(name string, e *sqlparser.FuncExpr, sc *scope) (sqlparser.Expr, error) {
 	if len(e.Exprs) != 1 {
-		return nil, rewriter.Unsupported("is_role_in_session takes one argument")
+		return nil, rewriter.Unsupported("%s takes one argument", name)
 	}
-	roles := rewriter.RolesInSession(r.req)
 	arg := e.Exprs[0]
+	if name == "session_attribute" {
+		lit, ok := arg.(*sqlparser.Literal)
+		if !ok || lit.Type != sqlparser.StrVal {
+			return nil, rewriter.Unsupported("session_attribute takes a constant attribute name")
+		}
+		v, null := rewriter.SessionAttribute(r.req, lit.Val)
+		if null {
+			return &sqlparser.NullVal{}, nil
+		}
+		return sqlparser.NewStrLiteral(v), nil
+	}
+	roles, _ := rewriter.InSessionValues(r.req, name)
 	if lit, ok := arg.(*sqlparser.Literal); ok && lit.Type == sqlparser.StrVal {
 		for _, role := range roles {
 			if role == lit.Val {

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"slices"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -179,7 +180,9 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 			err = r.tableStatement(s.Select, root)
 		}
 	case *sqlparser.AlterTable:
-		if err = need(s.Table, policy.Alter); err == nil && !last.Decision.Passthrough() {
+		if err = need(s.Table, policy.Alter); err == nil && (!last.Decision.Passthrough() || len(last.All) > 0) {
+			// len(All) > 0: the caller's policy has tag masks, which no
+			// column of the table may carry yet.
 			err = alterUnderPolicy(s, last)
 		}
 	case *sqlparser.DropTable:
@@ -217,6 +220,33 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// keepsTags refuses a column definition that drops a tag the column's
+// comment carries today: tags select masks, for this caller or another.
+// Adding tags is allowed.
+func keepsTags(c *sqlparser.ColumnDefinition, plan *rewriter.TablePlan) error {
+	if c == nil {
+		return nil
+	}
+	var old []string
+	for _, col := range plan.All {
+		if strings.EqualFold(col.Name, c.Name.String()) {
+			old = col.Tags
+		}
+	}
+	var comment string
+	if c.Type != nil && c.Type.Options != nil && c.Type.Options.Comment != nil {
+		comment = c.Type.Options.Comment.Val
+	}
+	kept := rewriter.ParseTagComment(comment)
+	for _, tag := range old {
+		if !slices.Contains(kept, strings.ToUpper(tag)) {
+			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Column: c.Name.String(),
+				Detail: "a column change that drops the column's tag " + tag + " (tags select masks) needs a caller who reads the table without any policy"}
+		}
+	}
+	return nil
 }
 
 // alterUnderPolicy allows only the schema changes that cannot reveal or
@@ -264,6 +294,9 @@ func alterUnderPolicy(s *sqlparser.AlterTable, plan *rewriter.TablePlan) error {
 			}
 		case *sqlparser.ModifyColumn:
 			if err := checkCol(o.NewColDefinition); err != nil {
+				return err
+			}
+			if err := keepsTags(o.NewColDefinition, plan); err != nil {
 				return err
 			}
 		case *sqlparser.AlterColumn:

@@ -73,6 +73,56 @@ func (r *rewrite) ddlStatement(n *pg.Node, root *scope) error {
 	return rewriter.Unsupported("%s is not supported through sqe", nodeName(n))
 }
 
+// comment checks COMMENT ON TABLE and COMMENT ON COLUMN: a comment can
+// carry a column's tags, and tags select masks, so it needs alter on the
+// table and a caller who reads the table without any policy (tag masks
+// included): a caller under a tag mask must not be able to drop the tag.
+// The table name is qualified; the catalog is refreshed afterwards, so the
+// new tags apply from the next statement. Comments on other objects are
+// refused.
+func (r *rewrite) comment(c *pg.CommentStmt) error {
+	var names []*pg.Node
+	switch c.Objtype {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_COLUMN:
+		names = c.Object.GetList().GetItems()
+	default:
+		return rewriter.Unsupported("COMMENT ON is supported through sqe for tables, views and columns only")
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		s := n.GetString_()
+		if s == nil {
+			return rewriter.Unsupported("COMMENT ON with an unexpected name")
+		}
+		parts[i] = s.Sval
+	}
+	rel := parts
+	if c.Objtype == pg.ObjectType_OBJECT_COLUMN {
+		if len(parts) < 2 {
+			return rewriter.Unsupported("COMMENT ON COLUMN needs table.column")
+		}
+		rel = parts[:len(parts)-1]
+	}
+	rv := &pg.RangeVar{Inh: true, Relpersistence: "p"}
+	switch len(rel) {
+	case 1:
+		rv.Relname = rel[0]
+	case 2:
+		rv.Schemaname, rv.Relname = rel[0], rel[1]
+	default:
+		return rewriter.Unsupported("database-qualified names are not supported")
+	}
+	if err := r.existing(rv, policy.Alter, false, true); err != nil {
+		return err
+	}
+	qualified := []*pg.Node{pg.MakeStrNode(rv.Schemaname), pg.MakeStrNode(rv.Relname)}
+	if c.Objtype == pg.ObjectType_OBJECT_COLUMN {
+		qualified = append(qualified, pg.MakeStrNode(parts[len(parts)-1]))
+	}
+	c.Object = &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: qualified}}}
+	return nil
+}
+
 // created checks and qualifies the name of a relation a statement creates.
 func (r *rewrite) created(rv *pg.RangeVar, access policy.Access) error {
 	if rv == nil {

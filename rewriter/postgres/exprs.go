@@ -688,15 +688,17 @@ func (r *rewrite) resolvable(name string, sc *scope) bool {
 // resolved from the session (see rewriter.ContextFunctions).
 func isSessionRoleFunction(name string) bool {
 	switch strings.ToLower(name) {
-	case "current_available_roles", "current_secondary_roles", "is_role_in_session":
+	case "current_available_roles", "current_secondary_roles", "is_role_in_session",
+		"is_group_in_session", "session_attribute":
 		return true
 	}
 	return false
 }
 
 // sessionRoleFunction inlines current_available_roles(),
-// current_secondary_roles() and is_role_in_session(x): a constant argument
-// becomes true or false, any other x IN (<the session's roles>).
+// current_secondary_roles(), session_attribute('k'), and
+// is_role_in_session(x) and is_group_in_session(x): a constant argument
+// becomes true or false, any other x IN (<the session's roles or groups>).
 func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, sc *scope) error {
 	if r.ddl {
 		return rewriter.Unsupported("a context function in a schema change is not supported")
@@ -704,7 +706,28 @@ func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, 
 	if w == nil || fc.AggStar || fc.Over != nil || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return rewriter.Unsupported("%s in an unexpected form", name)
 	}
-	if name != "is_role_in_session" {
+	if name == "session_attribute" {
+		if len(fc.Args) != 1 {
+			return rewriter.Unsupported("session_attribute takes one argument")
+		}
+		c := fc.Args[0].GetAConst()
+		if c == nil || c.GetSval() == nil {
+			return rewriter.Unsupported("session_attribute takes a constant attribute name")
+		}
+		v, null := rewriter.SessionAttribute(r.req, c.GetSval().Sval)
+		if null {
+			w.Node = &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}
+			return nil
+		}
+		n, err := stringConst(v)
+		if err != nil {
+			return err
+		}
+		w.Node = n.Node
+		return nil
+	}
+	roles, membership := rewriter.InSessionValues(r.req, name)
+	if !membership {
 		if len(fc.Args) != 0 {
 			return rewriter.Unsupported("%s takes no argument", name)
 		}
@@ -717,9 +740,8 @@ func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, 
 		return nil
 	}
 	if len(fc.Args) != 1 {
-		return rewriter.Unsupported("is_role_in_session takes one argument")
+		return rewriter.Unsupported("%s takes one argument", name)
 	}
-	roles := rewriter.RolesInSession(r.req)
 	arg := fc.Args[0]
 	if c := arg.GetAConst(); c != nil && c.GetSval() != nil {
 		w.Node = boolConst(slices.Contains(roles, c.GetSval().Sval))

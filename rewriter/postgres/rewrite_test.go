@@ -669,7 +669,7 @@ func TestRefusedStatements(t *testing.T) {
 		"ALTER SYSTEM SET work_mem = '1MB'", "CREATE EXTENSION dblink", "LOAD 'plugin'", "VACUUM orders", "ANALYZE orders",
 		"CLUSTER orders", "REINDEX TABLE orders", "CHECKPOINT", "CREATE SCHEMA s", "CREATE POLICY p ON orders USING (true)",
 		"CREATE SEQUENCE s", "DROP INDEX i", "DROP SEQUENCE s", "DROP SCHEMA shop", "DROP FUNCTION f", "ALTER INDEX i RENAME TO j",
-		"ALTER TABLE orders SET SCHEMA public", "COMMENT ON TABLE orders IS 'x'", "REFRESH MATERIALIZED VIEW mv",
+		"ALTER TABLE orders SET SCHEMA public", "COMMENT ON SCHEMA public IS 'x'", "COMMENT ON COLUMN customers.ssn IS 'x'", "COMMENT ON FUNCTION f() IS 'x'", "REFRESH MATERIALIZED VIEW mv",
 		"CREATE FOREIGN TABLE f (id int) SERVER s",
 		"EXPLAIN ANALYZE SELECT 1", "EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM orders", "EXPLAIN CREATE TABLE x AS SELECT 1",
 		"SELECT * INTO newt FROM orders", "CREATE TABLE x AS EXECUTE p", "SET CONSTRAINTS ALL DEFERRED",
@@ -1104,4 +1104,22 @@ func TestCatalogFromDDL(t *testing.T) {
 		t.Fatal("a broken script was accepted")
 	}
 	var _ rewriter.DDLCataloger = Dialect{}
+}
+
+// TestCommentOnIsQualified: COMMENT ON TABLE/COLUMN of a table the caller
+// reads without policy is sent with the table's schema, and asks for the
+// metadata to be read again (comments carry tags).
+func TestCommentOnIsQualified(t *testing.T) {
+	for sql, want := range map[string]string{
+		"COMMENT ON COLUMN orders.total IS 'tags: PII'": "COMMENT ON COLUMN shop.orders.total IS 'tags: PII'",
+		"COMMENT ON TABLE orders IS 'x'":                "COMMENT ON TABLE shop.orders IS 'x'",
+	} {
+		res, err := rewriteReq(t, request(sql, simpleDecisions()))
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if res.SQL != want || !res.Effect.InvalidateCatalog {
+			t.Fatalf("%s: got %q (invalidate %v), want %q", sql, res.SQL, res.Effect.InvalidateCatalog, want)
+		}
+	}
 }

@@ -47,7 +47,6 @@ var refusedStatements = map[string]string{
 	"RefreshMatViewStmt":         "REFRESH MATERIALIZED VIEW is not supported through sqe",
 	"AlterObjectSchemaStmt":      "ALTER … SET SCHEMA is not supported through sqe",
 	"AlterOwnerStmt":             "ALTER … OWNER TO is not supported through sqe",
-	"CommentStmt":                "COMMENT ON is not supported through sqe",
 	"SecLabelStmt":               "SECURITY LABEL is not supported through sqe",
 	"VacuumStmt":                 "VACUUM/ANALYZE is not supported through sqe",
 	"ClusterStmt":                "CLUSTER is not supported through sqe",
@@ -118,6 +117,12 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 	case *pg.Node_CreateStmt, *pg.Node_CreateTableAsStmt, *pg.Node_ViewStmt, *pg.Node_IndexStmt,
 		*pg.Node_AlterTableStmt, *pg.Node_DropStmt, *pg.Node_TruncateStmt, *pg.Node_RenameStmt:
 		if err := r.ddlStatement(n, root); err != nil {
+			return nil, err
+		}
+		return &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}, nil
+	}
+	if c, ok := n.Node.(*pg.Node_CommentStmt); ok {
+		if err := r.comment(c.CommentStmt); err != nil {
 			return nil, err
 		}
 		return &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}, nil

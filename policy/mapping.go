@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MappingFilter is a row filter through a mapping table (an entitlement
+// table): a row is visible when the mapping table has a row whose Column
+// equals the row's Key and whose MatchColumn holds the caller's session
+// value. It compiles to an EXISTS semi-join,
+//
+//	EXISTS (SELECT 1 FROM map_schema.map_table sqe_map
+//	        WHERE sqe_map.column = schema.table.key AND <match>)
+//
+// where <match> is, for Match
+//
+//	role            is_role_in_session(sqe_map.match_column)  (any active role, with its hierarchy)
+//	primary_role    sqe_map.match_column = current_role()
+//	user            sqe_map.match_column = current_user()
+//	group           is_group_in_session(sqe_map.match_column)
+//	attribute:NAME  sqe_map.match_column = session_attribute('NAME')
+//
+// The session values are inlined as literals when a statement is
+// rewritten. The mapping table is itself under policy like any table (its
+// own row filter applies inside the EXISTS), and an index on (column,
+// match_column) lets both databases answer the semi-join from the index.
+// Names must be plain lower-case SQL identifiers, and the table the filter
+// is on must be named exactly (no wildcards): the filter refers to it.
+type MappingFilter struct {
+	Table       TableName // the mapping table
+	Column      string    // the mapping table's column that holds the key
+	Key         string    // the filtered table's column it must equal
+	Match       string    // role, primary_role, user, group or attribute:NAME
+	MatchColumn string    // the mapping table's column that holds the session value
+}
+
+// mappingAlias is the mapping table's alias in the compiled filter.
+const mappingAlias = "sqe_map"
+
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// check reports a MappingFilter that cannot be compiled; field names the
+// offending field.
+func (m *MappingFilter) check() (field string, err error) {
+	for _, x := range []struct{ field, v string }{
+		{"table", m.Table.Schema}, {"table", m.Table.Table}, {"column", m.Column},
+		{"key", m.Key}, {"match_column", m.MatchColumn},
+	} {
+		if !plainIdent.MatchString(x.v) {
+			return x.field, fmt.Errorf("%q is not a plain lower-case SQL identifier", x.v)
+		}
+	}
+	kind, name, hasName := strings.Cut(m.Match, ":")
+	switch {
+	case kind == "attribute" && hasName && name != "" && strings.TrimSpace(name) == name && !strings.ContainsAny(name, "'\\"):
+	case !hasName && (kind == "role" || kind == "primary_role" || kind == "user" || kind == "group"):
+	default:
+		return "match", fmt.Errorf("bad match %q: want role, primary_role, user, group or attribute:NAME", m.Match)
+	}
+	return "", nil
+}
+
+// filterSQL returns the filter for the table schema.table.
+func (m *MappingFilter) filterSQL(schema, table string) (string, error) {
+	if _, err := m.check(); err != nil {
+		return "", err
+	}
+	if !plainIdent.MatchString(schema) || !plainIdent.MatchString(table) {
+		return "", errors.New("a mapping filter needs a table named exactly by plain lower-case SQL identifiers (no wildcards)")
+	}
+	mc := mappingAlias + "." + m.MatchColumn
+	var match string
+	kind, name, _ := strings.Cut(m.Match, ":")
+	switch kind {
+	case "role":
+		match = "is_role_in_session(" + mc + ")"
+	case "primary_role":
+		match = mc + " = current_role()"
+	case "user":
+		match = mc + " = current_user()"
+	case "group":
+		match = "is_group_in_session(" + mc + ")"
+	case "attribute":
+		match = mc + " = session_attribute('" + name + "')"
+	}
+	return "EXISTS (SELECT 1 FROM " + m.Table.Schema + "." + m.Table.Table + " " + mappingAlias +
+		" WHERE " + mappingAlias + "." + m.Column + " = " + schema + "." + table + "." + m.Key +
+		" AND " + match + ")", nil
+}
+
+// filterText is the SQL of a row filter rule on table t: its Filter, or
+// its Mapping compiled.
+func filterText(t *FileTable, r *FilterRule) string {
+	if r.Mapping == nil || r.Filter != "" {
+		return r.Filter
+	}
+	s, err := r.Mapping.filterSQL(t.Schema, t.Table)
+	if err != nil {
+		return ""
+	}
+	return s
+}
