@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -67,6 +68,16 @@ func Explain(ctx context.Context, db *sql.DB, user session.User, query string) (
 			d, err := v.Decide(t)
 			if err != nil {
 				return err
+			}
+			if len(d.TagMasks) > 0 && d.Allows(policy.Select) {
+				// The masks and restrictions the tags give the table's
+				// columns, as the rewrite applied them.
+				req := &rewriter.Request{Dialect: e.dialect.Name(), View: v, User: v.User(), Catalog: e.catalog(c.cs), TagSources: e.tagSources}
+				tp, err := rewriter.PlanTable(ctx, req, t, policy.Select)
+				if err != nil {
+					return err
+				}
+				d = tp.Decision
 			}
 			out.Tables = append(out.Tables, TableExplanation{Table: t, RowFilters: d.RowFilters, Masks: d.Masks, Restricted: d.Restricted})
 		}

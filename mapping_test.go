@@ -109,9 +109,16 @@ func TestMappingTableFilter(t *testing.T) {
 					t.Errorf("%s: ids %q, want %q", tc.name, got, tc.want)
 				}
 			}
-			// A condition of the application's own over the filtered table.
-			if got := ids(session.User{Name: "a", Roles: []string{"eu_sales", "us_sales"}}, "SELECT id FROM sales WHERE amount > 15 ORDER BY id"); got != "2,3" {
+			// A condition of the application's own, and an alias.
+			two := session.User{Name: "a", Roles: []string{"eu_sales", "us_sales"}}
+			if got := ids(two, "SELECT id FROM sales WHERE amount > 15 ORDER BY id"); got != "2,3" {
 				t.Errorf("with a condition: %q", got)
+			}
+			if got := ids(two, "SELECT s.id FROM sales s WHERE s.amount > 15 ORDER BY s.id"); got != "2,3" {
+				t.Errorf("aliased: %q", got)
+			}
+			if got := ids(two, "SELECT s.id FROM sales s JOIN sales t ON t.id = s.id + 1 ORDER BY s.id"); got != "1,2" {
+				t.Errorf("self-join: %q", got)
 			}
 			for _, tc := range []struct {
 				u    session.User

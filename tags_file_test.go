@@ -90,6 +90,15 @@ func TestTagMasksFromPolicyFile(t *testing.T) {
 			if rows, _, err := query(as(tagAdmin), e.db, "SELECT email, secret FROM staff"); err != nil || !reflect.DeepEqual(rows, [][]string{r("ann@corp.test", "S3CRET-CANARY")}) {
 				t.Fatalf("admin: %v %v", rows, err)
 			}
+			// Policy simulation names the bindings behind the tag masks.
+			ex, err := sqe.Explain(context.Background(), e.db, tagSupport, "SELECT * FROM staff")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ex.Tables) != 1 || ex.Tables[0].Masks["email"].Policy != "email-first2" || ex.Tables[0].Masks["note"].Policy != "note-own" ||
+				ex.Tables[0].Restricted["salary"] != "money-last4" || ex.Tables[0].Restricted["secret"] != "no-secret" {
+				t.Fatalf("explained: %+v", ex.Tables)
+			}
 			// Table-level tag: every column, and a column added later.
 			if rows, _, err := query(as(tagSupport), e.db, "SELECT id, phone FROM contacts"); err != nil || !reflect.DeepEqual(rows, [][]string{r("NULL", "NULL")}) {
 				t.Fatalf("table-level tag: %v %v", rows, err)

@@ -441,7 +441,7 @@ func (c *Compiled) compileTables(f *File) {
 		}
 		for i := range t.RowFilters {
 			r := &t.RowFilters[i]
-			add(rule{kind: kindFilter, text: str(filterText(t, r))}, r.Name, r.Priority, r.Principals, "row_filters", i)
+			add(rule{kind: kindFilter, text: str(filterText(r))}, r.Name, r.Priority, r.Principals, "row_filters", i)
 		}
 		maskRules = maskRules[:0]
 		for i := range t.Masks {
@@ -533,7 +533,7 @@ func textSize(t *FileTable) int {
 		n += len(t.Access[i].Name)
 	}
 	for i := range t.RowFilters {
-		n += len(t.RowFilters[i].Name) + len(filterText(t, &t.RowFilters[i]))
+		n += len(t.RowFilters[i].Name) + len(filterText(&t.RowFilters[i]))
 	}
 	for i := range t.Masks {
 		n += len(t.Masks[i].Name) + len(t.Masks[i].Column)
@@ -682,7 +682,7 @@ func checkFile(f *File) error {
 				return err
 			}
 			if r.Mapping != nil {
-				want, err := r.Mapping.filterSQL(t.Schema, t.Table)
+				want, err := r.Mapping.filterSQL()
 				if err != nil {
 					return fail(r.Line, rpath("row_filters", i)+".mapping", "%v", err)
 				}

@@ -67,9 +67,9 @@
 //   - restricted entries have columns: a non-empty list of column names.
 //   - a row filter may have mapping instead of filter: a mapping
 //     (entitlement) table, {table, column, key, match, match_column}, that
-//     compiles to an EXISTS semi-join (see MappingFilter; match is role,
-//     primary_role, user, group or attribute:NAME). Its table entry must
-//     name the table exactly.
+//     compiles to a semi-join, key IN (SELECT column FROM table WHERE
+//     <match_column matches the session>) (see MappingFilter; match is
+//     role, primary_role, user, group or attribute:NAME).
 //
 // tags maps schema.table.column (or schema.table: every column of the
 // table, including columns added later) to a list of tags, upper-cased;

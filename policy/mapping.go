@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,11 +9,15 @@ import (
 // MappingFilter is a row filter through a mapping table (an entitlement
 // table): a row is visible when the mapping table has a row whose Column
 // equals the row's Key and whose MatchColumn holds the caller's session
-// value. It compiles to an EXISTS semi-join,
+// value. It compiles to a semi-join,
 //
-//	EXISTS (SELECT 1 FROM map_schema.map_table sqe_map
-//	        WHERE sqe_map.column = schema.table.key AND <match>)
+//	key IN (SELECT sqe_map.column FROM map_schema.map_table sqe_map WHERE <match>)
 //
+// (the servers plan it as they plan the equivalent EXISTS; the IN form
+// names the filtered table's column at the filter's top level, where the
+// rewriter qualifies it with whatever the statement calls the table, so
+// it holds in the flattened and the derived forms and for wildcard table
+// entries alike)
 // where <match> is, for Match
 //
 //	role            is_role_in_session(sqe_map.match_column)  (any active role, with its hierarchy)
@@ -27,8 +30,7 @@ import (
 // rewritten. The mapping table is itself under policy like any table (its
 // own row filter applies inside the EXISTS), and an index on (column,
 // match_column) lets both databases answer the semi-join from the index.
-// Names must be plain lower-case SQL identifiers, and the table the filter
-// is on must be named exactly (no wildcards): the filter refers to it.
+// Names must be plain lower-case SQL identifiers.
 type MappingFilter struct {
 	Table       TableName // the mapping table
 	Column      string    // the mapping table's column that holds the key
@@ -63,13 +65,10 @@ func (m *MappingFilter) check() (field string, err error) {
 	return "", nil
 }
 
-// filterSQL returns the filter for the table schema.table.
-func (m *MappingFilter) filterSQL(schema, table string) (string, error) {
+// filterSQL returns the filter's SQL.
+func (m *MappingFilter) filterSQL() (string, error) {
 	if _, err := m.check(); err != nil {
 		return "", err
-	}
-	if !plainIdent.MatchString(schema) || !plainIdent.MatchString(table) {
-		return "", errors.New("a mapping filter needs a table named exactly by plain lower-case SQL identifiers (no wildcards)")
 	}
 	mc := mappingAlias + "." + m.MatchColumn
 	var match string
@@ -86,18 +85,17 @@ func (m *MappingFilter) filterSQL(schema, table string) (string, error) {
 	case "attribute":
 		match = mc + " = session_attribute('" + name + "')"
 	}
-	return "EXISTS (SELECT 1 FROM " + m.Table.Schema + "." + m.Table.Table + " " + mappingAlias +
-		" WHERE " + mappingAlias + "." + m.Column + " = " + schema + "." + table + "." + m.Key +
-		" AND " + match + ")", nil
+	return m.Key + " IN (SELECT " + mappingAlias + "." + m.Column + " FROM " + m.Table.Schema + "." + m.Table.Table +
+		" " + mappingAlias + " WHERE " + match + ")", nil
 }
 
-// filterText is the SQL of a row filter rule on table t: its Filter, or
-// its Mapping compiled.
-func filterText(t *FileTable, r *FilterRule) string {
+// filterText is the SQL of a row filter rule: its Filter, or its Mapping
+// compiled.
+func filterText(r *FilterRule) string {
 	if r.Mapping == nil || r.Filter != "" {
 		return r.Filter
 	}
-	s, err := r.Mapping.filterSQL(t.Schema, t.Table)
+	s, err := r.Mapping.filterSQL()
 	if err != nil {
 		return ""
 	}

@@ -563,7 +563,7 @@ func (p *parser) table(e entry) FileTable {
 	}
 	if a, ok := tf["row_filters"]; ok {
 		for i, n := range p.list(a.val, path+".row_filters") {
-			t.RowFilters = append(t.RowFilters, p.filterRule(&t, n, elemPath(path+".row_filters", i), defaultName(key, "row_filters", i)))
+			t.RowFilters = append(t.RowFilters, p.filterRule(n, elemPath(path+".row_filters", i), defaultName(key, "row_filters", i)))
 		}
 	}
 	if a, ok := tf["masks"]; ok {
@@ -674,7 +674,7 @@ func (p *parser) accessRule(n *yaml.Node, path, def string) AccessRule {
 	return r
 }
 
-func (p *parser) filterRule(t *FileTable, n *yaml.Node, path, def string) FilterRule {
+func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
 	r := FilterRule{Line: n.Line}
 	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter", "mapping")
 	if !ok {
@@ -690,7 +690,7 @@ func (p *parser) filterRule(t *FileTable, n *yaml.Node, path, def string) Filter
 	case hasMapping:
 		r.Mapping = p.mapping(mv.val, path+".mapping")
 		if r.Mapping != nil {
-			s, err := r.Mapping.filterSQL(t.Schema, t.Table)
+			s, err := r.Mapping.filterSQL()
 			if err != nil {
 				p.fail(mv.key, path+".mapping", "%v", err)
 			}
