@@ -1,6 +1,8 @@
 package sqe_test
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"reflect"
 	"testing"
@@ -104,4 +106,69 @@ func TestUseRoleIsPerConnectionAndNeverLeaks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUseRoleWithPreparedStatements: a statement prepared on a connection
+// follows the connection's role as it changes, and another caller using
+// the same prepared statement (on the same pooled connection) gets its own
+// view, without the first caller's role.
+func TestUseRoleWithPreparedStatements(t *testing.T) {
+	both := session.User{Name: "both", Roles: []string{"analyst", "support"}}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			e.db.SetMaxOpenConns(1)
+			q := "SELECT id, ssn FROM customers ORDER BY id"
+			asAnalyst := [][]string{r("1", "111-22-9999"), r("2", "999-00-1111")}
+			asSupport := [][]string{r("1", "xxx-xx-9999"), r("2", "xxx-xx-1111"), r("3", "xxx-xx-5555")}
+			asBoth := [][]string{r("1", "xxx-xx-9999"), r("2", "xxx-xx-1111")}
+			run := func(ctx context.Context, st *sql.Stmt, want [][]string, what string) {
+				t.Helper()
+				rows, _, err := query(ctx, stmtQuerier{st}, q)
+				if err != nil || !reflect.DeepEqual(rows, want) {
+					t.Fatalf("%s: %v %v, want %v", what, rows, err, want)
+				}
+			}
+			ctx := as(both)
+			conn, err := e.db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := conn.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(ctx, st, asBoth, "prepared, both roles")
+			if _, err := conn.ExecContext(ctx, "USE ROLE support"); err != nil {
+				t.Fatal(err)
+			}
+			run(ctx, st, asSupport, "after USE ROLE support")
+			run(as(analyst), st, asAnalyst, "another caller on the same statement")
+			run(ctx, st, asBoth, "the first caller again: the role went with the connection's change of hands")
+			st.Close()
+			conn.Close()
+
+			// A statement prepared on the pool, after a caller's USE ROLE on
+			// the only connection: nobody inherits the role.
+			conn, _ = e.db.Conn(ctx)
+			if _, err := conn.ExecContext(ctx, "USE ROLE analyst"); err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+			pst, err := e.db.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pst.Close()
+			run(ctx, pst, asBoth, "pool statement, same caller after the connection returned")
+			run(as(analyst), pst, asAnalyst, "pool statement, another caller")
+		})
+	}
+}
+
+// stmtQuerier runs a prepared statement where query expects a database.
+type stmtQuerier struct{ st *sql.Stmt }
+
+func (s stmtQuerier) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
+	return s.st.QueryContext(ctx, args...)
 }
