@@ -5,7 +5,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,10 +130,31 @@ func (e *engine) user(ctx context.Context) (session.User, error) {
 // view resolves the caller on ctx, with the connection's USE ROLE state,
 // into a statement-local View.
 func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
+	u, err := e.caller(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	snap := e.memoSnapshot()
+	v, err := e.viewFor(u)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil && cs != nil {
+		if m := cs.fp; m == nil || m.version != snap.Version() || !sameUser(u, m.user) {
+			// u is the engine's own copy (session.FromContext copies).
+			cs.fp = &fingerprintMemo{version: snap.Version(), user: u, fp: v.Fingerprint()}
+		}
+	}
+	return v, nil
+}
+
+// caller is the session user on ctx with the connection's USE ROLE state
+// applied.
+func (e *engine) caller(ctx context.Context, cs *connState) (session.User, error) {
 	u, err := e.user(ctx)
 	if err != nil {
 		e.stats.failClosed("no_session")
-		return nil, err
+		return session.User{}, err
 	}
 	if cs != nil {
 		if cs.roles != nil && cs.roles.user != u.Name {
@@ -139,7 +162,31 @@ func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
 		}
 		u = cs.roles.apply(u)
 	}
-	return e.viewFor(u)
+	return u, nil
+}
+
+// fingerprintMemo is the fingerprint of the last View a connection built:
+// for the same caller on the same native snapshot, the View would be the
+// same, so a prepared statement's caller check need not build it again.
+type fingerprintMemo struct {
+	version uint64 // of the snapshot (no pointer: an idle connection must not keep an old snapshot alive)
+	user    session.User
+	fp      string
+}
+
+// memoSnapshot returns the current snapshot when Views built on it can be
+// memoized per caller: a native policy set, whose decisions depend on the
+// caller and the snapshot only (a Ranger snapshot may also depend on the
+// time of day).
+func (e *engine) memoSnapshot() policy.Snapshot {
+	snap, err := e.source.Snapshot()
+	if err != nil {
+		return nil
+	}
+	if _, native := snap.(*policy.Compiled); !native {
+		return nil
+	}
+	return snap
 }
 
 func (e *engine) viewFor(u session.User) (policy.View, error) {
@@ -173,11 +220,28 @@ func (v versionedView) SnapshotVersion() uint64 { return v.version }
 func (v versionedView) Unwrap() policy.View { return v.View }
 
 func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
+	if m := cs.memo(); m != nil {
+		u, err := e.caller(ctx, cs)
+		if err != nil {
+			return "", err
+		}
+		if snap := e.memoSnapshot(); snap != nil && snap.Version() == m.version && sameUser(u, m.user) {
+			return m.fp, nil
+		}
+	}
 	v, err := e.view(ctx, cs)
 	if err != nil {
 		return "", err
 	}
 	return v.Fingerprint(), nil
+}
+
+// sameUser reports whether a and b are the same caller in every field a
+// View depends on.
+func sameUser(a, b session.User) bool {
+	return a.Name == b.Name && a.PrimaryRole == b.PrimaryRole && slices.Equal(a.Groups, b.Groups) &&
+		slices.Equal(a.Roles, b.Roles) && slices.Equal(a.SecondaryRoles, b.SecondaryRoles) &&
+		maps.Equal(a.Attributes, b.Attributes)
 }
 
 // tagVersion identifies the tag sources' state: the versions of those
@@ -212,22 +276,43 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		}
 		return e.planRoleStatement(ctx, cs, query, st)
 	}
-	v, err := e.view(ctx, cs)
+	// A caller the connection's memo knows, on the same native snapshot,
+	// needs no View for a cached rewrite.
+	u, err := e.caller(ctx, cs)
 	if err != nil {
 		return nil, err
+	}
+	var v policy.View
+	var fp string
+	var version uint64
+	if m, snap := cs.memo(), e.memoSnapshot(); m != nil && snap != nil && m.version == snap.Version() && sameUser(u, m.user) {
+		fp, u, version = m.fp, m.user, snap.Version()
+	} else {
+		if v, err = e.view(ctx, cs); err != nil {
+			return nil, err
+		}
+		fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
 	}
 	if err := e.loadSession(ctx, cs); err != nil {
 		e.stats.failClosed("session_state")
 		return nil, err
 	}
 	cat := e.catalog(cs)
-	fp := v.Fingerprint()
-	u := v.User()
 	key := e.cacheKey(cs, query, fp, cat.Version(), e.tagVersion())
 	if c, ok := e.cache.get(key); ok {
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
-		return e.newPlan(query, fp, u, v, c, started), nil
+		return e.newPlan(query, fp, u, version, c, started), nil
+	}
+	if v == nil {
+		if v, err = e.view(ctx, cs); err != nil {
+			return nil, err
+		}
+		if v.Fingerprint() != fp {
+			// The snapshot changed in between: plan for the new one.
+			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+			key = e.cacheKey(cs, query, fp, cat.Version(), e.tagVersion())
+		}
 	}
 	e.stats.cacheMiss()
 	e.metrics.cacheMiss(ctx)
@@ -267,12 +352,12 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		e.cache.put(key, c)
 	}
 	e.metrics.rewritten(ctx, time.Since(started))
-	return e.newPlan(query, fp, u, v, c, started), nil
+	return e.newPlan(query, fp, u, version, c, started), nil
 }
 
-func (e *engine) newPlan(query, fp string, u session.User, v policy.View, c *cachedRewrite, started time.Time) *plan {
+func (e *engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *plan {
 	return &plan{query: query, sql: c.result.SQL, fingerprint: fp, result: c.result, started: started,
-		user: u.Name, who: u, version: snapshotVersion(v), tables: c.tables, sqlFingerprint: c.sqlFingerprint}
+		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint}
 }
 
 // cachedRewrite is a rewrite with what auditing it needs, computed once.

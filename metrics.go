@@ -2,6 +2,7 @@ package sqe
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -26,11 +27,16 @@ type metrics struct {
 	lookups    metric.Int64Counter
 	failClosed metric.Int64Counter
 	reg        metric.Registration
+
+	mu       sync.RWMutex
+	outcomes map[[2]string][]metric.AddOption // (decision, kind) -> options
 }
 
+// The options of the per-statement measurements are built once: a
+// statement's measurements allocate nothing.
 var (
-	attrHit  = metric.WithAttributes(attribute.String("result", "hit"))
-	attrMiss = metric.WithAttributes(attribute.String("result", "miss"))
+	attrHit  = []metric.AddOption{metric.WithAttributes(attribute.String("result", "hit"))}
+	attrMiss = []metric.AddOption{metric.WithAttributes(attribute.String("result", "miss"))}
 )
 
 func newMetrics(mp metric.MeterProvider) (*metrics, error) {
@@ -87,15 +93,28 @@ func (m *metrics) observe(mp metric.MeterProvider, dropped func() uint64, reload
 	return err
 }
 
-func (m *metrics) cacheHit(ctx context.Context)  { m.lookups.Add(ctx, 1, attrHit) }
-func (m *metrics) cacheMiss(ctx context.Context) { m.lookups.Add(ctx, 1, attrMiss) }
+func (m *metrics) cacheHit(ctx context.Context)  { m.lookups.Add(ctx, 1, attrHit...) }
+func (m *metrics) cacheMiss(ctx context.Context) { m.lookups.Add(ctx, 1, attrMiss...) }
 
 func (m *metrics) rewritten(ctx context.Context, d time.Duration) {
 	m.rewrite.Record(ctx, d.Seconds())
 }
 
 func (m *metrics) statement(ctx context.Context, decision, kind string) {
-	m.statements.Add(ctx, 1, metric.WithAttributes(attribute.String("decision", decision), attribute.String("kind", kind)))
+	key := [2]string{decision, kind}
+	m.mu.RLock()
+	opts, ok := m.outcomes[key]
+	m.mu.RUnlock()
+	if !ok {
+		opts = []metric.AddOption{metric.WithAttributes(attribute.String("decision", decision), attribute.String("kind", kind))}
+		m.mu.Lock()
+		if m.outcomes == nil {
+			m.outcomes = map[[2]string][]metric.AddOption{}
+		}
+		m.outcomes[key] = opts
+		m.mu.Unlock()
+	}
+	m.statements.Add(ctx, 1, opts...)
 }
 
 func (m *metrics) refused(reason string) {

@@ -68,6 +68,15 @@ type connState struct {
 	sessionTouched bool
 	// roles is the connection's USE ROLE state, for the user who set it.
 	roles *roleOverride
+	// fp memoizes the last View's fingerprint (see fingerprintMemo).
+	fp *fingerprintMemo
+}
+
+func (cs *connState) memo() *fingerprintMemo {
+	if cs == nil {
+		return nil
+	}
+	return cs.fp
 }
 
 func newConnState(inner driver.Conn) *connState { return &connState{inner: inner} }

@@ -42,6 +42,11 @@ type roleStatement struct {
 // parseRoleStatement recognises the two statements; ok is false for any
 // other SQL. A role name may be bare, "double-quoted" or `backquoted`.
 func parseRoleStatement(query string) (st roleStatement, ok bool, err error) {
+	// Every statement passes here: only one that starts with USE (after
+	// the white space the expressions allow) is worth matching.
+	if rest := strings.TrimLeft(query, " \t\n\f\r"); len(rest) < 4 || !strings.EqualFold(rest[:3], "use") {
+		return st, false, nil
+	}
 	if m := useRoleRE.FindStringSubmatch(query); m != nil {
 		name, err := roleName(m[1])
 		if err != nil {
