@@ -180,6 +180,43 @@ var advCommon = []advCase{
 	write("UPDATE customers SET name = 'w' WHERE EXP(CASE WHEN name = 'HIDDEN-ZQ4-NAME' THEN 1000 ELSE 1 END) > 0"),
 	write("UPDATE notes SET body = 'w' WHERE id IN (SELECT id FROM accounts WHERE EXP(CASE WHEN owner = 'HIDDEN-ACC-OWNER' THEN 1000 ELSE 1 END) > 0)"),
 
+	// Masks read in a condition are computed only for admitted rows
+	// (adv-mia's name is a canary mask that fails on the first database's
+	// hidden names): the filtered table is fenced.
+	ok("SELECT id FROM customers WHERE name = 'HIDDEN-ZQ4-NAME'"),
+	ok("SELECT id, ssn FROM customers WHERE name LIKE 'HIDDEN%' OR id = 4"),
+	ok("SELECT id FROM customers WHERE id BETWEEN 1 AND 5 AND name > '' ORDER BY id"),
+	ok("SELECT id FROM customers WHERE name IS NOT NULL AND ssn IS NOT NULL ORDER BY id"),
+	ok("SELECT id, name FROM customers ORDER BY name, id"),
+	ok("SELECT id, name FROM customers ORDER BY 2, 1"),
+	ok("SELECT name AS n, COUNT(*) FROM customers GROUP BY n ORDER BY n"),
+	ok("SELECT name, COUNT(*) FROM customers GROUP BY name ORDER BY 1"),
+	ok("SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND c.name > '' ORDER BY 1"),
+	ok("SELECT o.id, c.id FROM orders o LEFT JOIN customers c ON c.id = o.customer_id AND c.name LIKE '%-%' ORDER BY o.id"),
+	ok("SELECT c.id, o.id FROM customers c, orders o WHERE o.customer_id = c.id AND c.name <> 'x' ORDER BY 1, 2"),
+	ok("SELECT c.id FROM customers c JOIN cust_v v ON v.name = c.name ORDER BY 1"),
+	ok("SELECT c.id, n.body FROM customers c JOIN notes n USING (id) WHERE c.name >= 'A' ORDER BY c.id"),
+
+	// Masks read only in the select list are computed only for the rows
+	// the conditions admitted (the read is merged), also for hidden rows
+	// reached by key and for the missing side of an outer join.
+	ok("SELECT id, name, ssn, email FROM customers WHERE id = 4"),
+	ok("SELECT id, name, ssn FROM customers WHERE id IN (1, 4, 5) ORDER BY id"),
+	ok("SELECT id, UPPER(name), CONCAT(ssn, COALESCE(email, '-')) FROM customers WHERE id > 2 ORDER BY id"),
+	ok("SELECT MAX(name), MIN(ssn), COUNT(*) FROM customers WHERE id >= 4"),
+	ok("SELECT DISTINCT name FROM customers WHERE id BETWEEN 3 AND 5"),
+	ok("SELECT o.id, c.name, c.ssn FROM orders o LEFT JOIN customers c ON c.id = o.customer_id ORDER BY o.id"),
+	ok("SELECT o.id, c.name FROM customers c RIGHT JOIN orders o ON c.id = o.customer_id WHERE o.total > 0 ORDER BY o.id"),
+	ok("SELECT c.name, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.customer_id IN (3, 4, 5) ORDER BY o.id"),
+
+	// A condition that fails on one hidden row (row 4 is in the US only in
+	// the first database) in a statement that reads masked columns.
+	any_("SELECT id, name, ssn FROM customers WHERE id < 6 AND 1 + CASE WHEN region = 'US' AND id = 4 THEN 9223372036854775807 ELSE 0 END > 0 ORDER BY id"),
+	any_("SELECT c.id, c.ssn FROM orders o JOIN customers c ON c.id = o.customer_id WHERE 1 + CASE WHEN c.region = 'US' AND c.id = 4 THEN 9223372036854775807 ELSE 0 END > 0 ORDER BY 1"),
+	any_("SELECT c.name FROM orders o JOIN customers c ON c.id = o.customer_id AND 1 + CASE WHEN c.region = 'US' AND c.id = 4 THEN 9223372036854775807 ELSE 0 END > 0 ORDER BY 1"),
+	any_("SELECT id, name, 1 + CASE WHEN region = 'US' AND id = 4 THEN 9223372036854775807 ELSE 0 END FROM customers WHERE id BETWEEN 3 AND 5 ORDER BY id"),
+	any_("SELECT COUNT(*), MAX(1 + CASE WHEN region = 'US' THEN 9223372036854775807 ELSE 0 END) FROM customers WHERE id = 4"),
+
 	// Restricted columns, named anywhere.
 	deny("SELECT salary FROM customers"),
 	deny("SELECT id FROM customers WHERE salary > 7302000"),
@@ -285,6 +322,12 @@ var advMySQL = []advCase{
 	ok("SET @advw = (SELECT GROUP_CONCAT(ssn ORDER BY id) FROM customers)"),
 	{sql: "SELECT ssn FROM customers WHERE id = ?", args: []any{1}, expect: "ok"},
 	{sql: "SELECT id FROM customers WHERE ssn = ? OR name = ?", args: []any{"314-15-9265", "HIDDEN-ZQ4-NAME"}, expect: "ok"},
+	{sql: "SELECT id, name, ssn, email FROM customers WHERE id = ?", args: []any{4}, expect: "ok"},
+	{sql: "SELECT id, name FROM customers WHERE name = ?", args: []any{"HIDDEN-ZQ4-NAME"}, expect: "ok"},
+	any_("SELECT COUNT(*), name, ssn FROM customers WHERE id = 4"),
+	ok("SELECT id FROM customers FORCE INDEX (customers_name) WHERE name > 'A' ORDER BY id"),
+	ok("SELECT c.id FROM orders o STRAIGHT_JOIN customers c ON c.id = o.customer_id WHERE c.name LIKE '%-%' ORDER BY 1"),
+	ok("SELECT o.id, c.name FROM orders o STRAIGHT_JOIN customers c ON c.id = o.customer_id ORDER BY o.id"),
 	any_("SELECT id FROM customers WHERE MATCH(name) AGAINST ('x')"),
 	any_("SELECT id FROM customers WHERE MATCH(ssn) AGAINST ('314')"),
 	ok("SELECT id FROM customers WHERE ssn + 0 = 314 ORDER BY id"),
@@ -452,6 +495,8 @@ var advPostgres = []advCase{
 	ok("SELECT current_user, session_user, current_role"),
 	{sql: "SELECT ssn FROM customers WHERE id = $1", args: []any{1}, expect: "ok"},
 	{sql: "SELECT id FROM customers WHERE ssn = $1 OR name = $2", args: []any{"314-15-9265", "HIDDEN-ZQ4-NAME"}, expect: "ok"},
+	{sql: "SELECT id, name, ssn, email FROM customers WHERE id = $1", args: []any{4}, expect: "ok"},
+	{sql: "SELECT id, name FROM customers WHERE name = $1", args: []any{"HIDDEN-ZQ4-NAME"}, expect: "ok"},
 	any_("SELECT pg_notify('{N}', ssn) FROM customers"),
 
 	// RETURNING returns masked values and never a filtered row.

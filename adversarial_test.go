@@ -29,7 +29,12 @@ import (
 // user gets, and a statement sqe refuses must never reach the server.
 
 // advPolicy governs the adversarial fixture: customers is filtered for the
-// analyst role, masked for support and restricted for both; cust_v (a view
+// analyst role, masked for support and restricted for both, and the user
+// who holds both roles (advMixed) reads name through a canary mask: the
+// value itself for every row the filter admits, an error (a BIGINT
+// overflow) for the names of the first database's hidden rows, so that a
+// mask evaluated on a hidden row shows as an error on one database only;
+// cust_v (a view
 // over customers) has the same policies under its own name; plain_v (a
 // view with no policy) falls to the default; notes is a table every staff
 // role may read and write (the place to copy protected values to);
@@ -46,6 +51,7 @@ tables:
     masks:
       - {name: ssn-last4, principals: [role:support], column: ssn, type: MASK_SHOW_LAST_4}
       - {name: email-null, principals: [role:support], column: email, type: MASK_NULL}
+      - {name: name-canary, principals: ["user:adv-mia"], column: name, type: CUSTOM, expr: "CASE WHEN (CASE WHEN {col} LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0 THEN {col} END"}
     restricted:
       - {name: no-salary, principals: [role:analyst, role:support], columns: [salary]}
   %[1]s.cust_v: *customers

@@ -26,7 +26,7 @@ func ExampleExplain() {
 	}
 	defer db.Close()
 	ex, err := sqe.Explain(context.Background(), db, session.User{Name: "sam", Roles: []string{"support"}},
-		"SELECT id FROM orders WHERE id = ?")
+		"SELECT id, email FROM orders WHERE id = ?")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func ExampleExplain() {
 		}
 	}
 	// Output:
-	// select `id` from (select `shop`.`orders`.`id` as `id`, CONCAT('***', right(`shop`.`orders`.`email`, 4)) as `email`, `shop`.`orders`.`region` as `region` from `shop`.`orders` where `shop`.`orders`.`region` = 'EU' limit 18446744073709551615) as `orders` where `id` = ?
+	// select `id`, CONCAT('***', right(`shop`.`orders`.`email`, 4)) as `email` from `shop`.`orders` where `shop`.`orders`.`region` = 'EU' and `id` = ?
 	// shop.orders: row filter eu-only (region = 'EU')
 	// shop.orders.email: mask email-tail (CUSTOM)
 }

@@ -41,8 +41,14 @@
 // conditions into (it is materialized for each statement), unless the
 // statement cannot fail on a row: outside its select lists it holds only
 // comparisons, IN lists, BETWEEN, LIKE and NULL tests of columns, literals
-// and placeholders, no subquery, HAVING or window (canFailOnARow), and the
-// table has no mask (a condition on a masked column evaluates the mask).
+// and placeholders, no subquery, HAVING or window (canFailOnARow), and no
+// condition reads a masked column of the table (merged, a condition on a
+// masked column evaluates the mask expression, which may fail, on the
+// hidden rows too). Conditions are everything outside the select list —
+// ON, USING, NATURAL, WHERE, GROUP BY, ORDER BY, also through a select-list
+// position or alias — and a column counts as masked when any table's
+// column of that name is (qualifiers are not told apart); a mask read only
+// in the select list is computed only for the rows the filter admitted.
 // A single-table SELECT of a table with masks or restricted columns and no
 // row filter, or with a row filter that needs no fence, is flattened
 // (masks inlined where the statement reads the columns, the filter ANDed

@@ -6,23 +6,60 @@ import (
 	"strings"
 	"testing"
 
+	"vitess.io/vitess/go/vt/sqlparser"
+
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
 func TestFilteredReadsAreFenced(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	const fenced = "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `"
 	for _, sql := range []string{
-		"SELECT id FROM customers WHERE id = 1",
-		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id",
+		// A condition that can fail, or another query.
+		"SELECT id FROM customers WHERE EXP(CASE WHEN name = 'x' THEN 1000 END) > 0",
+		"SELECT id, ssn FROM customers WHERE id = 1 AND EXP(id) > 0",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND LENGTH(c.name) > 1",
 		"SELECT id FROM orders WHERE customer_id IN (SELECT id FROM customers)",
+		// A masked column (ssn, email) read outside the select list.
+		"SELECT id FROM customers WHERE ssn = '1'",
+		"SELECT id FROM customers WHERE id = 1 AND email IS NULL",
+		"SELECT id, ssn FROM customers ORDER BY ssn",
+		"SELECT id FROM customers ORDER BY EMAIL DESC",
+		"SELECT id, ssn FROM customers ORDER BY 2",
+		"SELECT c.ssn FROM customers AS c WHERE c.id IN (1, 2) ORDER BY 1, c.id",
+		"SELECT ssn AS s FROM customers ORDER BY s",
+		"SELECT id, LENGTH(name) FROM customers ORDER BY 2",
+		"SELECT * FROM customers ORDER BY 1",
+		"SELECT ssn, COUNT(*) FROM customers GROUP BY ssn",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND c.ssn = 'x'",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.email LIKE 'a%'",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY ssn",
+		"SELECT c.id FROM orders o JOIN customers c ON o.ssn = c.id", // another table's column of that name counts
+		"SELECT c.id FROM orders o JOIN customers c USING (ssn)",
+		"SELECT c.id FROM orders o NATURAL JOIN customers c",
 	} {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", sql, err)
 		}
-		if !strings.Contains(out, "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `") {
+		if !strings.Contains(out, fenced) {
 			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
+		}
+	}
+	// Masks read only in the select list: the read is merged (flattened
+	// when it is the only table), the filter first in the WHERE.
+	for sql, want := range map[string]string{
+		"SELECT id, name, ssn FROM customers WHERE id = ?":                                               " as `ssn` from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and `id` = ?",
+		"SELECT * FROM customers WHERE name LIKE 'A%' ORDER BY id":                                       " as `email` from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and `name` like 'A%' order by `id` asc",
+		"SELECT c.ssn FROM customers AS c WHERE c.id IN (1, 2) ORDER BY c.id":                            " as `ssn` from `shop`.`customers` as `c` where `c`.`region` = 'EU' and `c`.`id` in (1, 2) order by `c`.`id` asc",
+		"SELECT id, LENGTH(ssn) FROM customers GROUP BY id ORDER BY 1":                                   " from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' group by `id` order by 1 asc",
+		"SELECT c.ssn, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.total > 1": " from `shop`.`customers` where `shop`.`customers`.`region` = 'EU') as `c` on `c`.`id` = `o`.`customer_id` where `o`.`total` > 1",
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") ||
+			!strings.Contains(out, "regexp_replace(") {
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
 		}
 	}
 	// A table with masks only is still flattened.
@@ -31,6 +68,48 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 	out, err := rewriteSQL(t, "SELECT ssn FROM customers WHERE id = 1", map[string]*policy.Decision{"shop.customers": masked})
 	if err != nil || strings.Contains(out, "limit") || strings.Contains(out, "(select") {
 		t.Fatalf("masked-only read: %v\n%s", err, short(out))
+	}
+}
+
+// TestNeedsFence checks the rule on plans built by hand: tag masks not
+// resolved to columns make every column count as masked, MASK_NONE is no
+// mask, and a policy's own expressions fence any masked table.
+func TestNeedsFence(t *testing.T) {
+	filter := []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}
+	plan := func(d *policy.Decision) *rewriter.TablePlan {
+		d.RowFilters = filter
+		return &rewriter.TablePlan{Table: policy.TableName{Schema: "shop", Table: "customers"}, Decision: d}
+	}
+	tagged := plan(&policy.Decision{TagMasks: map[string]policy.Mask{"PII": {Type: "MASK_NULL"}}})
+	masked := plan(&policy.Decision{Masks: map[string]policy.Mask{"ssn": {Type: "MASK_NULL"}}})
+	none := plan(&policy.Decision{Masks: map[string]policy.Mask{"ssn": {Type: "MASK_NONE"}}})
+	for _, c := range []struct {
+		sql    string
+		plan   *rewriter.TablePlan
+		policy bool
+		want   bool
+	}{
+		{"SELECT ssn FROM customers", tagged, false, false},
+		{"SELECT ssn FROM customers WHERE id = 1", tagged, false, true},
+		{"SELECT ssn FROM customers ORDER BY 1", tagged, false, true},
+		{"SELECT ssn FROM customers WHERE id = 1", masked, false, false},
+		{"SELECT ssn FROM customers WHERE id = 1", masked, true, true},
+		{"SELECT id FROM customers WHERE SSN = 1", masked, false, true},
+		{"SELECT id FROM customers WHERE EXP(id) > 1", plan(&policy.Decision{}), false, true},
+		{"SELECT id FROM customers WHERE ssn = 1", none, false, false},
+		{"SELECT id FROM customers WHERE ssn = 1", plan(&policy.Decision{}), false, false},
+	} {
+		stmt, err := parse(c.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &rewrite{mergeable: !canFailOnARow(stmt)}
+		if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
+			r.conds = collectConditionColumns(sel)
+		}
+		if got := r.needsFence(c.plan, &scope{policy: c.policy}); got != c.want {
+			t.Errorf("%s (policy scope %v): fence %v, want %v", c.sql, c.policy, got, c.want)
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	if err != nil {
 		return false, err
 	}
-	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan) {
+	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan, sc) {
 		return false, nil
 	}
 	r.reads = append(r.reads, read{table: t, plan: plan})

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // fuzzDecisions put every table under a read policy behind a row filter,
@@ -37,6 +39,9 @@ func FuzzRewrite(f *testing.F) {
 	for _, s := range []string{
 		"SELECT * FROM customers",
 		"SELECT c.ssn FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.email LIKE ?",
+		"SELECT id, name, ssn FROM customers WHERE id = ?",
+		"SELECT c.ssn, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.total > 1 ORDER BY 2",
+		"SELECT r.role, c.email FROM region_map r JOIN customers c USING (region) WHERE r.role = ? ORDER BY c.id",
 		"WITH RECURSIVE r AS (SELECT 1 AS id UNION ALL SELECT id + 1 FROM r) SELECT * FROM r, customers",
 		"UPDATE customers SET name = ssn WHERE id = ? ORDER BY ssn LIMIT 1",
 		"INSERT INTO orders SELECT id, id, 0 FROM customers ON DUPLICATE KEY UPDATE total = VALUES(total)",
@@ -92,10 +97,11 @@ func FuzzRewrite(f *testing.F) {
 // checkTables accepts a printed statement when every table reference in it
 // is dual, a CTE of the statement, a table the policy leaves as it is
 // (schema-qualified), the only FROM entry of a derived table that filters
-// it (WHERE) and is fenced (LIMIT), the target of a write, the object of a
-// schema change, or the information_schema.COLUMNS of a column listing.
+// it (WHERE) and is fenced (LIMIT), a filtered table read unfenced where
+// mergedReads allows it, the target of a write, the object of a schema
+// change, or the information_schema.COLUMNS of a column listing.
 func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) error {
-	allowed := map[*sqlparser.AliasedTableExpr]bool{}
+	allowed := mergedReads(stmt, dec)
 	ctes := map[string]bool{}
 	var bad error
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
@@ -104,20 +110,6 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(sel.From) == 1 && sel.Where != nil && sel.Limit != nil {
 				if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
 					allowed[ate] = true
-				}
-			}
-		case *sqlparser.Select:
-			// A flattened read of a filtered table without masks: its only
-			// FROM entry, with the filter (over the table's own columns) as
-			// the first conjunct of the WHERE.
-			if len(e.From) == 1 && e.Where != nil {
-				if ate, ok := e.From[0].(*sqlparser.AliasedTableExpr); ok {
-					if tn, ok := ate.Expr.(sqlparser.TableName); ok {
-						t := policy.TableName{Schema: tn.Qualifier.String(), Table: tn.Name.String()}
-						if d, ok := dec[t.Key()]; ok && len(d.Masks) == 0 && len(d.RowFilters) > 0 && filterFirst(e.Where.Expr, tn) {
-							allowed[ate] = true
-						}
-					}
 				}
 			}
 		case *sqlparser.CommonTableExpr:
@@ -217,6 +209,28 @@ func TestCheckTablesCatchesDirectReads(t *testing.T) {
 		"update `shop`.`customers` set id = 1":                                                 true,
 		"update `shop`.`orders` as o join `shop`.`customers` as c on c.id = o.id set o.id = 1": false,
 		"update `shop`.`orders` as o join `shop`.`customers` as c on c.id = o.id set c.id = 1": true,
+		// Flattened: the filter first, no failing condition, no masked column in a condition.
+		"select id, concat(ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' and id = ?":               true,
+		"select c.id from `shop`.`customers` as c where c.region = 'EU' and c.id in (1, 2) order by c.id":                       true,
+		"select id from `shop`.`customers` where id = 1":                                                                        false,
+		"select id from `shop`.`customers` where `shop`.`customers`.region = 'EU' and ssn = '1'":                                false,
+		"select id from `shop`.`customers` where `shop`.`customers`.region = 'EU' and concat(ssn) = '1'":                        false,
+		"select id from `shop`.`customers` where `shop`.`customers`.region = 'EU' and exp(id) > 0":                              false,
+		"select id from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by email":                               false,
+		"select id, concat(ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by 2":               false,
+		"select id, concat(ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by ssn":             false,
+		"select id, concat(ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by 1":               true,
+		"select id, (select 1) from `shop`.`customers` where `shop`.`customers`.region = 'EU'":                                  false,
+		"select id from `shop`.`orders` where id in (select id from `shop`.`customers` where `shop`.`customers`.region = 'EU')": false,
+		// Merged derived tables: no condition reads a column they compute.
+		"select c.id, c.ssn from (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c where c.id = 1":                     true,
+		"select c.id from (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c where c.ssn = '1'":                         false,
+		"select c.id from (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c where exp(c.id) > 0":                       false,
+		"select c.ssn from (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c order by 1":                               false,
+		"select c.id from `shop`.`orders` as o join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c on c.ssn = o.id": false,
+		"select c.id from `shop`.`orders` as o join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c on c.id = o.id":  true,
+		"select c.id from `shop`.`orders` as o natural join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c":         false,
+		"select (select 1) from (select id as id from `shop`.`customers` where region = 'EU') as c":                                                         false,
 	} {
 		stmt, err := parser.Parse(sql)
 		if err != nil {
@@ -241,23 +255,296 @@ func readsColumn(stmt sqlparser.Statement, name string) bool {
 	return found
 }
 
-// filterFirst reports whether the first conjunct of a WHERE reads only
-// columns qualified with the table's schema and name (the filter the
-// rewrite puts in front).
-func filterFirst(e sqlparser.Expr, tn sqlparser.TableName) bool {
-	for {
-		and, ok := e.(*sqlparser.AndExpr)
-		if !ok {
-			break
-		}
-		e = and.Left
+// mergedReads returns the reads of filtered tables that a printed SELECT
+// may hold unfenced: a single-table read flattened (the table's filter,
+// over its own columns, first in the WHERE) and derived tables of the
+// policy's read form without a LIMIT, among the FROM entries of the
+// statement's top level. Both only when the statement holds no other
+// query, no HAVING, window or INTO, every condition outside the select
+// list is built from comparisons of plain columns, literals and
+// placeholders, and no condition reads a masked value: a mask expression
+// (which the safe conditions exclude), a raw masked column (a flattened
+// read), a column a derived table computes, or a select-list entry named
+// by position or alias that is anything but a plain column that is
+// neither.
+func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[*sqlparser.AliasedTableExpr]bool {
+	allowed := map[*sqlparser.AliasedTableExpr]bool{}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || sel.With != nil || sel.Having != nil || len(sel.Windows) > 0 || sel.Into != nil {
+		return allowed
 	}
+	for _, se := range sel.SelectExprs.Exprs {
+		if containsQuery(se) {
+			return allowed
+		}
+	}
+	var conds []sqlparser.Expr // conditions outside the select list
+	var keys []sqlparser.Expr  // GROUP BY and ORDER BY entries
+	if sel.GroupBy != nil {
+		keys = append(keys, sel.GroupBy.Exprs...)
+	}
+	for _, o := range sel.OrderBy {
+		keys = append(keys, o.Expr)
+	}
+	names := map[string]bool{} // columns the conditions read, by name
+	opaque := false            // the conditions may read any column
+	var derived []*sqlparser.AliasedTableExpr
+	var computed []map[string]bool // per derived table: its computed columns
+	var walkFrom func(te sqlparser.TableExpr) bool
+	walkFrom = func(te sqlparser.TableExpr) bool {
+		switch t := te.(type) {
+		case *sqlparser.AliasedTableExpr:
+			switch e := t.Expr.(type) {
+			case sqlparser.TableName:
+				return true
+			case *sqlparser.DerivedTable:
+				inner, ok := e.Select.(*sqlparser.Select)
+				if !ok || len(inner.From) != 1 || inner.Where == nil || containsQuery(inner.Where) {
+					return false
+				}
+				if inner.Limit != nil {
+					return true // fenced
+				}
+				ate, ok := inner.From[0].(*sqlparser.AliasedTableExpr)
+				if !ok {
+					return false
+				}
+				cols := map[string]bool{}
+				for _, se := range inner.SelectExprs.Exprs {
+					ae, ok := se.(*sqlparser.AliasedExpr)
+					if !ok {
+						return false
+					}
+					if c, plain := ae.Expr.(*sqlparser.ColName); plain && (ae.As.IsEmpty() || ae.As.EqualString(c.Name.String())) {
+						continue
+					}
+					if containsQuery(ae.Expr) {
+						return false
+					}
+					cols[strings.ToLower(ae.As.String())] = true
+				}
+				derived = append(derived, ate)
+				computed = append(computed, cols)
+				return true
+			}
+			return false
+		case *sqlparser.JoinTableExpr:
+			switch t.Join {
+			case sqlparser.NaturalJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
+				opaque = true
+			}
+			if t.Condition != nil {
+				if t.Condition.On != nil {
+					conds = append(conds, t.Condition.On)
+				}
+				for _, c := range t.Condition.Using {
+					names[c.Lowered()] = true
+				}
+			}
+			return walkFrom(t.LeftExpr) && walkFrom(t.RightExpr)
+		case *sqlparser.ParenTableExpr:
+			for _, e := range t.Exprs {
+				if !walkFrom(e) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	for _, te := range sel.From {
+		if !walkFrom(te) {
+			return allowed
+		}
+	}
+	// The flattened form: its single FROM entry, the filter first.
+	var flat *sqlparser.AliasedTableExpr
+	var flatDecision *policy.Decision
+	where := sqlparser.Expr(nil)
+	if sel.Where != nil {
+		where = sel.Where.Expr
+	}
+	if len(sel.From) == 1 && where != nil {
+		if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := ate.Expr.(sqlparser.TableName); ok {
+				t := policy.TableName{Schema: tn.Qualifier.String(), Table: tn.Name.String()}
+				q := tn
+				if !ate.As.IsEmpty() {
+					q = sqlparser.TableName{Name: ate.As}
+				}
+				if d, ok := dec[t.Key()]; ok && len(d.RowFilters) > 0 {
+					filter, rest := where, sqlparser.Expr(nil)
+					if and, ok := where.(*sqlparser.AndExpr); ok {
+						filter, rest = and.Left, and.Right
+					}
+					if readsOnly(filter, q) {
+						flat, flatDecision, where = ate, d, rest
+					}
+				}
+			}
+		}
+	}
+	if where != nil {
+		conds = append(conds, where)
+	}
+	for _, c := range conds {
+		if !plainCondition(c) {
+			return allowed
+		}
+	}
+	for _, k := range keys {
+		if !plainValue(k) {
+			return allowed
+		}
+	}
+	for _, n := range append(append([]sqlparser.Expr(nil), conds...), keys...) {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if c, ok := node.(*sqlparser.ColName); ok {
+				names[c.Name.Lowered()] = true
+			}
+			return true, nil
+		}, n)
+	}
+	for _, k := range keys {
+		if se, named := namedEntry(sel, k); named {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				opaque = true
+				continue
+			}
+			c, ok := ae.Expr.(*sqlparser.ColName)
+			if !ok {
+				opaque = true
+				continue
+			}
+			names[c.Name.Lowered()] = true
+		}
+	}
+	if flat != nil {
+		masked := false
+		for name, m := range flatDecision.Masks {
+			if m.Type != udf.TypeNone {
+				masked = true
+				if names[strings.ToLower(name)] {
+					return allowed
+				}
+			}
+		}
+		if !masked || !opaque {
+			allowed[flat] = true
+		}
+		return allowed
+	}
+	for i, ate := range derived {
+		ok := !(opaque && len(computed[i]) > 0)
+		for name := range computed[i] {
+			if names[name] {
+				ok = false
+			}
+		}
+		if ok {
+			allowed[ate] = true
+		}
+	}
+	return allowed
+}
+
+// namedEntry returns the select-list entry that a GROUP BY or ORDER BY
+// key names by position or by alias (nil when a position is out of range
+// or follows a star).
+func namedEntry(sel *sqlparser.Select, key sqlparser.Expr) (sqlparser.SelectExpr, bool) {
+	exprs := sel.SelectExprs.Exprs
+	switch k := key.(type) {
+	case *sqlparser.Literal:
+		if k.Type != sqlparser.IntVal {
+			return nil, false
+		}
+		var pos int
+		if _, err := fmt.Sscan(k.Val, &pos); err != nil || pos < 1 || pos > len(exprs) {
+			return nil, true
+		}
+		for _, se := range exprs[:pos] {
+			if _, star := se.(*sqlparser.StarExpr); star {
+				return nil, true
+			}
+		}
+		return exprs[pos-1], true
+	case *sqlparser.ColName:
+		if k.Qualifier.IsEmpty() {
+			for _, se := range exprs {
+				if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(k.Name.String()) {
+					return se, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// plainCondition accepts comparisons, IN lists, BETWEEN, LIKE and NULL
+// tests of plain values, and their boolean combinations.
+func plainCondition(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.AndExpr:
+		return plainCondition(x.Left) && plainCondition(x.Right)
+	case *sqlparser.OrExpr:
+		return plainCondition(x.Left) && plainCondition(x.Right)
+	case *sqlparser.NotExpr:
+		return plainCondition(x.Expr)
+	case *sqlparser.ComparisonExpr:
+		switch x.Operator {
+		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp, sqlparser.GreaterEqualOp,
+			sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp, sqlparser.InOp, sqlparser.NotInOp, sqlparser.LikeOp, sqlparser.NotLikeOp:
+			return (x.Escape == nil || plainValue(x.Escape)) && plainValue(x.Left) && plainValue(x.Right)
+		}
+		return false
+	case *sqlparser.BetweenExpr:
+		return plainValue(x.Left) && plainValue(x.From) && plainValue(x.To)
+	case *sqlparser.IsExpr:
+		return plainValue(x.Left)
+	}
+	return plainValue(e)
+}
+
+// plainValue accepts columns, literals, placeholders, NULL, booleans and
+// tuples of them.
+func plainValue(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal, sqlparser.BoolVal:
+		return true
+	case sqlparser.ValTuple:
+		for _, v := range x {
+			if !plainValue(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func containsQuery(n sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		switch node.(type) {
+		case *sqlparser.Subquery, *sqlparser.DerivedTable, *sqlparser.Select, *sqlparser.Union:
+			found = true
+		}
+		return !found, nil
+	}, n)
+	return found
+}
+
+// readsOnly reports whether e reads at least one column and only columns
+// qualified with q (an alias, or the table's schema and name): the filter
+// the rewrite puts first in a flattened read's WHERE.
+func readsOnly(e sqlparser.Expr, q sqlparser.TableName) bool {
 	cols := 0
 	ok := true
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		if c, isCol := n.(*sqlparser.ColName); isCol {
 			cols++
-			if !strings.EqualFold(c.Qualifier.Name.String(), tn.Name.String()) || !strings.EqualFold(c.Qualifier.Qualifier.String(), tn.Qualifier.String()) {
+			if !strings.EqualFold(c.Qualifier.Name.String(), q.Name.String()) || !strings.EqualFold(c.Qualifier.Qualifier.String(), q.Qualifier.String()) {
 				ok = false
 			}
 		}

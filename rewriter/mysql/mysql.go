@@ -189,6 +189,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewrit
 	}
 	r := newRewrite(ctx, req)
 	r.mergeable = !canFailOnARow(stmt)
+	if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
+		r.conds = collectConditionColumns(sel)
+	}
 	res, err := r.statement(stmt)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,9 @@ type rewrite struct {
 	// fail on a row's values, so a row-filtered table may be read merged
 	// into the statement (see needsFence).
 	mergeable bool
+	// conds are the columns a mergeable statement reads outside its select
+	// list (see needsFence).
+	conds conditionColumns
 	// top is the statement's own top-level query (the only one that may
 	// store INTO variables).
 	top sqlparser.TableStatement
@@ -549,21 +552,49 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	}); err != nil {
 		return nil, err
 	}
-	if r.needsFence(plan) {
+	if r.needsFence(plan, outer) {
 		fence(sel)
 	}
 	return sel, nil
 }
 
-// needsFence reports whether the read form of a table must be fenced: it
-// has a row filter, and the statement may evaluate, on a row the filter
-// rejects, an expression that can fail (canFailOnARow), or a mask
-// expression (a condition on a masked column reads it).
-func (r *rewrite) needsFence(plan *rewriter.TablePlan) bool {
-	if len(plan.Decision.RowFilters) == 0 {
+// needsFence reports whether the read form of a table, referenced in scope
+// sc, must be fenced: it has a row filter, and the statement may evaluate,
+// on a row the filter rejects, an expression that can fail (the statement
+// is not mergeable, see canFailOnARow) or a mask expression of the table.
+//
+// Merged, a masked column read in a condition (WHERE, ON, USING, GROUP
+// BY, HAVING, ORDER BY, also through a select-list alias or position) is
+// its mask expression evaluated wherever the server evaluates that
+// condition, hidden rows included, and a mask can fail on a value (a
+// CUSTOM expression of the policy's choosing). Select-list expressions are
+// computed only for the rows every condition admitted, so a mask read only
+// there needs no fence. Names are compared without their qualifiers: a
+// column of any table of the statement that shares its name with a masked
+// column counts as that column. Tag masks the plan has not resolved to
+// columns make every column count as masked. In a policy's own
+// expressions (a filter reading another table) any mask fences, as the
+// statement's conditions say nothing about them.
+func (r *rewrite) needsFence(plan *rewriter.TablePlan, sc *scope) bool {
+	d := plan.Decision
+	if len(d.RowFilters) == 0 {
 		return false
 	}
-	return !r.mergeable || len(plan.Decision.Masks) > 0 || len(plan.Decision.TagMasks) > 0
+	if !r.mergeable {
+		return true
+	}
+	if sc != nil && sc.policy {
+		return len(d.Masks) > 0 || len(d.TagMasks) > 0
+	}
+	if len(d.TagMasks) > 0 {
+		return r.conds.all || len(r.conds.names) > 0
+	}
+	for name := range d.Masks {
+		if _, masked := plan.Mask(name); masked && r.conds.reads(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxRows is the largest LIMIT the server accepts.

@@ -1,6 +1,9 @@
 package mysql
 
 import (
+	"strconv"
+	"strings"
+
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -136,4 +139,132 @@ func hasQuery(n sqlparser.SQLNode) bool {
 		return true, nil
 	}, n)
 	return found
+}
+
+// conditionColumns are the columns a statement may read outside its
+// select list: the names of every column in FROM (ON, USING), WHERE,
+// GROUP BY, HAVING, windows, ORDER BY and LIMIT, whatever their
+// qualifier, and the columns of the select-list expressions that GROUP BY
+// or ORDER BY name by position or alias. all is set when that set cannot
+// be told: a NATURAL join, or a position or alias naming anything but a
+// plain column (a star, an expression, no select-list entry at all).
+type conditionColumns struct {
+	names map[string]bool
+	all   bool
+}
+
+func (cc *conditionColumns) add(name string) {
+	if cc.names == nil {
+		cc.names = map[string]bool{}
+	}
+	cc.names[strings.ToLower(name)] = true
+}
+
+// reads reports whether the set may hold the column.
+func (cc *conditionColumns) reads(name string) bool {
+	return cc.all || cc.names[strings.ToLower(name)]
+}
+
+// collectConditionColumns computes the conditionColumns of a SELECT.
+func collectConditionColumns(sel *sqlparser.Select) conditionColumns {
+	var cc conditionColumns
+	cols := func(n sqlparser.SQLNode) {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			switch x := node.(type) {
+			case *sqlparser.ColName:
+				cc.add(x.Name.String())
+			case *sqlparser.JoinTableExpr:
+				switch x.Join {
+				case sqlparser.NaturalJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
+					cc.all = true
+				}
+				if x.Condition != nil {
+					for _, c := range x.Condition.Using {
+						cc.add(c.String())
+					}
+				}
+			}
+			return true, nil
+		}, n)
+	}
+	for _, te := range sel.From {
+		cols(te)
+	}
+	if sel.Where != nil {
+		cols(sel.Where)
+	}
+	if sel.GroupBy != nil {
+		cols(sel.GroupBy)
+	}
+	if sel.Having != nil {
+		cols(sel.Having)
+	}
+	if len(sel.Windows) > 0 {
+		cols(sel.Windows)
+	}
+	if len(sel.OrderBy) > 0 {
+		cols(sel.OrderBy)
+	}
+	if sel.Limit != nil {
+		cols(sel.Limit)
+	}
+	// GROUP BY and ORDER BY may name a select-list entry by position or
+	// by alias.
+	var keys []sqlparser.Expr
+	if sel.GroupBy != nil {
+		keys = append(keys, sel.GroupBy.Exprs...)
+	}
+	for _, o := range sel.OrderBy {
+		keys = append(keys, o.Expr)
+	}
+	for _, k := range keys {
+		if se, named := selectEntry(sel, k); named {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				cc.all = true
+				continue
+			}
+			c, ok := ae.Expr.(*sqlparser.ColName)
+			if !ok {
+				cc.all = true
+				continue
+			}
+			cc.add(c.Name.String())
+		}
+	}
+	return cc
+}
+
+// selectEntry returns the select-list entry a GROUP BY or ORDER BY key
+// names by position (an integer literal) or by alias (an unqualified
+// column), and whether the key names one; a position with a star before
+// it, or out of range, names a nil entry.
+func selectEntry(sel *sqlparser.Select, key sqlparser.Expr) (sqlparser.SelectExpr, bool) {
+	exprs := sel.SelectExprs.Exprs
+	switch k := key.(type) {
+	case *sqlparser.Literal:
+		if k.Type != sqlparser.IntVal {
+			return nil, false
+		}
+		pos, err := strconv.Atoi(k.Val)
+		if err != nil || pos < 1 || pos > len(exprs) {
+			return nil, true
+		}
+		for _, se := range exprs[:pos] {
+			if _, star := se.(*sqlparser.StarExpr); star {
+				return nil, true
+			}
+		}
+		return exprs[pos-1], true
+	case *sqlparser.ColName:
+		if !k.Qualifier.IsEmpty() {
+			return nil, false
+		}
+		for _, se := range exprs {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(k.Name.String()) {
+				return se, true
+			}
+		}
+	}
+	return nil, false
 }
