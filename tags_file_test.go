@@ -11,6 +11,7 @@ import (
 	"github.com/sqe-project/sqe"
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/ranger"
 	"github.com/sqe-project/sqe/session"
 	"github.com/sqe-project/sqe/udf"
 )
@@ -212,6 +213,45 @@ func TestTagSourceOption(t *testing.T) {
 			src.set(e.schema+".staff", nil)
 			if got := name(); got != "Annabel" {
 				t.Fatalf("after the source dropped the tag: %q", got)
+			}
+		})
+	}
+}
+
+// TestRangerTagsAsTagSource: Ranger's tag download, given as a TagSource,
+// tags columns for the native file's tag masks; the native precedence
+// applies (the column's own mask wins).
+func TestRangerTagsAsTagSource(t *testing.T) {
+	const pol = `version: 1
+default: allow
+tag_masks:
+  - {name: pii-redact, principals: [role:support], tag: PII, type: REDACT, args: ["[pii]"]}
+tables:
+  %[1]s.customers:
+    masks:
+      - {name: own-null, principals: [role:support], column: name, type: MASK_NULL}
+`
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, pol)
+			testdb.Exec(t, e.raw, "DROP TABLE orders", "DROP TABLE customers",
+				"CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), phone VARCHAR(20))",
+				"INSERT INTO customers VALUES (1, 'Ada', 'PHONE-CANARY-1')")
+			tags, err := ranger.LoadBundle("ranger/testdata/shop_bundle.json", ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicyFile(e.policy), sqe.WithTagSource(tags.(policy.TagSource)), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			rows, _, err := query(as(tagSupport), db, "SELECT id, name, phone FROM customers")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("1", "NULL", "[pii]")}) {
+				t.Fatalf("support: %v %v", rows, err)
+			}
+			if rows, _, err := query(as(tagAdmin), db, "SELECT phone FROM customers"); err != nil || !reflect.DeepEqual(rows, [][]string{r("PHONE-CANARY-1")}) {
+				t.Fatalf("admin: %v %v", rows, err)
 			}
 		})
 	}

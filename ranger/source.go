@@ -144,6 +144,30 @@ func (s *Source) Snapshot() (policy.Snapshot, error) {
 // Current returns the current snapshot, or nil.
 func (s *Source) Current() *Snapshot { return s.cur.Load() }
 
+// TableTags returns the tags the current snapshot's tag download gives t's
+// columns (see Snapshot.TableTags), so that a Source can serve as the
+// policy.TagSource of another policy source (sqe.WithTagSource). Before
+// the first download it fails (fail closed).
+func (s *Source) TableTags(ctx context.Context, t policy.TableName) (map[string][]string, error) {
+	snap := s.cur.Load()
+	if snap == nil {
+		_, err := s.Snapshot()
+		return nil, err
+	}
+	return snap.TableTags(ctx, t)
+}
+
+// TagVersion is the current snapshot's version: it changes whenever a new
+// download (policies or tags) is published.
+func (s *Source) TagVersion() uint64 {
+	if snap := s.cur.Load(); snap != nil {
+		return snap.Version()
+	}
+	return 0
+}
+
+var _ policy.TagSource = (*Source)(nil)
+
 // Close stops polling. It is safe to call more than once.
 func (s *Source) Close() error {
 	s.closeOnce.Do(func() {

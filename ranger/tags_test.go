@@ -19,6 +19,9 @@ func TestSnapshotTableTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, err := src.(policy.TagSource).TableTags(context.Background(), policy.TableName{Schema: "shop", Table: "customers"}); err != nil || len(got["phone"]) != 1 {
+		t.Fatalf("the source as a TagSource: %v %v", got, err)
+	}
 	ts, ok := snap.(policy.TagSource)
 	if !ok {
 		t.Fatalf("%T is not a policy.TagSource", snap)
