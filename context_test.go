@@ -1,9 +1,11 @@
 package sqe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -26,6 +28,11 @@ tables:
       - {name: read, principals: [public], allow: [select]}
     row_filters:
       - {name: own-rows, principals: [role:member], filter: "owner = current_user OR is_role_in_session('lead')"}
+  %[1]s.role_notes:
+    access:
+      - {name: read, principals: [public], allow: [select]}
+    row_filters:
+      - {name: primary-role-rows, principals: [public], filter: "role_name = invoker_role()"}
 `
 
 // TestContextFunctionsWithAwkwardNames: current_user, is_role_in_session,
@@ -37,7 +44,8 @@ func TestContextFunctionsWithAwkwardNames(t *testing.T) {
 		for _, mode := range []string{"default", "backslash-literal"} {
 			t.Run(b.name+"/"+mode, func(t *testing.T) {
 				e := newEnv(t, b, contextPolicy)
-				testdb.Exec(t, e.raw, "CREATE TABLE notes (id INT PRIMARY KEY, owner VARCHAR(40), body VARCHAR(40))")
+				testdb.Exec(t, e.raw, "CREATE TABLE notes (id INT PRIMARY KEY, owner VARCHAR(40), body VARCHAR(40))",
+					"CREATE TABLE role_notes (id INT PRIMARY KEY, role_name VARCHAR(40))")
 				ph := func(i int) string {
 					if b.name == "postgres" {
 						return fmt.Sprintf("$%d", i)
@@ -46,6 +54,9 @@ func TestContextFunctionsWithAwkwardNames(t *testing.T) {
 				}
 				for i, n := range awkwardNames {
 					if _, err := e.raw.Exec("INSERT INTO notes VALUES ("+ph(1)+", "+ph(2)+", "+ph(3)+")", i+1, n, "note of "+n); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := e.raw.Exec("INSERT INTO role_notes VALUES ("+ph(1)+", "+ph(2)+")", i+1, n); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -99,6 +110,24 @@ func TestContextFunctionsWithAwkwardNames(t *testing.T) {
 					rows, _, err = query(as(lead), db, "SELECT COUNT(*) FROM notes WHERE is_role_in_session('lead')")
 					if err != nil || !reflect.DeepEqual(rows, [][]string{r(fmt.Sprint(len(awkwardNames)))}) {
 						t.Fatalf("%q as lead: %v %v", n, rows, err)
+					}
+					// The role functions, with the name as the primary role.
+					withRole := session.User{Name: n, Roles: []string{n, "member"}, PrimaryRole: n, SecondaryRoles: []string{session.AllSecondaryRoles}}
+					roleQ := "SELECT current_role(), invoker_role(), current_available_roles(), current_secondary_roles(), CURRENT_USER, USER(), SESSION_USER()"
+					if b.name == "postgres" {
+						roleQ = "SELECT current_role, invoker_role(), current_available_roles(), current_secondary_roles(), current_user, session_user, user"
+					}
+					held := []string{n, "member"}
+					slices.Sort(held)
+					available, _ := json.Marshal(held)
+					secondary, _ := json.Marshal(map[string]string{"roles": "member", "value": "ALL"})
+					rows, _, err = query(as(withRole), db, roleQ)
+					if want := [][]string{r(n, n, string(available), string(secondary), n, n, n)}; err != nil || !reflect.DeepEqual(rows, want) {
+						t.Fatalf("%q role functions: %v %v, want %v", n, rows, err, want)
+					}
+					rows, _, err = query(as(withRole), db, "SELECT id FROM role_notes")
+					if want := [][]string{r(fmt.Sprint(i + 1))}; err != nil || !reflect.DeepEqual(rows, want) {
+						t.Fatalf("%q primary role in a row filter: %v %v, want %v", n, rows, err, want)
 					}
 					// Groups and attributes with the same names.
 					grouped := session.User{Name: "lead", Roles: []string{"lead"}, Groups: []string{n, "other"}, Attributes: map[string]string{"k": n}}
