@@ -46,11 +46,17 @@ func loop(b *testing.B, body func()) {
 // BenchmarkResolve measures, per policy-set size:
 //
 //	decide       Decide alone on a pinned View (its decision cache off, so
-//	             every call evaluates)
-//	evaluate     the part of Decide before the Decision is materialised:
-//	             resolving the table, probing the pinned indexes, ordering
-//	             the rules
+//	             every call decides again; after the first, the snapshot's
+//	             memo knows what the View's principals find for the table,
+//	             see WithMemoSize)
+//	evaluate     what Decide does when the memo does not know the View's
+//	             principals and the table: resolving the table, probing the
+//	             pinned indexes, ordering the rules
 //	view+decide  building the View and deciding the table
+//	view+decide-miss
+//	             the same with the snapshot's memo emptied (and what it has
+//	             seen forgotten) before every op: the View resolves the
+//	             caller, Decide evaluates and builds the Decision's contents
 //	statement    what a statement pays: ViewWithRetry on the source,
 //	             Fingerprint (the rewrite-cache key) and Decide
 //	casbin       casbin's Enforce for the same decision on the same access
@@ -125,6 +131,22 @@ func BenchmarkResolve(b *testing.B) {
 		b.Run(fmt.Sprintf("policies=%d/view+decide", n), func(b *testing.B) {
 			setup(b)
 			loop(b, func() { viewDecide(b) })
+		})
+		b.Run(fmt.Sprintf("policies=%d/view+decide-miss", n), func(b *testing.B) {
+			setup(b)
+			// The same snapshot with a memo of its own, emptied before
+			// every op.
+			cm := *c
+			cm.memo = newSnapshotMemo(2)
+			loop(b, func() {
+				cm.memo.reset()
+				v, err := cm.View(user)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d, err := v.Decide(table)
+				check(b, d, err)
+			})
 		})
 		b.Run(fmt.Sprintf("policies=%d/statement", n), func(b *testing.B) {
 			setup(b)

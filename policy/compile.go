@@ -118,6 +118,8 @@ type Compiled struct {
 	governed []bool // by resource: the entry has an allow rule
 
 	tags *tagIndex // the tags section and tag-mask bindings; nil when none
+
+	memo snapshotMemo // what the snapshot's Views resolve and decide, shared
 }
 
 var _ Snapshot = (*Compiled)(nil)
@@ -152,8 +154,8 @@ func (c *Compiled) Size() (principals, resources, rules, entries int) {
 // deny wins over an allow whatever their priorities.
 //
 // Options: WithMergeBound, WithMergeMinPrincipals, WithDecisionCacheSize
-// (for the snapshot's Views) and WithCounters (default: the snapshot gets
-// its own Counters).
+// (for the snapshot's Views), WithMemoSize and WithCounters
+// (default: the snapshot gets its own Counters).
 func Compile(f *File, version uint64, opts ...Option) (*Compiled, error) {
 	if f == nil {
 		return nil, fmt.Errorf("%w: nil file", ErrInvalidFile)
@@ -177,6 +179,7 @@ func Compile(f *File, version uint64, opts ...Option) (*Compiled, error) {
 	c.compileUnresolved(f)
 	c.compileTables(f)
 	c.tags = compileTags(f)
+	c.memo = newSnapshotMemo(o.memoSize)
 	return c, nil
 }
 

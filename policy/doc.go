@@ -180,7 +180,22 @@
 // the table, not on the size of the policy set. A View caches its
 // Decisions (WithDecisionCacheSize); a returned *Decision is read-only (its
 // maps may be shared with other Decisions; Decision.Clone gives a private
-// copy). Nothing a View computes is shared with another View.
+// copy).
+//
+// Isolation. What a View changes — its cached Decisions, its merged index,
+// its tag bindings — is its own. What never changes once built is shared
+// through a bounded memo on the snapshot (WithMemoSize), keyed exactly:
+// the principals resolved for a caller, with its role lists and
+// fingerprint, reach only a View for an identical caller (the same name,
+// groups, roles, primary and secondary roles and attributes, compared in
+// full, not by hash); the read-only maps and row filters of a Decision are
+// shared by Decisions of identical content (the same access bits and the
+// same rules); and a View whose pinned principals and table equal an
+// earlier one's gets that Decision's content without evaluating again.
+// Every entry is a function of the snapshot and the exact key alone, so a
+// View can get from the memo only what it would have computed itself;
+// each Decide still returns a *Decision of its own. Views holding an
+// unresolved principal do not take Decisions from the memo.
 //
 // Adaptive merge. A View that pins many principals (at least
 // WithMergeMinPrincipals) probes each of them per resource. Once the probes
@@ -238,7 +253,7 @@
 // Every limit is an Option with a documented default: WithMergeBound
 // (DefaultMergeBound), WithMergeMinPrincipals (DefaultMergeMinPrincipals),
 // WithViewRetries (DefaultViewRetries), WithRetryBackoff
-// (DefaultRetryBackoff) and WithDecisionCacheSize
-// (DefaultDecisionCacheSize); WithPartialLoads, WithDeferredLoad and
+// (DefaultRetryBackoff), WithDecisionCacheSize (DefaultDecisionCacheSize)
+// and WithMemoSize (DefaultMemoSize); WithPartialLoads, WithDeferredLoad and
 // WithCounters choose behaviour.
 package policy

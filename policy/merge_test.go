@@ -132,7 +132,9 @@ func TestMergeBound(t *testing.T) {
 		roles = append(roles, fmt.Sprintf("r%d", i))
 	}
 	u := session.User{Name: "u", Roles: roles}
-	probe, _ := Compile(f, 1, WithMergeBound(0))
+	// Without the memo, so that every Decide evaluates (probes or uses the
+	// merge).
+	probe, _ := Compile(f, 1, WithMergeBound(0), WithMemoSize(0))
 	pv, _ := probe.view(u)
 	for _, tc := range []struct {
 		opts  []Option
@@ -143,7 +145,7 @@ func TestMergeBound(t *testing.T) {
 		{[]Option{WithMergeMinPrincipals(len(pv.pins) + 1)}, false},
 		{nil, true},
 	} {
-		c, err := Compile(f, 1, tc.opts...)
+		c, err := Compile(f, 1, append(tc.opts, WithMemoSize(0))...)
 		if err != nil {
 			t.Fatal(err)
 		}

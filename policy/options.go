@@ -24,6 +24,11 @@ const (
 	// DefaultDecisionCacheSize bounds the Decisions one View caches. See
 	// WithDecisionCacheSize.
 	DefaultDecisionCacheSize = 256
+	// DefaultMemoSize is the number of entries of each kind (resolved
+	// callers, Decision contents, links from a caller's principals and a
+	// table to a content) a snapshot keeps for its Views to share. See
+	// WithMemoSize.
+	DefaultMemoSize = 1024
 )
 
 // Option configures Compile, the sources of this package (NewFileSource,
@@ -37,6 +42,7 @@ type options struct {
 	viewRetries   int
 	retryBackoff  time.Duration
 	decisionCache int
+	memoSize      int
 	partialLoads  bool
 	deferredLoad  bool
 	counters      *Counters
@@ -49,6 +55,7 @@ func defaultOptions() options {
 		viewRetries:   DefaultViewRetries,
 		retryBackoff:  DefaultRetryBackoff,
 		decisionCache: DefaultDecisionCacheSize,
+		memoSize:      DefaultMemoSize,
 		partialLoads:  true,
 	}
 }
@@ -89,8 +96,31 @@ func WithRetryBackoff(d time.Duration) Option {
 
 // WithDecisionCacheSize bounds the Decisions a View caches (default
 // DefaultDecisionCacheSize). n <= 0 disables the cache: every Decide
-// evaluates again.
+// decides again and returns a new Decision.
 func WithDecisionCacheSize(n int) Option { return func(o *options) { o.decisionCache = max(n, 0) } }
+
+// WithMemoSize sets the size of a snapshot's memo (default
+// DefaultMemoSize; rounded up to a power of two), which lets the
+// snapshot's Views share what they resolve and decide instead of doing it
+// again:
+//
+//   - what a View resolves from its caller (the held and active roles, the
+//     principals it pins) depends only on the caller, so a View for a
+//     caller (the same name, groups, roles, primary and secondary roles and
+//     attributes) that an earlier View resolved shares that resolution;
+//   - a Decision's content (its access maps, row filters, masks and
+//     restricted columns) depends only on the rules that apply and the
+//     access types granted, so Decides that arrive at the same ones, for
+//     any caller and table, put the same read-only maps and row filters in
+//     Decisions of their own;
+//   - what a Decide finds depends only on the principals the View holds
+//     and the table, so a later Decide for them skips the evaluation.
+//
+// The memo keeps up to n entries of each kind: a caller or a content the
+// second time it is seen (one seen once costs nothing but a hash), and
+// newer entries replace older ones. n <= 0 disables it: every View
+// resolves its caller, and every Decision gets maps of its own.
+func WithMemoSize(n int) Option { return func(o *options) { o.memoSize = max(n, 0) } }
 
 // WithPartialLoads chooses how a FileSource treats a malformed roles,
 // groups or users entry. On (the default), the file is read with

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,34 +47,48 @@ type pin struct {
 	active bool
 }
 
-type cachedDecision struct {
-	t TableName
-	d *Decision
+type fileView struct {
+	// The caller and the principals resolved for it, shared with the
+	// snapshot's other Views for the same caller (see viewPrincipals).
+	*viewPrincipals
+
+	c         *Compiled
+	merge     *viewMerge // nil unless mergeable
+	cacheSize int32      // WithDecisionCacheSize
+
+	mu   sync.Mutex
+	tags *viewTags // the caller's tag bindings, resolved on first use
+	// The Decision cache: the first Decisions (found by their Table) in
+	// small, filled in order under mu and read without it; once both are
+	// taken, the others in cache (under mu).
+	small [2]atomic.Pointer[Decision]
+	cache map[TableName]*Decision
 }
 
-type fileView struct {
-	c    *Compiled
-	user session.User
+// viewPrincipals is what a View resolves from its caller: a copy of the
+// caller, the held and active roles and the pinned principals. It depends
+// on nothing but the snapshot and the caller, and is not changed once
+// built (the role names and the fingerprint, built on first use, are set
+// once), so the snapshot's Views for the same caller share it (see
+// snapshotMemo).
+type viewPrincipals struct {
+	user session.User // the caller's copy, without its Attributes
+	// attrs are the caller's attributes: key and value pairs, sorted by
+	// key; nil when User.Attributes is nil.
+	attrs []string
 
 	groups    []string // sorted, unique
 	held      []int32  // role pids, sorted (so in name order)
 	activeAll bool     // else the active roles are in extra
 	mergeable bool
+	mergeCost int32 // entries of the pinned principals
 	pins      []pin
-	extra     *viewExtra // nil for most Views
-	merge     *viewMerge // nil unless mergeable
-	mergeCost int32      // entries of the pinned principals
-	cacheSize int32      // WithDecisionCacheSize
+	extra     *viewExtra // nil for most callers
+	hash      uint64     // the caller's hash in the memo
 
 	names  atomic.Pointer[roleNameLists] // built on first use
 	fpOnce sync.Once
 	fp     string
-
-	mu     sync.Mutex
-	tags   *viewTags // the caller's tag bindings, resolved on first use
-	nsmall int32
-	small  [2]cachedDecision
-	cache  map[TableName]*Decision
 
 	pinBuf  [6]pin
 	heldBuf [6]int32
@@ -136,10 +149,14 @@ var (
 // The View pins the indexes of the principals it holds: Decide probes only
 // those, for the resources (exact and wildcard table entries) that apply to
 // the table. The View is safe for concurrent use, but meant for one
-// statement: nothing it computes is shared with other Views. Decide caches
+// statement: what it changes (its cached Decisions, its merged index) is
+// its own. What never changes once built may be shared with the snapshot's
+// other Views (see WithMemoSize): the principals resolved for the same
+// caller (with the role lists and the fingerprint), and the read-only maps
+// and row filters of Decisions that have the same content. Decide caches
 // its answers: the *Decision it returns is shared by later calls for the
 // same table and must not be modified (use Decision.Clone for a private
-// copy).
+// copy); each View gets Decisions of its own.
 func (c *Compiled) View(u session.User) (View, error) {
 	v, err := c.view(u)
 	if err != nil {
@@ -149,8 +166,31 @@ func (c *Compiled) View(u session.User) (View, error) {
 }
 
 func (c *Compiled) view(u session.User) (*fileView, error) {
-	v := &fileView{c: c, cacheSize: int32(c.opts.decisionCache)}
-	v.user = cloneUser(u, v.userBuf[:0])
+	m := &c.memo
+	var v *fileView
+	var hash uint64
+	keep := false // keep the principals in the memo
+	if len(m.callers) > 0 {
+		hash = m.callerHash(&u)
+		if p := m.caller(hash, &u); p != nil {
+			v = &fileView{viewPrincipals: p, c: c, cacheSize: int32(c.opts.decisionCache)}
+			if p.mergeable {
+				v.merge = &viewMerge{}
+			}
+			return v, nil
+		}
+		keep = m.seenCaller(hash)
+	}
+	if keep {
+		// The memo keeps the principals alone, not the View.
+		v = &fileView{viewPrincipals: &viewPrincipals{hash: hash}}
+	} else {
+		blk := &viewBlock{}
+		v = &blk.v
+		v.viewPrincipals = &blk.p
+	}
+	v.c, v.cacheSize = c, int32(c.opts.decisionCache)
+	v.user, v.attrs = cloneUser(u, v.userBuf[:0])
 	u = v.user
 	held := idset{ids: v.heldBuf[:0]}
 	for _, r := range u.Roles {
@@ -240,7 +280,17 @@ func (c *Compiled) view(u session.User) (*fileView, error) {
 	if v.mergeable {
 		v.merge = &viewMerge{}
 	}
+	if keep {
+		m.addCaller(v.viewPrincipals)
+	}
 	return v, nil
+}
+
+// viewBlock is a View and its principals in one allocation, for a caller
+// the memo does not keep.
+type viewBlock struct {
+	v fileView
+	p viewPrincipals
 }
 
 // resolveActive checks the primary and secondary roles and computes the
@@ -365,18 +415,17 @@ func (c *Compiled) addClosure(s *idset, role int32) {
 	}
 }
 
-// cloneUser copies u, its three lists into buf (grown once when they do
-// not fit).
-func cloneUser(u session.User, buf []string) session.User {
+// cloneUser copies u, its three lists and its attributes (as key and
+// value pairs, sorted by key; nil when u.Attributes is nil) into buf, grown
+// once when they do not fit. The copy's Attributes is nil.
+func cloneUser(u session.User, buf []string) (session.User, []string) {
 	c := session.User{Name: u.Name, PrimaryRole: u.PrimaryRole}
-	if u.Attributes != nil {
-		c.Attributes = maps.Clone(u.Attributes)
+	ng, nr, ns, na := len(u.Groups), len(u.Roles), len(u.SecondaryRoles), len(u.Attributes)
+	n := ng + nr + ns + 2*na
+	if n > cap(buf) {
+		buf = make([]string, 0, n)
 	}
-	ng, nr, ns := len(u.Groups), len(u.Roles), len(u.SecondaryRoles)
-	if ng+nr+ns > cap(buf) {
-		buf = make([]string, 0, ng+nr+ns)
-	}
-	buf = buf[:ng+nr+ns]
+	buf = buf[:n]
 	copy(buf, u.Groups)
 	copy(buf[ng:], u.Roles)
 	copy(buf[ng+nr:], u.SecondaryRoles)
@@ -389,7 +438,25 @@ func cloneUser(u session.User, buf []string) session.User {
 	if u.SecondaryRoles != nil {
 		c.SecondaryRoles = buf[ng+nr : ng+nr+ns : ng+nr+ns]
 	}
-	return c
+	if u.Attributes == nil {
+		return c, nil
+	}
+	attrs := buf[ng+nr+ns : n : n]
+	// The keys, sorted, in the second half; then each pair in its place
+	// (pair i overwrites keys that come before key i, or key i itself
+	// once it has been read).
+	keys := attrs[na:]
+	i := 0
+	for k := range u.Attributes {
+		keys[i] = k
+		i++
+	}
+	slices.Sort(keys)
+	for i := 0; i < na; i++ {
+		k := keys[i]
+		attrs[2*i], attrs[2*i+1] = k, u.Attributes[k]
+	}
+	return c, attrs
 }
 
 // sortedUnique returns the non-empty strings of in, sorted and unique; in
@@ -475,8 +542,8 @@ func (v *fileView) fingerprint() string {
 	for _, pid := range v.held {
 		size += 2 * (len(c.principals[pid].Name) + 4)
 	}
-	for k, val := range u.Attributes {
-		size += len(k) + len(val) + 8
+	for _, s := range v.attrs {
+		size += len(s) + 4
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -526,15 +593,12 @@ func (v *fileView) fingerprint() string {
 	// As given: current_secondary_roles() reports them in this order.
 	list('s', u.SecondaryRoles)
 	b.WriteByte('t')
-	int(len(u.Attributes))
+	int(len(v.attrs) / 2)
 	b.WriteByte('[')
-	if len(u.Attributes) > 0 {
-		keys := slices.Sorted(maps.Keys(u.Attributes))
-		for _, k := range keys {
-			str(k)
-			b.WriteByte('=')
-			str(u.Attributes[k])
-		}
+	for i := 0; i < len(v.attrs); i += 2 {
+		str(v.attrs[i])
+		b.WriteByte('=')
+		str(v.attrs[i+1])
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -549,7 +613,16 @@ func (v *fileView) Fingerprint() string {
 }
 
 // User returns a copy of the session user the View was built for.
-func (v *fileView) User() session.User { return v.user.Clone() }
+func (v *fileView) User() session.User {
+	u := v.user.Clone()
+	if v.attrs != nil {
+		u.Attributes = make(map[string]string, len(v.attrs)/2)
+		for i := 0; i < len(v.attrs); i += 2 {
+			u.Attributes[v.attrs[i]] = v.attrs[i+1]
+		}
+	}
+	return u
+}
 
 func (v *fileView) HeldRoles() []string   { return v.roleNameLists().held }
 func (v *fileView) ActiveRoles() []string { return v.roleNameLists().active }
@@ -579,13 +652,17 @@ func (v *fileView) Decide(t TableName) (*Decision, error) {
 }
 
 func (v *fileView) cached(t TableName) *Decision {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for i := int32(0); i < v.nsmall; i++ {
-		if v.small[i].t == t {
-			return v.small[i].d
+	for i := range v.small {
+		d := v.small[i].Load()
+		if d == nil {
+			return nil // cache is used only once small is full
+		}
+		if d.Table == t {
+			return d
 		}
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	return v.cache[t]
 }
 
@@ -594,19 +671,24 @@ func (v *fileView) cached(t TableName) *Decision {
 func (v *fileView) store(t TableName, d *Decision, size int) *Decision {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	for i := int32(0); i < v.nsmall; i++ {
-		if v.small[i].t == t {
-			return v.small[i].d
+	n := 0 // taken small slots
+	for i := range v.small {
+		prev := v.small[i].Load()
+		if prev == nil {
+			break
 		}
+		if prev.Table == t {
+			return prev
+		}
+		n++
 	}
 	if prev, ok := v.cache[t]; ok {
 		return prev
 	}
 	switch {
-	case int(v.nsmall) < len(v.small) && int(v.nsmall) < size:
-		v.small[v.nsmall] = cachedDecision{t, d}
-		v.nsmall++
-	case int(v.nsmall)+len(v.cache) < size:
+	case n < len(v.small) && n < size:
+		v.small[n].Store(d)
+	case n+len(v.cache) < size:
 		if v.cache == nil {
 			v.cache = make(map[TableName]*Decision, 8)
 		}
@@ -627,12 +709,15 @@ type mergedEntry struct {
 }
 
 func (v *fileView) decide(t TableName) (*Decision, error) {
-	var refBuf [32]int32
-	allow, governed, refs, err := v.evaluate(t, refBuf[:0])
-	if err != nil {
-		return nil, err
+	d := v.memoized(t)
+	if d == nil {
+		var refBuf [32]int32
+		allow, governed, refs, err := v.evaluate(t, refBuf[:0])
+		if err != nil {
+			return nil, err
+		}
+		d = v.decisionFor(t, allow, governed, refs)
 	}
-	d := v.c.decision(t, allow, governed, refs)
 	if v.c.tags != nil {
 		return v.withTags(d)
 	}
@@ -715,6 +800,18 @@ type decisionBlock struct {
 // allow, whether an allow rule governs the table, and the applicable rules
 // in rule order.
 func (c *Compiled) decision(t TableName, allow accessBits, governed bool, refs []int32) *Decision {
+	// The Decision and (up to two) row filters in one allocation.
+	blk := &decisionBlock{}
+	blk.d.Table = t
+	c.fillDecision(&blk.d, blk.filters[:0], allow, governed, refs)
+	return &blk.d
+}
+
+// fillDecision sets d's access maps, row filters, masks and restricted
+// columns (see decision). The row filters go to buf when they fit; either
+// way d.RowFilters has no spare capacity, so that appending to a shared
+// Decision's filters copies them.
+func (c *Compiled) fillDecision(d *Decision, buf []RowFilter, allow accessBits, governed bool, refs []int32) {
 	var reasons [7]string
 	var denied accessBits
 	filters := 0
@@ -723,18 +820,13 @@ func (c *Compiled) decision(t TableName, allow accessBits, governed bool, refs [
 			filters++
 		}
 	}
-	// The Decision and (up to two) row filters in one allocation.
-	var d *Decision
-	if filters <= 2 {
-		blk := &decisionBlock{}
-		d = &blk.d
-		if filters > 0 {
-			d.RowFilters = blk.filters[:0:filters]
-		}
-	} else {
-		d = &Decision{RowFilters: make([]RowFilter, 0, filters)}
+	switch {
+	case filters == 0:
+	case filters <= cap(buf):
+		d.RowFilters = buf[:0:filters]
+	default:
+		d.RowFilters = make([]RowFilter, 0, filters)
 	}
-	d.Table = t
 	for _, ri := range refs {
 		r := &c.rules[ri]
 		switch r.kind {
@@ -789,7 +881,7 @@ func (c *Compiled) decision(t TableName, allow accessBits, governed bool, refs [
 		default:
 			d.Allowed, d.DeniedBy = allowedMaps[0], defaultDenyMap
 		}
-		return d
+		return
 	}
 	var allowed accessBits
 	for i, a := range Accesses {
@@ -814,7 +906,6 @@ func (c *Compiled) decision(t TableName, allow accessBits, governed bool, refs [
 		d.DeniedBy[a] = reason
 	}
 	d.Allowed = allowedMaps[allowed]
-	return d
 }
 
 // checkUnresolved refuses a decision that could change if the user held
