@@ -66,13 +66,15 @@ type memoEntry struct {
 	refBuf   [8]int32
 }
 
-// memoHit records the body a View's pins found for a table name. It is
-// never changed once stored.
+// memoHit records the body a View's pins found for a table name, and the
+// Decision for that name, which every View that finds the hit returns (a
+// returned Decision is read-only). It is never changed once stored.
 type memoHit struct {
 	hash   uint64
 	table  TableName // as the caller named it (a private copy)
 	pins   []pin
 	body   *memoEntry
+	d      Decision // body.d with Table set
 	pinBuf [6]pin
 }
 
@@ -191,15 +193,16 @@ func (e *memoEntry) copyOf(t TableName) *Decision {
 	return d
 }
 
-// memoized returns a new Decision for t when the memo knows what the
-// View's pins find for t; nil when it does not.
+// memoized returns the memo's Decision for t when the memo knows what the
+// View's pins find for t (shared, read-only: a statement's Decide then
+// allocates nothing); nil when it does not.
 func (v *fileView) memoized(t TableName) *Decision {
 	m := &v.c.memo
 	if len(m.hits) == 0 || len(v.unresolved()) > 0 {
 		return nil
 	}
 	if e := m.hit(m.hitHash(v.pins, t), v.pins, t); e != nil {
-		return e.body.copyOf(t)
+		return &e.d
 	}
 	return nil
 }
@@ -251,6 +254,8 @@ func (m *snapshotMemo) addHit(pins []pin, t TableName, e *memoEntry) {
 	// longer string, the statement, that the memo should not keep alive.
 	name := t.Schema + t.Table
 	hit.table = TableName{name[:len(t.Schema)], name[len(t.Schema):]}
+	hit.d = e.d
+	hit.d.Table = hit.table
 	if len(pins) <= len(hit.pinBuf) {
 		hit.pins = append(hit.pinBuf[:0:len(pins)], pins...)
 	} else {

@@ -234,9 +234,11 @@ func (v *fileView) withTags(d *Decision) (*Decision, error) {
 	if len(bound) == 0 {
 		return d, nil
 	}
-	d.TagMasks = bound
-	d.ColumnTags = v.c.tags.columns[d.Table.Key()]
-	return d, nil
+	// d may be shared (see memoized): the bindings go on a copy.
+	c := *d
+	c.TagMasks = bound
+	c.ColumnTags = v.c.tags.columns[d.Table.Key()]
+	return &c, nil
 }
 
 // validTagMask checks a binding's mask the way a column mask is checked.
