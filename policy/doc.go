@@ -193,9 +193,10 @@
 // same rules); and a View whose pinned principals and table equal an
 // earlier one's gets that Decision's content without evaluating again.
 // Every entry is a function of the snapshot and the exact key alone, so a
-// View can get from the memo only what it would have computed itself;
-// each Decide still returns a *Decision of its own. Views holding an
-// unresolved principal do not take Decisions from the memo.
+// View can get from the memo only what it would have computed itself
+// (a Decision found through a link is returned shared, as the read-only
+// contract allows). Views holding an unresolved principal do not take
+// Decisions from the memo.
 //
 // Adaptive merge. A View that pins many principals (at least
 // WithMergeMinPrincipals) probes each of them per resource. Once the probes

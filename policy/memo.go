@@ -31,8 +31,9 @@ import (
 // View's pins (the principals it holds that have rules, and which of them
 // are active). So when an evaluation finds a body that is in the memo
 // already, the memo also remembers, per pins and table name, that body
-// (a hit), and a later Decide that finds its pins and table there skips
-// the evaluation. Views that hold an
+// (a hit, with the Decision for that name), and a later Decide that finds
+// its pins and table there skips the evaluation and returns the hit's
+// Decision, shared and read-only. Views that hold an
 // unresolved principal do not use hits: their Decides also check what the
 // snapshot does not know.
 //

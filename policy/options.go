@@ -114,7 +114,8 @@ func WithDecisionCacheSize(n int) Option { return func(o *options) { o.decisionC
 //     any caller and table, put the same read-only maps and row filters in
 //     Decisions of their own;
 //   - what a Decide finds depends only on the principals the View holds
-//     and the table, so a later Decide for them skips the evaluation.
+//     and the table, so a later Decide for them skips the evaluation and
+//     returns the same read-only Decision.
 //
 // The memo keeps up to n entries of each kind: a caller or a content the
 // second time it is seen (one seen once costs nothing but a hash), and
