@@ -30,7 +30,8 @@ import (
 
 // advPolicy governs the adversarial fixture: customers is filtered for the
 // analyst role, masked for support and restricted for both, and the user
-// who holds both roles (advMixed) reads name through a canary mask: the
+// who holds both roles (advMixed) reads name (and accounts.owner) through
+// a canary mask: the
 // value itself for every row the filter admits, an error (a BIGINT
 // overflow) for the names of the first database's hidden rows, so that a
 // mask evaluated on a hidden row shows as an error on one database only;
@@ -70,6 +71,8 @@ tables:
       - {name: read, principals: [role:admin, role:analyst, role:support], allow: [select, update]}
     row_filters:
       - {name: mapped-regions, principals: [role:analyst], filter: "region IN (SELECT m.region FROM region_map m WHERE m.role = 'analyst')"}
+    masks:
+      - {name: owner-canary, principals: ["user:adv-mia"], column: owner, type: CUSTOM, expr: "CASE WHEN (CASE WHEN {col} LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0 THEN {col} END"}
   %[1]s.region_map:
     access:
       - {name: read, principals: [public], allow: [select]}
@@ -769,4 +772,139 @@ type stmtQueryer struct{ s *sql.Stmt }
 
 func (q stmtQueryer) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
 	return q.s.QueryContext(ctx, args...)
+}
+
+// advCheapPolicy filters ledger with a single equality (a simple filter)
+// and masks amount for the analyst with an expression of the cost of one
+// operator that fails on the hidden rows' values (an integer overflow).
+const advCheapPolicy = `version: 1
+default: deny
+tables:
+  %[1]s.ledger:
+    access:
+      - {name: read, principals: [role:analyst], allow: [select, update]}
+    row_filters:
+      - {name: eu-only, principals: [role:analyst], filter: "region = 'EU'"}
+    masks:
+      - {name: amount-cheap, principals: ["user:adv-lea"], column: amount, type: CUSTOM, expr: "{col} * 30000"}
+  %[1]s.ledger_ref:
+    access:
+      - {name: read, principals: [role:analyst], allow: [select]}
+`
+
+// TestAdversarialCheapConditions: PostgreSQL re-creates a filter's
+// equality with a constant from its equivalence class after the other
+// conditions on the table, so a condition of the same cost (one operator:
+// a mask such as {col} * 30000 read in the application's WHERE, or the
+// application's own id * 429496730 IS NOT NULL) runs before it on every
+// row. Under a filter a merged read would evaluate it on the hidden rows
+// and fail on their values; the read must not depend on them.
+func TestAdversarialCheapConditions(t *testing.T) {
+	b := backend{name: "postgres", driver: "pgx"}
+	e := newEnv(t, b, advCheapPolicy)
+	testdb.Exec(t, e.raw,
+		"CREATE TABLE ledger (id INT PRIMARY KEY, region VARCHAR(8), amount INT)",
+		"CREATE TABLE ledger_ref (id INT PRIMARY KEY, amount INT)",
+		// The hidden rows' values overflow in both expressions.
+		"INSERT INTO ledger VALUES (1, 'EU', 10), (2, 'EU', 20), (3, 'EU', 30), (5, 'US', 100000), (6, 'US', 200000)",
+		"INSERT INTO ledger_ref VALUES (1, 300000), (2, 600000), (3, 900000)",
+		"ANALYZE ledger", "ANALYZE ledger_ref")
+	masked := session.User{Name: "adv-lea", Roles: []string{"analyst"}}
+	plain := session.User{Name: "adv-leo", Roles: []string{"analyst"}}
+	for _, tc := range []struct {
+		u    session.User
+		q    string
+		want string
+	}{
+		{masked, "SELECT id FROM ledger WHERE amount IS NOT NULL ORDER BY id", "1,2,3"},
+		{masked, "SELECT id FROM ledger WHERE amount > 0 ORDER BY id", "1,2,3"},
+		{masked, "SELECT id, amount FROM ledger ORDER BY amount", "1|300000,2|600000,3|900000"},
+		{masked, "SELECT l.id FROM ledger l JOIN ledger_ref r ON r.amount = l.amount ORDER BY 1", "1,2,3"},
+		{masked, "SELECT id FROM ledger WHERE id = 2", "2"},
+		{masked, "SELECT id, amount FROM ledger WHERE id = 2", "2|600000"},
+		{plain, "SELECT id FROM ledger WHERE id * 429496730 IS NOT NULL ORDER BY id", "1,2,3"},
+		{plain, "SELECT id FROM ledger WHERE amount * 30000 IS NOT NULL ORDER BY id", "1,2,3"},
+		{plain, "SELECT id, amount FROM ledger WHERE id = 2", "2|20"},
+	} {
+		rows, _, err := query(as(tc.u), e.db, tc.q)
+		if err != nil {
+			t.Errorf("%s as %s: %v", tc.q, tc.u.Name, err)
+			continue
+		}
+		if got := strings.Join(flatten(rows), ","); got != tc.want {
+			t.Errorf("%s as %s: %s, want %s", tc.q, tc.u.Name, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		u session.User
+		q string
+	}{
+		{masked, "UPDATE ledger SET region = 'EU' WHERE amount IS NOT NULL"},
+		{plain, "UPDATE ledger SET region = 'EU' WHERE id * 429496730 IS NOT NULL"},
+		{plain, "DELETE FROM ledger WHERE amount * 30000 IS NOT NULL"},
+	} {
+		tx, err := e.db.BeginTx(as(tc.u), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tx.ExecContext(as(tc.u), tc.q)
+		if err != nil && !errors.Is(err, sqe.ErrAccessDenied) {
+			t.Errorf("%s as %s: %v", tc.q, tc.u.Name, err)
+		} else if err == nil {
+			if n, _ := res.RowsAffected(); n != 3 {
+				t.Errorf("%s as %s: %d rows, want 3", tc.q, tc.u.Name, n)
+			}
+		}
+		_ = tx.Rollback()
+	}
+}
+
+// TestAdversarialMergedReads: through a mapping-table filter, a statement
+// whose conditions cannot fail and read no masked column is sent merged
+// (no OFFSET 0 fence) and returns what the filter, applied by hand,
+// returns; one whose conditions can fail, or read a mask, is fenced.
+func TestAdversarialMergedReads(t *testing.T) {
+	b := backend{name: "postgres", driver: "pgx"}
+	e := newAdvEnv(t, b, nil)
+	const mapped = "(SELECT * FROM accounts WHERE region IN (SELECT m.region FROM region_map m WHERE m.role = 'analyst')) a"
+	for _, tc := range []struct {
+		u      session.User
+		q, ref string
+		fenced bool
+		args   []any
+	}{
+		{advAnalyst, "SELECT id, owner, iban FROM accounts WHERE id = 2", "SELECT id, owner, iban FROM " + mapped + " WHERE id = 2", false, nil},
+		{advAnalyst, "SELECT id, owner FROM accounts WHERE id = 3", "SELECT id, owner FROM " + mapped + " WHERE id = 3", false, nil},
+		{advAnalyst, "SELECT id FROM accounts WHERE id IN (1, 3, 4) OR owner LIKE 'HID%' ORDER BY id", "SELECT id FROM " + mapped + " WHERE id IN (1, 3, 4) OR owner LIKE 'HID%' ORDER BY id", false, nil},
+		{advAnalyst, "SELECT a.id, o.total FROM accounts a JOIN orders o ON o.customer_id = a.id ORDER BY 1, 2", "SELECT a.id, o.total FROM " + mapped + " JOIN orders o ON o.customer_id = a.id ORDER BY 1, 2", false, nil},
+		{advAnalyst, "SELECT id FROM accounts WHERE id = $1", "SELECT id FROM " + mapped + " WHERE id = $1", false, []any{2}},
+		{advMixed, "SELECT id, owner FROM accounts WHERE id >= 2 ORDER BY id", "SELECT id, owner FROM " + mapped + " WHERE id >= 2 ORDER BY id", false, nil},
+		{advAnalyst, "SELECT id FROM accounts WHERE id * 429496730 IS NOT NULL ORDER BY id", "SELECT id FROM " + mapped + " ORDER BY id", true, nil},
+		{advMixed, "SELECT id FROM accounts WHERE owner > '' ORDER BY id", "SELECT id FROM " + mapped + " ORDER BY id", true, nil},
+		{advMixed, "SELECT id, owner FROM accounts ORDER BY 2", "SELECT id, owner FROM " + mapped + " ORDER BY 2", true, nil},
+		// The mask on the nullable side of an outer join would be computed
+		// below the semi-join the mapping filter becomes.
+		{advMixed, "SELECT o.id, a.owner FROM orders o LEFT JOIN accounts a ON a.id = o.customer_id ORDER BY o.id", "SELECT o.id, a.owner FROM orders o LEFT JOIN " + mapped + " ON a.id = o.customer_id ORDER BY o.id", true, nil},
+		{advAnalyst, "SELECT o.id, a.owner FROM orders o LEFT JOIN accounts a ON a.id = o.customer_id ORDER BY o.id", "SELECT o.id, a.owner FROM orders o LEFT JOIN " + mapped + " ON a.id = o.customer_id ORDER BY o.id", false, nil},
+	} {
+		got, _, err := query(as(tc.u), e.db, tc.q, tc.args...)
+		if err != nil {
+			t.Errorf("%s as %s: %v", tc.q, tc.u.Name, err)
+			continue
+		}
+		want, _, err := query(context.Background(), e.raw, tc.ref, tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.ref, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s as %s: %v, want %v", tc.q, tc.u.Name, got, want)
+		}
+		ex, err := sqe.Explain(as(advAdmin), e.db, tc.u, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fenced := strings.Contains(ex.SQL, "OFFSET 0"); fenced != tc.fenced {
+			t.Errorf("%s as %s: fenced %v, want %v:\n%s", tc.q, tc.u.Name, fenced, tc.fenced, ex.SQL)
+		}
+	}
 }

@@ -50,18 +50,22 @@
 // statement sees masked values only.
 //
 // The planner pulls such a derived table up and evaluates its filter next
-// to the application's conditions, in the order of their estimated cost.
-// An application condition evaluated on a hidden row could tell, by
-// failing or not (1 / (CASE WHEN name = 'x' THEN 0 END) = 1), what the row
-// holds. Conditions of equal cost keep their order, the filter's come
-// first, and a condition that can fail costs at least one operator, so a
-// filter whose conjuncts are each a single comparison of columns and
-// constants (or a NULL test, or a boolean column) runs first. Any other
-// filter — a function, OR, an IN list, a subquery over a mapping table —
-// fences its derived table with OFFSET 0, which the planner neither pulls
-// up nor pushes conditions into (fence.go); the application's conditions
-// on such a table then do not choose its index. schema.t.c references to such a table
-// become t.c; two unaliased same-named tables of different schemas in one
+// to the application's conditions, in the order of their estimated cost,
+// and not reliably filter first (an equality with a constant is
+// re-created after the other conditions). An application condition
+// evaluated on a hidden row could tell, by failing or not (1 / (CASE WHEN
+// name = 'x' THEN 0 END) = 1), what the row holds; so could a mask read in
+// a condition. A row-filtered derived table is therefore fenced with
+// OFFSET 0, which the planner neither pulls up nor pushes conditions into
+// (fence.go), unless the statement is a plain SELECT whose conditions
+// cannot fail on any value (comparisons, AND/OR/NOT, NULL and boolean
+// tests, IN lists, BETWEEN, LIKE with a constant pattern, over columns,
+// literals and placeholders; no subquery, CTE, window or HAVING) and read
+// no masked column of the table (safety.go): a point select through a
+// mapping-table filter is then answered from an index, while the
+// application's conditions on a fenced table do not choose its index.
+//
+// schema.t.c references to such a table become t.c; two unaliased same-named tables of different schemas in one
 // FROM are refused (use aliases), as is a column alias list on a table
 // with restricted columns. Restricted columns are missing from the derived
 // table, so * never shows them, and naming one is ErrColumnDenied before
@@ -100,9 +104,11 @@
 // INSERT, UPDATE, DELETE and MERGE need update access on their target,
 // which is kept (qualified). UPDATE and DELETE get the target's row filter
 // in front of their WHERE, so they only touch rows the filter admits; when
-// the filter is not a simple one (see Reads), the statement's own
-// condition is also guarded by it (CASE WHEN filter THEN condition ELSE
-// false END), so that it is never evaluated on a hidden row. Inserted rows
+// the filter is not a single comparison (or a conjunction of them), or the
+// statement's own condition could fail on a value or reads a masked
+// column (see Reads), that condition is also guarded by the filter (CASE
+// WHEN filter THEN condition ELSE false END), so that it is never
+// evaluated on a hidden row. Inserted rows
 // are not checked against the filter (Ranger's and Hive's semantics:
 // filters shape reads; there is no WITH CHECK), and a unique key that a
 // hidden row holds makes an insert fail, which tells that such a row

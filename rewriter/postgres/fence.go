@@ -9,14 +9,17 @@ import (
 // table's row filter is pulled up next to the application's conditions.
 // An application condition that fails on one value (1 / (CASE WHEN name =
 // 'x' THEN 0 END)) would then tell, by failing or not, what a hidden row
-// holds, if it ran before the filter. The planner keeps conditions of
-// equal cost in their order, and a filter's conditions come first; an
-// application condition that can fail costs at least one operator. So a
-// filter made only of conjuncts of at most one operator between columns
-// and constants (simpleFilter) runs first; any other filter (a function, a
-// subquery over a mapping table, OR, IN lists) fences its derived table
-// with OFFSET 0, which the planner neither pulls up nor pushes conditions
-// into, and guards the conditions of writes (CASE WHEN filter THEN …).
+// holds, if it ran before the filter. Even a filter of single comparisons
+// does not reliably run first: a conjunct column = constant is re-created
+// from its equivalence class after the other conditions, so a condition
+// of the same cost (one operator: id * 429496730 IS NOT NULL) runs before
+// it, and a domain coercion costs nothing. So a row-filtered derived table
+// is fenced with OFFSET 0, which the planner neither pulls up nor pushes
+// conditions into, unless no condition of the statement can fail on a
+// value and none reads a masked column of the table (needsFence,
+// safety.go). A write guards its own condition (CASE WHEN filter THEN …)
+// when the filter is not simpleFilter, or the condition can fail or reads
+// a mask (needsGuard).
 
 // simpleFilter reports whether every conjunct of a row filter is a single
 // comparison of columns and constants, a NULL test or a boolean column.

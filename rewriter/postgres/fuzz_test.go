@@ -62,7 +62,168 @@ func FuzzRewrite(f *testing.F) {
 				t.Fatalf("%v\n%s\n%s", err, sql, res.SQL)
 			}
 		}
+		if in, err := pg.Parse(sql); err == nil && len(in.Stmts) == len(tree.Stmts) {
+			for i, raw := range tree.Stmts {
+				if err := checkFences(in.Stmts[i].Stmt, raw.Stmt); err != nil {
+					t.Fatalf("%v\n%s\n%s", err, sql, res.SQL)
+				}
+			}
+		}
 	})
+}
+
+// checkFences accepts a printed statement when every row-filtered derived
+// table in it is fenced (OFFSET 0), unless the statement as written is a
+// plain SELECT whose conditions (everything but the select list) hold
+// only columns, constants, placeholders, comparisons and boolean
+// connectives, read no masked column (ssn, email under simpleDecisions,
+// or a whole row) of the table and hold no outer join.
+func checkFences(in, out *pg.Node) error {
+	unfenced := false
+	_ = walk(out, func(m protoMessage, _ *pg.Node) (bool, error) {
+		if rs, ok := m.(*pg.RangeSubselect); ok {
+			if sel := rs.Subquery.GetSelectStmt(); sel != nil && sel.WhereClause != nil && sel.LimitOffset == nil &&
+				len(sel.FromClause) == 1 && sel.FromClause[0].GetRangeVar() != nil &&
+				sel.FromClause[0].GetRangeVar().Relname == "customers" {
+				unfenced = true
+			}
+		}
+		return true, nil
+	})
+	if !unfenced {
+		return nil
+	}
+	sel := in.GetSelectStmt()
+	if sel == nil || sel.WithClause != nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.HavingClause != nil {
+		return errors.New("a filtered table is unfenced in a statement that is not a plain SELECT")
+	}
+	entries := map[string]bool{}
+	for _, f := range sel.FromClause {
+		_ = walk(f, func(m protoMessage, _ *pg.Node) (bool, error) {
+			switch e := m.(type) {
+			case *pg.RangeVar:
+				entries[e.Relname] = true
+				if e.Alias != nil {
+					entries[e.Alias.Aliasname] = true
+				}
+			case *pg.JoinExpr:
+				if e.Alias != nil {
+					entries[e.Alias.Aliasname] = true
+				}
+				if e.JoinUsingAlias != nil {
+					entries[e.JoinUsingAlias.Aliasname] = true
+				}
+			}
+			return true, nil
+		})
+	}
+	var bad error
+	check := func(n protoMessage) {
+		_ = walk(n, func(m protoMessage, _ *pg.Node) (bool, error) {
+			switch e := m.(type) {
+			case *pg.SubLink, *pg.SelectStmt, *pg.RangeSubselect, *pg.RangeFunction, *pg.FuncCall, *pg.TypeCast,
+				*pg.CaseExpr, *pg.CoalesceExpr, *pg.MinMaxExpr, *pg.A_Indirection, *pg.A_ArrayExpr, *pg.RowExpr,
+				*pg.CollateClause, *pg.SQLValueFunction, *pg.XmlExpr, *pg.GroupingSet:
+				bad = errors.New("a filtered table is unfenced under a condition that can fail")
+			case *pg.A_Expr:
+				switch e.Kind {
+				case pg.A_Expr_Kind_AEXPR_IN, pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+					pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM,
+					pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+					return true, nil
+				}
+				if len(e.Name) == 1 {
+					switch e.Name[0].GetString_().GetSval() {
+					case "=", "<>", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*":
+						return true, nil
+					}
+				}
+				bad = errors.New("a filtered table is unfenced under an operator that can fail")
+			case *pg.ColumnRef:
+				for i, f := range e.Fields {
+					switch v := f.GetString_().GetSval(); {
+					case i == len(e.Fields)-1 && (v == "ssn" || v == "email"),
+						len(e.Fields) == 1 && entries[v]:
+						bad = errors.New("a filtered table is unfenced under a condition reading a mask")
+					}
+					if f.GetAStar() != nil {
+						bad = errors.New("a filtered table is unfenced under a condition reading a star")
+					}
+				}
+			case *pg.JoinExpr:
+				if e.Jointype != pg.JoinType_JOIN_INNER {
+					bad = errors.New("a filtered table with masks is unfenced in an outer join")
+				}
+				if e.IsNatural || len(e.UsingClause) > 0 {
+					for _, u := range e.UsingClause {
+						if v := u.GetString_().GetSval(); v != "ssn" && v != "email" {
+							continue
+						}
+						bad = errors.New("a filtered table is unfenced under USING a mask")
+					}
+					if e.IsNatural {
+						bad = errors.New("a filtered table is unfenced under a NATURAL join")
+					}
+				}
+			}
+			return true, nil
+		})
+	}
+	for _, f := range sel.FromClause {
+		check(f)
+	}
+	for _, n := range []*pg.Node{sel.WhereClause, sel.LimitCount, sel.LimitOffset} {
+		if n != nil {
+			check(n)
+		}
+	}
+	for _, l := range [][]*pg.Node{sel.GroupClause, sel.SortClause, sel.DistinctClause, sel.WindowClause} {
+		for _, n := range l {
+			check(n)
+			key := n
+			if sb := n.GetSortBy(); sb != nil {
+				key = sb.Node
+			}
+			if c := key.GetAConst(); c != nil && c.GetIval() != nil {
+				// A position names a select-list entry: only a column that
+				// is no mask.
+				pos := int(c.GetIval().Ival)
+				if pos < 1 || pos > len(sel.TargetList) {
+					return errors.New("a filtered table is unfenced under an unknown position")
+				}
+				for _, t := range sel.TargetList[:pos] {
+					if cr := t.GetResTarget().GetVal().GetColumnRef(); cr == nil || isStar(cr) {
+						return errors.New("a filtered table is unfenced under a position naming an expression")
+					}
+				}
+				check(sel.TargetList[pos-1])
+			}
+			if cr := key.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+				for _, t := range sel.TargetList {
+					if rt := t.GetResTarget(); rt != nil && rt.Name != "" && rt.Name == cr.Fields[0].GetString_().GetSval() {
+						if rt.Val.GetColumnRef() == nil {
+							return errors.New("a filtered table is unfenced under an output name of an expression")
+						}
+						check(rt.Val)
+					}
+				}
+			}
+		}
+	}
+	for _, t := range sel.TargetList {
+		_ = walk(t, func(m protoMessage, _ *pg.Node) (bool, error) {
+			switch e := m.(type) {
+			case *pg.SubLink, *pg.SelectStmt:
+				bad = errors.New("a filtered table is unfenced under a subquery in the select list")
+			case *pg.FuncCall:
+				if e.Over != nil {
+					bad = errors.New("a filtered table is unfenced under a window")
+				}
+			}
+			return true, nil
+		})
+	}
+	return bad
 }
 
 // checkRelations accepts a printed statement when every relation in it is

@@ -198,6 +198,11 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 // covered every table reference, and prints it.
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
 	r := newRewrite(ctx, req)
+	// Decided on the statement as the application wrote it.
+	r.mergeable = !canFailOnARow(stmt)
+	if r.mergeable {
+		r.conds = collectConditionColumns(stmt.GetSelectStmt())
+	}
 	res, err := r.statement(stmt)
 	if err != nil {
 		return nil, err

@@ -44,6 +44,13 @@ type rewrite struct {
 	restrictedLoaded  bool
 	// cursorPrefix names the caller's cursors.
 	cursorPrefix string
+	// mergeable: no expression of the statement (but its select list) can
+	// fail on a row's values, so a row-filtered table may be read merged
+	// into the statement (see needsFence).
+	mergeable bool
+	// conds are the columns a mergeable statement reads outside its select
+	// list (see needsFence).
+	conds conditionColumns
 }
 
 type read struct {
@@ -580,7 +587,7 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 		}
 		alias = rv.Alias
 	}
-	derived, err := r.derivedTable(plan, rv.Inh)
+	derived, err := r.derivedTable(plan, rv.Inh, sc)
 	if err != nil {
 		return err
 	}
@@ -592,9 +599,10 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	return nil
 }
 
-// derivedTable builds the policy's read form of a table, with its policy
-// expressions rewritten (context functions, tables they read).
-func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool) (*pg.SelectStmt, error) {
+// derivedTable builds the policy's read form of a table, referenced in
+// scope sc, with its policy expressions rewritten (context functions,
+// tables they read), fenced when needsFence says so.
+func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*pg.SelectStmt, error) {
 	text, err := plan.DerivedSelect(Syntax)
 	if err != nil {
 		return nil, err
@@ -622,7 +630,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool) (*pg.SelectSt
 	if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
 		return nil, err
 	}
-	if !simpleFilter(sel.WhereClause) {
+	if r.needsFence(plan, sel.WhereClause, sc) {
 		sel.LimitOffset = fenceOffset()
 	}
 	return sel, nil

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
@@ -90,6 +91,12 @@ func (r *rewrite) assignments(list []*pg.Node, ref *tableRef, sc *scope) error {
 // where rewrites a write's WHERE (masked columns read masked) and ANDs the
 // target's row filter, which reads raw columns.
 func (r *rewrite) where(where **pg.Node, ref *tableRef, sc *scope) error {
+	// Whether the condition needs the guard is decided on it as the
+	// application wrote it (before its masked columns become masks).
+	var orig *pg.Node
+	if *where != nil {
+		orig = proto.Clone(*where).(*pg.Node)
+	}
 	if *where != nil {
 		if (*where).GetCurrentOfExpr() != nil && !ref.plan.Passthrough() {
 			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(),
@@ -103,9 +110,10 @@ func (r *rewrite) where(where **pg.Node, ref *tableRef, sc *scope) error {
 	if err != nil || f == nil {
 		return err
 	}
-	if *where != nil && !simpleFilter(f) {
-		// A costly filter may run after the statement's own condition:
-		// guard the condition with it (see fence.go).
+	if *where != nil && needsGuard(ref, f, orig) {
+		// The filter may run after the statement's own condition: guard
+		// a condition that can fail on a value, or reads a mask, with it
+		// (see fence.go and needsGuard).
 		g, err := r.filterExpr(ref)
 		if err != nil {
 			return err

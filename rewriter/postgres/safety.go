@@ -1,0 +1,468 @@
+package postgres
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// Whether a row-filtered derived table needs its fence (see fence.go)
+// depends on what the statement around it can evaluate on a row the filter
+// would reject. Pulled up into the outer query, the filter's conditions are
+// ordered by estimated cost with the application's, and not reliably
+// first: a conjunct column = constant is re-created from its equivalence
+// class after the other conditions on the table, so a condition of the
+// same cost (id * 429496730 IS NOT NULL, one operator) runs before it, and
+// a domain coercion costs nothing at all. A condition built only from
+// comparisons, boolean connectives, NULL and boolean tests, IN lists,
+// BETWEEN and LIKE with a constant pattern, over columns, literals and
+// placeholders, cannot fail on any value, so a statement made only of
+// those reads the merged form, which the server can answer from an index.
+
+// canFailOnARow reports whether any expression of the statement, outside
+// its select list, could raise an error depending on a row's values, or
+// the statement has a shape (subqueries, CTEs, set operations, derived
+// tables, functions in FROM, windows) whose evaluation order sqe does not
+// reason about.
+func canFailOnARow(stmt *pg.Node) bool {
+	sel := stmt.GetSelectStmt()
+	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || sel.IntoClause != nil ||
+		sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 {
+		return true
+	}
+	for _, d := range sel.DistinctClause {
+		if d != nil && d.Node != nil { // DISTINCT ON (…); plain DISTINCT is a list of one empty node
+			return true
+		}
+	}
+	for _, f := range sel.FromClause {
+		if !safeFromItem(f) {
+			return true
+		}
+	}
+	// Select-list expressions are computed only for rows every condition
+	// admitted; they may be anything that holds no query and no window.
+	for _, t := range sel.TargetList {
+		if hasQueryOrWindow(t) {
+			return true
+		}
+	}
+	if sel.WhereClause != nil && !safeCondition(sel.WhereClause) {
+		return true
+	}
+	for _, g := range sel.GroupClause {
+		if !safeValue(g) {
+			return true
+		}
+	}
+	for _, s := range sel.SortClause {
+		sb := s.GetSortBy()
+		if sb == nil || len(sb.UseOp) > 0 || !safeValue(sb.Node) {
+			return true
+		}
+	}
+	for _, l := range []*pg.Node{sel.LimitCount, sel.LimitOffset} {
+		if l != nil && !safeValue(l) {
+			return true
+		}
+	}
+	// A whole-row reference compares rows (which fails on rows of
+	// dissimilar types) and computes every column of the row.
+	return collectConditionColumns(sel).wholeRow
+}
+
+func safeFromItem(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch t := n.Node.(type) {
+	case *pg.Node_RangeVar:
+		return true
+	case *pg.Node_JoinExpr:
+		j := t.JoinExpr
+		if !safeFromItem(j.Larg) || !safeFromItem(j.Rarg) {
+			return false
+		}
+		return j.Quals == nil || safeCondition(j.Quals)
+	}
+	return false
+}
+
+// safeCondition accepts comparisons and their boolean combinations.
+func safeCondition(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch e := n.Node.(type) {
+	case *pg.Node_BoolExpr:
+		for _, a := range e.BoolExpr.Args {
+			if !safeCondition(a) {
+				return false
+			}
+		}
+		return len(e.BoolExpr.Args) > 0
+	case *pg.Node_AExpr:
+		return safeAExpr(e.AExpr)
+	case *pg.Node_NullTest:
+		return safeValue(e.NullTest.Arg)
+	case *pg.Node_BooleanTest:
+		return safeValue(e.BooleanTest.Arg)
+	case *pg.Node_ColumnRef:
+		return !isStar(e.ColumnRef)
+	case *pg.Node_AConst:
+		return true
+	}
+	return false
+}
+
+func safeAExpr(x *pg.A_Expr) bool {
+	if len(x.Name) != 1 {
+		return false // a schema-qualified operator
+	}
+	op := x.Name[0].GetString_()
+	if op == nil {
+		return false
+	}
+	switch x.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		switch op.Sval {
+		case "=", "<>", "!=", "<", "<=", ">", ">=":
+		default:
+			return false
+		}
+		return safeValue(x.Lexpr) && safeValue(x.Rexpr)
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return safeValue(x.Lexpr) && safeValue(x.Rexpr)
+	case pg.A_Expr_Kind_AEXPR_IN, pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		l := x.Rexpr.GetList()
+		if l == nil || len(l.Items) == 0 || !safeValue(x.Lexpr) {
+			return false
+		}
+		for _, v := range l.Items {
+			if !safeValue(v) {
+				return false
+			}
+		}
+		return true
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		// A pattern ending in an escape character fails on every row it
+		// is tested on: only a constant pattern without one is safe (an
+		// ESCAPE clause makes the pattern a function call).
+		c := x.Rexpr.GetAConst()
+		if c == nil || c.GetSval() == nil || strings.Contains(c.GetSval().Sval, `\`) {
+			return false
+		}
+		return safeValue(x.Lexpr)
+	}
+	return false
+}
+
+// safeValue accepts columns, literals and placeholders.
+func safeValue(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch e := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return !isStar(e.ColumnRef)
+	case *pg.Node_AConst, *pg.Node_ParamRef:
+		return true
+	}
+	return false
+}
+
+func hasQueryOrWindow(n *pg.Node) bool {
+	found := false
+	_ = walk(n, func(m proto.Message, _ *pg.Node) (bool, error) {
+		switch e := m.(type) {
+		case *pg.SubLink, *pg.SelectStmt, *pg.RangeSubselect:
+			found = true
+		case *pg.FuncCall:
+			if e.Over != nil {
+				found = true
+			}
+		}
+		return !found, nil
+	})
+	return found
+}
+
+// conditionColumns are the columns a statement may read outside its
+// select list: every column name in FROM (ON, USING), WHERE, GROUP BY,
+// ORDER BY and LIMIT, whatever its qualifier, and the columns of the
+// select-list entries GROUP BY or ORDER BY name by position or output
+// name. all is set when that set cannot be told: a NATURAL join, a bare
+// name that may be a whole-row reference to a FROM entry, or a position or
+// output name naming anything but a plain column.
+type conditionColumns struct {
+	names map[string]bool
+	all   bool
+	// outer is set when the statement has an outer join (see needsFence).
+	outer bool
+	// wholeRow is set when a bare name may be a whole-row reference.
+	wholeRow bool
+}
+
+func (cc *conditionColumns) add(name string) {
+	if cc.names == nil {
+		cc.names = map[string]bool{}
+	}
+	cc.names[strings.ToLower(name)] = true
+}
+
+// reads reports whether the set may hold the column.
+func (cc *conditionColumns) reads(name string) bool {
+	return cc.all || cc.names[strings.ToLower(name)]
+}
+
+// any reports whether the set may hold a column at all.
+func (cc *conditionColumns) any() bool { return cc.all || len(cc.names) > 0 }
+
+// collectConditionColumns computes the conditionColumns of a SELECT.
+func collectConditionColumns(sel *pg.SelectStmt) conditionColumns {
+	var cc conditionColumns
+	entries := map[string]bool{} // the names of FROM entries
+	var bare []string
+	cols := func(n *pg.Node) {
+		_ = walk(n, func(m proto.Message, _ *pg.Node) (bool, error) {
+			switch e := m.(type) {
+			case *pg.ColumnRef:
+				if isStar(e) {
+					cc.all = true
+				}
+				for _, f := range e.Fields {
+					if s := f.GetString_(); s != nil {
+						cc.add(s.Sval)
+					}
+				}
+				if len(e.Fields) == 1 {
+					if s := e.Fields[0].GetString_(); s != nil {
+						bare = append(bare, s.Sval)
+					}
+				}
+			case *pg.JoinExpr:
+				if e.IsNatural {
+					cc.all = true
+				}
+				if e.Jointype != pg.JoinType_JOIN_INNER {
+					cc.outer = true
+				}
+				for _, u := range e.UsingClause {
+					if s := u.GetString_(); s != nil {
+						cc.add(s.Sval)
+					}
+				}
+				if e.Alias != nil {
+					entries[strings.ToLower(e.Alias.Aliasname)] = true
+				}
+				if e.JoinUsingAlias != nil {
+					entries[strings.ToLower(e.JoinUsingAlias.Aliasname)] = true
+				}
+			case *pg.RangeVar:
+				entries[strings.ToLower(e.Relname)] = true
+				if e.Alias != nil {
+					entries[strings.ToLower(e.Alias.Aliasname)] = true
+				}
+			}
+			return true, nil
+		})
+	}
+	for _, f := range sel.FromClause {
+		cols(f)
+	}
+	for _, n := range []*pg.Node{sel.WhereClause, sel.HavingClause, sel.LimitCount, sel.LimitOffset} {
+		if n != nil {
+			cols(n)
+		}
+	}
+	var keys []*pg.Node
+	for _, l := range [][]*pg.Node{sel.GroupClause, sel.SortClause, sel.DistinctClause, sel.WindowClause} {
+		for _, n := range l {
+			if n == nil || n.Node == nil {
+				continue
+			}
+			cols(n)
+			if sb := n.GetSortBy(); sb != nil {
+				n = sb.Node
+			}
+			keys = append(keys, n)
+		}
+	}
+	// GROUP BY and ORDER BY may name a select-list entry by position or
+	// by output name.
+	for _, k := range keys {
+		rt, named := selectEntry(sel, k)
+		if !named {
+			continue
+		}
+		if rt == nil || rt.Val == nil {
+			cc.all = true
+			continue
+		}
+		c := rt.Val.GetColumnRef()
+		if c == nil || isStar(c) || len(c.Fields) == 0 {
+			cc.all = true
+			continue
+		}
+		cols(rt.Val)
+	}
+	for _, b := range bare {
+		if entries[strings.ToLower(b)] {
+			cc.all = true // a whole-row reference reads every column
+			cc.wholeRow = true
+		}
+	}
+	return cc
+}
+
+// selectEntry returns the select-list entry a GROUP BY or ORDER BY key
+// names by position (an integer constant) or by output name (an
+// unqualified column), and whether the key names one; a position with a
+// star at or before it, or out of range, names nil.
+func selectEntry(sel *pg.SelectStmt, key *pg.Node) (*pg.ResTarget, bool) {
+	if key == nil {
+		return nil, false
+	}
+	if c := key.GetAConst(); c != nil {
+		iv := c.GetIval()
+		if iv == nil {
+			return nil, false
+		}
+		pos := int(iv.Ival)
+		if pos < 1 || pos > len(sel.TargetList) {
+			return nil, true
+		}
+		for _, t := range sel.TargetList[:pos] {
+			rt := t.GetResTarget()
+			if rt == nil || rt.Val == nil {
+				return nil, true
+			}
+			if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+				return nil, true
+			}
+		}
+		return sel.TargetList[pos-1].GetResTarget(), true
+	}
+	cr := key.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 {
+		return nil, false
+	}
+	s := cr.Fields[0].GetString_()
+	if s == nil {
+		return nil, false
+	}
+	for _, t := range sel.TargetList {
+		if rt := t.GetResTarget(); rt != nil && rt.Name != "" && strings.EqualFold(rt.Name, s.Sval) {
+			return rt, true
+		}
+	}
+	return nil, false
+}
+
+// readsMasked reports whether a read of the table with the plan, by a
+// statement whose conditions read cc, may evaluate one of its mask
+// expressions in a condition. Tag masks the plan has not resolved to
+// columns make every column count as masked.
+func readsMasked(plan *rewriter.TablePlan, cc *conditionColumns) bool {
+	d := plan.Decision
+	if len(d.TagMasks) > 0 {
+		return cc.any()
+	}
+	for name := range d.Masks {
+		if _, masked := plan.Mask(name); masked && cc.reads(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMasks reports whether the plan masks any column.
+func hasMasks(plan *rewriter.TablePlan) bool {
+	d := plan.Decision
+	if len(d.TagMasks) > 0 {
+		return true
+	}
+	for name := range d.Masks {
+		if _, masked := plan.Mask(name); masked {
+			return true
+		}
+	}
+	return false
+}
+
+// needsFence reports whether the read form of a table, whose filter is
+// where, referenced in scope sc, must be fenced: it has a row filter, and
+// the statement may evaluate, on a row the filter rejects, an expression
+// that can fail (the statement is not mergeable, see canFailOnARow) or a
+// mask expression of the table (a masked column read in a condition).
+//
+// Merged, a masked column read in a condition (WHERE, ON, USING, GROUP BY,
+// ORDER BY, also through an output name or position) is its mask
+// expression evaluated wherever the server evaluates that condition,
+// hidden rows included, and a mask can fail on a value (a CUSTOM
+// expression of the policy's choosing, as cheap as one operator). Names
+// are compared without their qualifiers: a column of any table of the
+// statement that shares its name with a masked column counts as that
+// column. In a policy's own expressions (a filter reading another table)
+// a filter that is not simple, or any mask, fences, as the statement's
+// conditions say nothing about them.
+//
+// A statement with an outer join fences every filtered table with a mask:
+// merged on the nullable side, a mask that is not strict (a CASE) becomes
+// a placeholder the planner computes at the table's own scan, before a
+// filter it turned into a join (a semi-join for IN (SELECT …)) has
+// rejected a row.
+func (r *rewrite) needsFence(plan *rewriter.TablePlan, where *pg.Node, sc *scope) bool {
+	if where == nil {
+		return false
+	}
+	if sc != nil && sc.policy {
+		return !simpleFilter(where) || hasMasks(plan)
+	}
+	if !r.mergeable {
+		return true
+	}
+	if r.conds.outer && hasMasks(plan) {
+		return true
+	}
+	return readsMasked(plan, &r.conds)
+}
+
+// needsGuard reports whether a write's own condition must be guarded by
+// the target's filter (see guarded): the filter is not simple, or the
+// condition could fail on a row's values, or it reads a masked column of
+// the target (evaluated as its mask expression). cond is the condition as
+// the application wrote it.
+func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
+	if cond == nil {
+		return false
+	}
+	if !simpleFilter(filter) || !safeCondition(cond) {
+		return true
+	}
+	var cc conditionColumns
+	_ = walk(cond, func(m proto.Message, _ *pg.Node) (bool, error) {
+		if c, ok := m.(*pg.ColumnRef); ok {
+			if isStar(c) {
+				cc.all = true
+			}
+			for _, f := range c.Fields {
+				if s := f.GetString_(); s != nil {
+					cc.add(s.Sval)
+				}
+			}
+			if len(c.Fields) == 1 {
+				if s := c.Fields[0].GetString_(); s != nil &&
+					(strings.EqualFold(s.Sval, ref.alias) || strings.EqualFold(s.Sval, ref.table.Table)) {
+					cc.all = true
+				}
+			}
+		}
+		return true, nil
+	})
+	return readsMasked(ref.plan, &cc)
+}
