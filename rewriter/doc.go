@@ -19,11 +19,11 @@
 //
 // A derived table with a row filter is fenced (MySQL LIMIT
 // 18446744073709551615, PostgreSQL OFFSET 0) unless nothing in the
-// statement can fail on a value and (MySQL) no masked column is read
-// outside the select list: otherwise the server may test an application
-// condition, or compute a mask, on a row the filter hides, and an error
-// would reveal the row. Select-list expressions are computed only for
-// admitted rows. A single-table SELECT without that risk is flattened
+// statement can fail on a value and no masked column is read outside the
+// select list (PostgreSQL also fences a masked table in a statement with
+// an outer join): otherwise the server may test an application condition,
+// or compute a mask, on a row the filter hides, and an error would reveal
+// the row. Select-list expressions are computed only for admitted rows. A single-table SELECT without that risk is flattened
 // (masks inlined where the statement reads the columns, the filter first in
 // the WHERE).
 //
