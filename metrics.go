@@ -2,12 +2,13 @@ package sqe
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // Metrics, through the OpenTelemetry metric API (the application chooses
@@ -27,9 +28,6 @@ type metrics struct {
 	lookups    metric.Int64Counter
 	failClosed metric.Int64Counter
 	reg        metric.Registration
-
-	mu       sync.RWMutex
-	outcomes map[[2]string][]metric.AddOption // (decision, kind) -> options
 }
 
 // The options of the per-statement measurements are built once: a
@@ -37,7 +35,24 @@ type metrics struct {
 var (
 	attrHit  = []metric.AddOption{metric.WithAttributes(attribute.String("result", "hit"))}
 	attrMiss = []metric.AddOption{metric.WithAttributes(attribute.String("result", "miss"))}
+	// outcomes holds the options of every (decision, kind) a statement
+	// can have; read-only after init.
+	outcomes = func() map[[2]string][]metric.AddOption {
+		m := map[[2]string][]metric.AddOption{}
+		kinds := []rewriter.Kind{"", rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete,
+			rewriter.KindDDL, rewriter.KindSession, rewriter.KindOther}
+		for _, d := range []string{"allowed", "denied", "error"} {
+			for _, k := range kinds {
+				m[[2]string{d, string(k)}] = outcomeOptions(d, string(k))
+			}
+		}
+		return m
+	}()
 )
+
+func outcomeOptions(decision, kind string) []metric.AddOption {
+	return []metric.AddOption{metric.WithAttributes(attribute.String("decision", decision), attribute.String("kind", kind))}
+}
 
 func newMetrics(mp metric.MeterProvider) (*metrics, error) {
 	if mp == nil {
@@ -101,18 +116,9 @@ func (m *metrics) rewritten(ctx context.Context, d time.Duration) {
 }
 
 func (m *metrics) statement(ctx context.Context, decision, kind string) {
-	key := [2]string{decision, kind}
-	m.mu.RLock()
-	opts, ok := m.outcomes[key]
-	m.mu.RUnlock()
+	opts, ok := outcomes[[2]string{decision, kind}]
 	if !ok {
-		opts = []metric.AddOption{metric.WithAttributes(attribute.String("decision", decision), attribute.String("kind", kind))}
-		m.mu.Lock()
-		if m.outcomes == nil {
-			m.outcomes = map[[2]string][]metric.AddOption{}
-		}
-		m.outcomes[key] = opts
-		m.mu.Unlock()
+		opts = outcomeOptions(decision, kind)
 	}
 	m.statements.Add(ctx, 1, opts...)
 }

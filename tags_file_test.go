@@ -2,6 +2,7 @@ package sqe_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"sync"
@@ -165,13 +166,24 @@ func TestColumnCommentChangeThroughSqe(t *testing.T) {
 type mapTagSource struct {
 	mu      sync.Mutex
 	tags    map[string]map[string][]string
+	err     error
 	version atomic.Uint64
 }
 
 func (s *mapTagSource) TableTags(_ context.Context, t policy.TableName) (map[string][]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
 	return s.tags[t.Key()], nil
+}
+
+func (s *mapTagSource) fail(err error) {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+	s.version.Add(1)
 }
 
 func (s *mapTagSource) TagVersion() uint64 { return s.version.Load() }
@@ -213,6 +225,13 @@ func TestTagSourceOption(t *testing.T) {
 			src.set(e.schema+".staff", nil)
 			if got := name(); got != "Annabel" {
 				t.Fatalf("after the source dropped the tag: %q", got)
+			}
+			// A source that fails fails the statement (a tag it would have
+			// reported could select a mask), without the value.
+			src.fail(errors.New("catalog unreachable"))
+			rows, _, err := query(as(tagSupport), db, "SELECT name FROM staff")
+			if !errors.Is(err, sqe.ErrUnsupported) || len(rows) != 0 || strings.Contains(err.Error(), "Annabel") {
+				t.Fatalf("failing tag source: %v %v", rows, err)
 			}
 		})
 	}
