@@ -50,9 +50,12 @@ type Conn struct {
 	convertDirect bool
 	// skipsWithArgs: the inner connection answered a direct query or exec
 	// with arguments with driver.ErrSkip (go-sql-driver/mysql does without
-	// interpolateParams); later ones go straight to the prepare path
-	// instead of being planned twice.
+	// interpolateParams); later ones run on a statement from stmts, or
+	// go straight to the prepare path when there is no statement cache.
 	skipsWithArgs bool
+	// stmts keeps statements prepared on the inner connection for the
+	// direct path once skipsWithArgs is set (nil: no cache).
+	stmts *stmtCache
 }
 
 var (
@@ -115,6 +118,9 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 
 func (c *Conn) finish(ctx context.Context, p *plan, err error) {
 	c.planner.finish(ctx, c.cs, p, err)
+	if c.stmts != nil && p != nil && p.result != nil && !p.cacheable() {
+		c.stmts.flush()
+	}
 }
 
 // Prepare is PrepareContext with context.Background().
@@ -161,8 +167,11 @@ func (c *Conn) prepareInner(ctx context.Context, query string) (driver.Stmt, err
 	return si, err
 }
 
-// Close closes the inner connection.
+// Close closes the statements it keeps prepared and the inner connection.
 func (c *Conn) Close() error {
+	if c.stmts != nil {
+		c.stmts.flush()
+	}
 	err := c.inner.Close()
 	if c.onClose != nil {
 		if cerr := c.onClose(); err == nil {
@@ -236,7 +245,8 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		c.finish(ctx, nil, err)
 		return nil, err
 	}
-	if !c.hasExec() || (c.skipsWithArgs && len(args) > 0) {
+	cached := c.skipsWithArgs && len(args) > 0
+	if !c.hasExec() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
 	args, err = c.convertArgs(args)
@@ -252,6 +262,9 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	p, err := c.plan(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	if cached {
+		return c.execCached(ctx, p, args)
 	}
 	var res driver.Result
 	if c.execerCtx != nil {
@@ -286,7 +299,8 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		c.finish(ctx, nil, err)
 		return nil, err
 	}
-	if !c.hasQuery() || (c.skipsWithArgs && len(args) > 0) {
+	cached := c.skipsWithArgs && len(args) > 0
+	if !c.hasQuery() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
 	args, err = c.convertArgs(args)
@@ -303,6 +317,9 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
+	if cached {
+		return c.queryCached(ctx, p, args)
+	}
 	var rows driver.Rows
 	if c.queryerCtx != nil {
 		rows, err = c.queryerCtx.QueryContext(ctx, p.sql, args)
@@ -318,11 +335,60 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		c.finish(ctx, p, err)
 		return nil, err
 	}
-	return c.wrapRows(ctx, p, rows), nil
+	return c.wrapRows(ctx, p, rows, nil), nil
 }
 
-func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows) driver.Rows {
-	w := wrapRows(rows, func(err error) { c.finish(ctx, p, err) })
+// execCached runs p on a statement from the connection's cache; a
+// statement kind the cache does not keep takes database/sql's prepare path
+// (driver.ErrSkip, not finished here).
+func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Result, error) {
+	if !p.cacheable() {
+		return nil, driver.ErrSkip
+	}
+	st, release, err := c.stmts.acquire(ctx, c, p.sql)
+	if err != nil {
+		err = redactError(p, err)
+		c.finish(ctx, p, err)
+		return nil, err
+	}
+	res, err := stmtExec(ctx, st, args)
+	release(err != nil)
+	err = redactError(p, err)
+	c.finish(ctx, p, err)
+	return res, err
+}
+
+// queryCached is execCached for queries; the statement is released when
+// the rows close.
+func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Rows, error) {
+	if !p.cacheable() {
+		return nil, driver.ErrSkip
+	}
+	st, release, err := c.stmts.acquire(ctx, c, p.sql)
+	if err != nil {
+		err = redactError(p, err)
+		c.finish(ctx, p, err)
+		return nil, err
+	}
+	rows, err := stmtQuery(ctx, st, args)
+	if err != nil {
+		release(true)
+		err = redactError(p, err)
+		c.finish(ctx, p, err)
+		return nil, err
+	}
+	return c.wrapRows(ctx, p, rows, release), nil
+}
+
+// wrapRows wraps the rows of p's execution; when they close, release (if
+// not nil) learns whether they failed, then the statement is finished.
+func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, release func(failed bool)) driver.Rows {
+	w := wrapRows(rows, func(err error) {
+		if release != nil {
+			release(err != nil)
+		}
+		c.finish(ctx, p, err)
+	})
 	if p.result != nil && p.result.Protected {
 		setRowsRedaction(w, func(err error) error { return redactError(p, err) })
 	}

@@ -79,5 +79,7 @@ func (c *connector) Close() error {
 }
 
 func (c *connector) wrap(inner driver.Conn) *Conn {
-	return newConn(inner, c.planner, c.cfg.rawAccess)
+	cn := newConn(inner, c.planner, c.cfg.rawAccess)
+	cn.stmts = newStmtCache(c.cfg.stmtCacheSize)
+	return cn
 }

@@ -89,6 +89,12 @@ type env struct {
 
 func newEnv(t testing.TB, b backend, policyTemplate string) *env {
 	t.Helper()
+	return newEnvWith(t, b, policyTemplate)
+}
+
+// newEnvWith is newEnv with more options for sqe.
+func newEnvWith(t testing.TB, b backend, policyTemplate string, opts ...sqe.Option) *env {
+	t.Helper()
 	e := &env{backend: b}
 	switch b.name {
 	case "mysql":
@@ -107,13 +113,23 @@ func newEnv(t testing.TB, b backend, policyTemplate string) *env {
 		t.Fatal(err)
 	}
 	// Audit records have tests of their own; here they would only be noise.
-	db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicyFile(e.policy), sqe.WithoutAudit())
+	db, err := sqe.Open(b.driver, e.dsn, append([]sqe.Option{sqe.WithPolicyFile(e.policy), sqe.WithoutAudit()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	e.db = db
 	return e
+}
+
+// openRaw opens one more pool on the fixture database through the raw
+// driver; it is closed when the test ends.
+func (e *env) openRaw(t testing.TB) *sql.DB {
+	t.Helper()
+	if e.name == "postgres" {
+		return testdb.OpenPostgres(t, e.dsn)
+	}
+	return testdb.OpenMySQL(t, e.dsn)
 }
 
 func as(u session.User) context.Context { return session.NewContext(context.Background(), u) }

@@ -25,6 +25,8 @@ type config struct {
 	tagSources  []policy.TagSource
 	rawAccess   bool
 	cacheSize   int
+	// stmtCacheSize bounds each connection's prepared statements.
+	stmtCacheSize int
 
 	auditSink     audit.Sink
 	auditOff      bool
@@ -36,7 +38,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{cacheSize: DefaultRewriteCacheSize}
+	c := &config{cacheSize: DefaultRewriteCacheSize, stmtCacheSize: DefaultStatementCacheSize}
 	for _, o := range opts {
 		o(c)
 	}
@@ -84,6 +86,15 @@ func WithRawConnAccess() Option { return func(c *config) { c.rawAccess = true } 
 // WithRewriteCacheSize bounds the number of cached rewrites (default
 // DefaultRewriteCacheSize; 0 disables the cache).
 func WithRewriteCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
+
+// WithStatementCacheSize bounds the number of statements each connection
+// keeps prepared on the server for drivers that decline direct execution
+// with arguments, such as go-sql-driver/mysql without interpolateParams
+// (default DefaultStatementCacheSize; 0 turns the cache off, and each such
+// call is then prepared, executed and closed, as database/sql does). The
+// server's limit on prepared statements (MariaDB max_prepared_stmt_count)
+// must allow this many per open connection.
+func WithStatementCacheSize(n int) Option { return func(c *config) { c.stmtCacheSize = n } }
 
 // WithAudit sends one audit.Record per logical statement to sink, from a
 // goroutine of its own through a bounded buffer (WithAuditBuffer). Without

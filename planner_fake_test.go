@@ -24,6 +24,9 @@ type fakePlanner struct {
 	rewrites    map[string]string
 	deny        map[string]error
 	defaultUser string
+	// results makes plans carry a rewriter.Result with the statement's
+	// kind (from its first word), as the engine's do.
+	results bool
 
 	mu           sync.Mutex
 	plans        []planCall
@@ -88,12 +91,32 @@ func (f *fakePlanner) doPlan(ctx context.Context, cs *connState, query string) (
 		return nil, rewriter.Unsupported("no rewrite for this statement")
 	}
 	cs.loaded = true // the session state "was read"
-	return &plan{
+	p := &plan{
 		query:       query,
 		sql:         strings.ReplaceAll(tmpl, "{user}", u),
 		fingerprint: "fp:" + u,
 		started:     time.Now(),
-	}, nil
+	}
+	if f.results {
+		p.result = &rewriter.Result{SQL: p.sql, Kind: kindOf(query), Cacheable: true}
+	}
+	return p, nil
+}
+
+// kindOf classifies a statement of the fake planner by its first word.
+func kindOf(query string) rewriter.Kind {
+	word, _, _ := strings.Cut(query, " ")
+	switch strings.ToUpper(word) {
+	case "SELECT":
+		return rewriter.KindSelect
+	case "UPDATE":
+		return rewriter.KindUpdate
+	case "SET", "USE", "BEGIN", "COMMIT":
+		return rewriter.KindSession
+	case "CREATE", "ALTER", "DROP":
+		return rewriter.KindDDL
+	}
+	return rewriter.KindOther
 }
 
 func (f *fakePlanner) fingerprint(ctx context.Context, _ *connState) (string, error) {

@@ -75,17 +75,7 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
-	var res driver.Result
-	if ec, ok := s.inner.(driver.StmtExecContext); ok {
-		res, err = ec.ExecContext(ctx, args)
-	} else {
-		var dargs []driver.Value
-		if dargs, err = namedValueToValue(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				res, err = s.inner.Exec(dargs) //lint:ignore SA1019 fallback for statements without StmtExecContext
-			}
-		}
-	}
+	res, err := stmtExec(ctx, s.inner, args)
 	err = redactError(p, err)
 	s.c.finish(ctx, p, err)
 	return res, err
@@ -98,23 +88,43 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 	if err != nil {
 		return nil, err
 	}
-	var rows driver.Rows
-	if qc, ok := s.inner.(driver.StmtQueryContext); ok {
-		rows, err = qc.QueryContext(ctx, args)
-	} else {
-		var dargs []driver.Value
-		if dargs, err = namedValueToValue(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				rows, err = s.inner.Query(dargs) //lint:ignore SA1019 fallback for statements without StmtQueryContext
-			}
-		}
-	}
+	rows, err := stmtQuery(ctx, s.inner, args)
 	if err != nil {
 		err = redactError(p, err)
 		s.c.finish(ctx, p, err)
 		return nil, err
 	}
-	return s.c.wrapRows(ctx, p, rows), nil
+	return s.c.wrapRows(ctx, p, rows, nil), nil
+}
+
+// stmtExec executes an inner statement as database/sql would.
+func stmtExec(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (driver.Result, error) {
+	if ec, ok := st.(driver.StmtExecContext); ok {
+		return ec.ExecContext(ctx, args)
+	}
+	dargs, err := namedValueToValue(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return st.Exec(dargs) //lint:ignore SA1019 fallback for statements without StmtExecContext
+}
+
+// stmtQuery queries an inner statement as database/sql would.
+func stmtQuery(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (driver.Rows, error) {
+	if qc, ok := st.(driver.StmtQueryContext); ok {
+		return qc.QueryContext(ctx, args)
+	}
+	dargs, err := namedValueToValue(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return st.Query(dargs) //lint:ignore SA1019 fallback for statements without StmtQueryContext
 }
 
 // bind makes the inner statement the caller's: it returns the plan this

@@ -1,0 +1,187 @@
+package sqe
+
+import (
+	"context"
+	"database/sql/driver"
+	"strings"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// DefaultStatementCacheSize is the number of rewritten statements each
+// connection keeps prepared on the server (see WithStatementCacheSize).
+const DefaultStatementCacheSize = 16
+
+// stmtCache keeps statements prepared on one inner connection, keyed by
+// the rewritten SQL, for the direct path of inner connections that decline
+// direct execution with arguments (go-sql-driver/mysql without
+// interpolateParams answers driver.ErrSkip, and database/sql then prepares,
+// executes and closes the statement: three round trips, and a parse on the
+// server, for every call). With the cache, a repeated statement is one
+// execution of a statement the server already holds — what pgx does on its
+// own for PostgreSQL.
+//
+// The key is the rewritten SQL and the connection's current schema. The
+// rewritten SQL carries the caller's whole policy (filters, masks, inlined
+// session values), so two callers share a prepared statement exactly when
+// sqe would send them the same text. The cache is emptied after any
+// statement that can change how the server would prepare a text again
+// (USE, SET, DDL, anything other than a query, a write or a transaction
+// statement), and when the connection closes.
+//
+// database/sql holds the connection's lock around every driver call on it,
+// so the cache needs no lock of its own. A statement whose rows are still
+// open is busy: a second use then prepares a statement of its own and
+// closes it afterwards, as database/sql would.
+type stmtCache struct {
+	max     int
+	entries []*cachedStmt // front: most recently used
+}
+
+type cachedStmt struct {
+	sql, schema string
+	st          driver.Stmt
+	busy        bool
+}
+
+func newStmtCache(max int) *stmtCache {
+	if max <= 0 {
+		return nil
+	}
+	return &stmtCache{max: max}
+}
+
+// acquire returns a statement prepared from sql and the function that
+// releases it once its execution (and its rows) are done. A failure to
+// prepare is returned as the inner driver reports it.
+func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (driver.Stmt, func(failed bool), error) {
+	for i, e := range sc.entries {
+		if e.sql != sql || e.schema != c.cs.schema {
+			continue
+		}
+		if e.busy {
+			break
+		}
+		copy(sc.entries[1:i+1], sc.entries[:i])
+		sc.entries[0] = e
+		e.busy = true
+		return e.st, func(failed bool) { sc.release(e, failed) }, nil
+	}
+	st, err := c.prepareInner(ctx, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.holds(sql, c.cs.schema) {
+		// The cached one is busy: this one is the caller's alone.
+		return st, func(bool) { _ = st.Close() }, nil
+	}
+	e := &cachedStmt{sql: sql, schema: c.cs.schema, st: st, busy: true}
+	sc.entries = append(sc.entries, nil)
+	copy(sc.entries[1:], sc.entries)
+	sc.entries[0] = e
+	sc.evict()
+	return st, func(failed bool) { sc.release(e, failed) }, nil
+}
+
+func (sc *stmtCache) holds(sql, schema string) bool {
+	for _, e := range sc.entries {
+		if e.sql == sql && e.schema == schema {
+			return true
+		}
+	}
+	return false
+}
+
+// release marks e free again; a statement whose execution failed is
+// dropped, so that a statement the server no longer accepts (or that a
+// broken connection left in doubt) is prepared afresh next time.
+func (sc *stmtCache) release(e *cachedStmt, failed bool) {
+	e.busy = false
+	if !failed {
+		if !sc.contains(e) {
+			// Evicted or flushed while it ran.
+			_ = e.st.Close()
+		}
+		return
+	}
+	sc.remove(e)
+	_ = e.st.Close()
+}
+
+func (sc *stmtCache) contains(e *cachedStmt) bool {
+	for _, x := range sc.entries {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+func (sc *stmtCache) remove(e *cachedStmt) {
+	for i, x := range sc.entries {
+		if x == e {
+			sc.entries = append(sc.entries[:i], sc.entries[i+1:]...)
+			return
+		}
+	}
+}
+
+// evict closes the least recently used statements beyond the bound; a
+// busy one is closed when it is released.
+func (sc *stmtCache) evict() {
+	for len(sc.entries) > sc.max {
+		last := sc.entries[len(sc.entries)-1]
+		sc.entries = sc.entries[:len(sc.entries)-1]
+		if !last.busy {
+			_ = last.st.Close()
+		}
+	}
+}
+
+// flush closes every statement (busy ones when they are released).
+func (sc *stmtCache) flush() {
+	for _, e := range sc.entries {
+		if !e.busy {
+			_ = e.st.Close()
+		}
+	}
+	clear(sc.entries)
+	sc.entries = sc.entries[:0]
+}
+
+// cacheable reports whether p's statement may run on a cached prepared
+// statement, and leaves the ones cached valid.
+func (p *plan) cacheable() bool {
+	return p.result != nil && keepsPreparedStatements(p.result.Kind, p.query)
+}
+
+// keepsPreparedStatements reports whether a statement of this kind leaves
+// the server preparing a text as it did before: queries, writes and
+// transaction control do; USE, SET, DDL and the rest may not.
+func keepsPreparedStatements(kind rewriter.Kind, query string) bool {
+	switch kind {
+	case rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
+		return true
+	case rewriter.KindSession:
+		return isTransactionControl(query)
+	}
+	return false
+}
+
+// isTransactionControl reports whether query starts with a transaction
+// keyword (BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE).
+// Anything else, a leading comment included, is answered no.
+func isTransactionControl(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n")
+	end := strings.IndexFunc(q, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	if end < 0 {
+		end = len(q)
+	}
+	switch strings.ToUpper(q[:end]) {
+	case "BEGIN", "START", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END":
+		return true
+	}
+	return false
+}
