@@ -260,6 +260,14 @@ func (e *engine) tagVersion() string {
 	return string(b)
 }
 
+// catalogVersion is the version of the table metadata rewrites read.
+func (e *engine) catalogVersion() uint64 {
+	if e.static != nil {
+		return e.static.Version()
+	}
+	return e.schemas.version.Load()
+}
+
 func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	if e.static != nil {
 		return e.static
@@ -297,13 +305,20 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		e.stats.failClosed("session_state")
 		return nil, err
 	}
-	cat := e.catalog(cs)
-	key := e.cacheKey(cs, query, fp, cat.Version(), e.tagVersion())
-	if c, ok := e.cache.get(key); ok {
+	catVersion, tagVersion, sk := e.catalogVersion(), e.tagVersion(), cs.sessionKey()
+	if c := cs.rewrites.get(query, fp, catVersion, tagVersion, sk); c != nil {
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
 		return e.newPlan(query, fp, u, version, c, started), nil
 	}
+	key := e.cacheKey(cs, query, fp, catVersion, tagVersion)
+	if c, ok := e.cache.get(key); ok {
+		cs.rewrites.put(query, fp, catVersion, tagVersion, sk, c)
+		e.stats.cacheHit()
+		e.metrics.cacheHit(ctx)
+		return e.newPlan(query, fp, u, version, c, started), nil
+	}
+	cat := e.catalog(cs)
 	if v == nil {
 		if v, err = e.view(ctx, cs); err != nil {
 			return nil, err
@@ -311,7 +326,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if v.Fingerprint() != fp {
 			// The snapshot changed in between: plan for the new one.
 			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
-			key = e.cacheKey(cs, query, fp, cat.Version(), e.tagVersion())
+			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
 		}
 	}
 	e.stats.cacheMiss()
@@ -348,8 +363,9 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		}
 		c.tables = append(c.tables, auditTable(t, d))
 	}
-	if res.Cacheable {
+	if res.Cacheable && e.cache.max > 0 {
 		e.cache.put(key, c)
+		cs.rewrites.put(query, fp, catVersion, tagVersion, sk, c)
 	}
 	e.metrics.rewritten(ctx, time.Since(started))
 	return e.newPlan(query, fp, u, version, c, started), nil

@@ -70,6 +70,8 @@ type connState struct {
 	roles *roleOverride
 	// fp memoizes the last View's fingerprint (see fingerprintMemo).
 	fp *fingerprintMemo
+	// rewrites remembers the latest statements' rewrites.
+	rewrites connRewrites
 }
 
 func (cs *connState) memo() *fingerprintMemo {
