@@ -383,16 +383,7 @@ func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValu
 // wrapRows wraps the rows of p's execution; when they close, release (if
 // not nil) learns whether they failed, then the statement is finished.
 func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, release func(failed bool)) driver.Rows {
-	w := wrapRows(rows, func(err error) {
-		if release != nil {
-			release(err != nil)
-		}
-		c.finish(ctx, p, err)
-	})
-	if p.result != nil && p.result.Protected {
-		setRowsRedaction(w, func(err error) error { return redactError(p, err) })
-	}
-	return w
+	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, release: release})
 }
 
 // Ping forwards to the inner connection's Ping; without one it returns nil.

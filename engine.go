@@ -220,20 +220,37 @@ func (v versionedView) SnapshotVersion() uint64 { return v.version }
 func (v versionedView) Unwrap() policy.View { return v.View }
 
 func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
-	if m := cs.memo(); m != nil {
-		u, err := e.caller(ctx, cs)
-		if err != nil {
-			return "", err
-		}
-		if snap := e.memoSnapshot(); snap != nil && snap.Version() == m.version && sameUser(u, m.user) {
-			return m.fp, nil
-		}
+	if m := e.memoFor(ctx, cs); m != nil {
+		return m.fp, nil
 	}
 	v, err := e.view(ctx, cs)
 	if err != nil {
 		return "", err
 	}
 	return v.Fingerprint(), nil
+}
+
+// memoFor returns the connection's fingerprint memo when it holds for
+// the caller on ctx: the same caller in every field a View reads, no USE
+// ROLE override on the connection, and the same native snapshot. It reads
+// the caller in place (session.Peek) and copies nothing; nil means the
+// statement takes the full path (e.view), which also reports a missing
+// caller.
+func (e *engine) memoFor(ctx context.Context, cs *connState) *fingerprintMemo {
+	m := cs.memo()
+	if m == nil || cs.roles != nil {
+		return nil
+	}
+	ref, ok := session.Peek(ctx)
+	if !ok {
+		if ref = e.defaultUser; ref == nil {
+			return nil
+		}
+	}
+	if snap := e.memoSnapshot(); snap == nil || snap.Version() != m.version || !sameUser(*ref, m.user) {
+		return nil
+	}
+	return m
 }
 
 // sameUser reports whether a and b are the same caller in every field a
@@ -285,16 +302,14 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		return e.planRoleStatement(ctx, cs, query, st)
 	}
 	// A caller the connection's memo knows, on the same native snapshot,
-	// needs no View for a cached rewrite.
-	u, err := e.caller(ctx, cs)
-	if err != nil {
-		return nil, err
-	}
+	// needs no View (and no copy of the caller) for a cached rewrite.
+	var u session.User
 	var v policy.View
 	var fp string
 	var version uint64
-	if m, snap := cs.memo(), e.memoSnapshot(); m != nil && snap != nil && m.version == snap.Version() && sameUser(u, m.user) {
-		fp, u, version = m.fp, m.user, snap.Version()
+	var err error
+	if m := e.memoFor(ctx, cs); m != nil {
+		fp, u, version = m.fp, m.user, m.version
 	} else {
 		if v, err = e.view(ctx, cs); err != nil {
 			return nil, err

@@ -93,4 +93,33 @@ func TestFingerprintMemoFollowsCallerAndSnapshot(t *testing.T) {
 	if got := last(ctx); !strings.Contains(got, "'US'") {
 		t.Fatalf("the first caller again: %s", got)
 	}
+	// The memo compares the caller field by field, not by pointer: even a
+	// User changed in place through session.Peek is another caller, on
+	// the prepared path and on the direct one.
+	direct := func(ctx context.Context) string {
+		t.Helper()
+		rows, err := db.QueryContext(ctx, "SELECT id FROM customers WHERE id = ?", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		sqls := fdb.SQL()
+		return sqls[len(sqls)-1]
+	}
+	if got := direct(ctx); !strings.Contains(got, "'US'") {
+		t.Fatalf("direct, the first caller: %s", got)
+	}
+	shared, _ := session.Peek(ctx)
+	shared.Groups = []string{"sales"}
+	if got := direct(ctx); strings.Contains(got, "'US'") {
+		t.Fatalf("direct, the caller changed in place: %s", got)
+	}
+	shared.Groups = []string{"ops"}
+	if got := direct(ctx); !strings.Contains(got, "'US'") {
+		t.Fatalf("direct, the caller changed back: %s", got)
+	}
+	shared.Groups = []string{"sales"}
+	if got := last(ctx); strings.Contains(got, "'US'") {
+		t.Fatalf("prepared, the caller changed in place: %s", got)
+	}
 }

@@ -1,6 +1,7 @@
 package sqe
 
 import (
+	"context"
 	"database/sql/driver"
 	"io"
 	"reflect"
@@ -22,9 +23,17 @@ type rowsWrapper struct {
 	done   func(error)
 	err    error
 	closed bool
-	// redact, when set, removes protected values from the errors the
-	// inner rows report.
-	redact func(error) error
+	// stmt, when set, is the statement the rows answer: Close releases
+	// its cached prepared statement and finishes it, in place of done.
+	stmt rowsStatement
+}
+
+// rowsStatement is the statement rows belong to.
+type rowsStatement struct {
+	conn    *Conn
+	ctx     context.Context
+	plan    *plan
+	release func(failed bool) // nil unless the rows hold a cached statement
 }
 
 // wrapRows returns a driver.Rows over inner that implements exactly the
@@ -34,25 +43,30 @@ func wrapRows(inner driver.Rows, done func(error)) driver.Rows {
 	return rowsShapes[rowsShape(inner)](w)
 }
 
-func (r *rowsWrapper) Columns() []string { return r.inner.Columns() }
+// wrapStatementRows is wrapRows for the rows of st's statement: errors
+// are redacted when its plan is protected, and Close finishes it.
+func wrapStatementRows(inner driver.Rows, st rowsStatement) driver.Rows {
+	w := &rowsWrapper{inner: inner, stmt: st}
+	return rowsShapes[rowsShape(inner)](w)
+}
 
-func (r *rowsWrapper) Next(dest []driver.Value) error {
-	err := r.inner.Next(dest)
-	if err != nil && err != io.EOF && r.redact != nil {
-		err = r.redact(err)
+// redactErr removes protected values from an error of the inner rows.
+func (r *rowsWrapper) redactErr(err error) error {
+	if err == nil || err == io.EOF {
+		return err
 	}
-	r.record(err)
+	if r.stmt.plan != nil {
+		return redactError(r.stmt.plan, err)
+	}
 	return err
 }
 
-// base gives the generated wrapper types access to the shared state.
-func (r *rowsWrapper) base() *rowsWrapper { return r }
+func (r *rowsWrapper) Columns() []string { return r.inner.Columns() }
 
-// setRowsRedaction makes the rows redact the errors they report.
-func setRowsRedaction(rows driver.Rows, redact func(error) error) {
-	if b, ok := rows.(interface{ base() *rowsWrapper }); ok {
-		b.base().redact = redact
-	}
+func (r *rowsWrapper) Next(dest []driver.Value) error {
+	err := r.redactErr(r.inner.Next(dest))
+	r.record(err)
+	return err
 }
 
 func (r *rowsWrapper) Close() error {
@@ -63,7 +77,12 @@ func (r *rowsWrapper) Close() error {
 		if final == nil {
 			final = err
 		}
-		if r.done != nil {
+		if st := r.stmt; st.conn != nil {
+			if st.release != nil {
+				st.release(final != nil)
+			}
+			st.conn.finish(st.ctx, st.plan, final)
+		} else if r.done != nil {
 			r.done(final)
 		}
 	}
@@ -87,10 +106,7 @@ func (r *rowsWrapper) hasNextResultSet() bool {
 }
 
 func (r *rowsWrapper) nextResultSet() error {
-	err := r.inner.(driver.RowsNextResultSet).NextResultSet()
-	if err != nil && err != io.EOF && r.redact != nil {
-		err = r.redact(err)
-	}
+	err := r.redactErr(r.inner.(driver.RowsNextResultSet).NextResultSet())
 	r.record(err)
 	return err
 }

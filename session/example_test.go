@@ -26,3 +26,21 @@ func ExampleNewContext() {
 	// true sam support true 42
 	// false
 }
+
+// Peek reads the caller in place, for code on a hot path that only looks;
+// FromContext returns a copy that is the caller's to change.
+func ExamplePeek() {
+	ctx := session.NewContext(context.Background(), session.User{Name: "ann", Groups: []string{"ops"}})
+	u, ok := session.Peek(ctx)
+	fmt.Println(ok, u.Name, u.Groups)
+	copied, _ := session.FromContext(ctx)
+	copied.Groups[0] = "changed"
+	again, _ := session.Peek(ctx)
+	fmt.Println(again.Groups, again == u)
+	_, ok = session.Peek(context.Background())
+	fmt.Println(ok)
+	// Output:
+	// true ann [ops]
+	// [ops] true
+	// false
+}

@@ -69,6 +69,17 @@ func NewContext(ctx context.Context, u User) context.Context {
 	return context.WithValue(ctx, contextKey{}, &c)
 }
 
+// Peek returns the User that ctx carries without copying it: the pointer
+// is shared by everything that holds ctx, so read through it and never
+// write. FromContext returns a copy of it.
+func Peek(ctx context.Context) (*User, bool) {
+	if ctx == nil {
+		return nil, false
+	}
+	u, ok := ctx.Value(contextKey{}).(*User)
+	return u, ok && u != nil
+}
+
 // FromContext returns the User that ctx carries.
 func FromContext(ctx context.Context) (User, bool) {
 	if ctx == nil {
