@@ -68,6 +68,12 @@ func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (driver.S
 		return e.st, func(failed bool) { sc.release(e, failed) }, nil
 	}
 	st, err := c.prepareInner(ctx, sql)
+	if err != nil && len(sc.entries) > 0 && strings.Contains(err.Error(), "max_prepared_stmt_count") {
+		// The server's statement limit is reached, in part by this
+		// cache: give its statements back and try once more.
+		sc.flush()
+		st, err = c.prepareInner(ctx, sql)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -301,3 +301,28 @@ func TestIsTransactionControl(t *testing.T) {
 		}
 	}
 }
+
+// At the server's limit on prepared statements, the cache gives its own
+// statements back and the statement is prepared again.
+func TestStatementCacheYieldsAtTheServerLimit(t *testing.T) {
+	db, fdb, _ := newCacheTestDB(t)
+	queryOne(t, userCtx(t, "alice"), db, qSelectArg, 1)
+	queryOne(t, userCtx(t, "alice"), db, qSelectArg, 1) // alice's is cached
+	limit := errors.New("Error 1461 (42000): Can't create more than max_prepared_stmt_count statements (current value: 16382)")
+	fdb.Fail(fakedriver.OpPrepareContext, rw(qSelectArg, "bob"), limit, 1)
+	if got, want := queryOne(t, userCtx(t, "bob"), db, qSelectArg, 1), rw(qSelectArg, "bob"); got != want {
+		t.Fatalf("bob got %q, want %q", got, want)
+	}
+	if n := count(fdb, fakedriver.OpStmtClose, rw(qSelectArg, "alice")); n != 2 {
+		t.Fatalf("alice's statements closed %d times, want 2 (database/sql's and the cached one)", n)
+	}
+	// Any other failure to prepare is the caller's, as it comes.
+	boom := errors.New("syntax error")
+	fdb.Fail(fakedriver.OpPrepareContext, rw(qSelectArg, "carol"), boom, 1)
+	if err := db.QueryRowContext(userCtx(t, "carol"), qSelectArg, 1).Scan(new(string)); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the inner driver's", err)
+	}
+	if n := count(fdb, fakedriver.OpStmtClose, rw(qSelectArg, "bob")); n != 0 {
+		t.Fatalf("bob's cached statement closed %d times, want 0", n)
+	}
+}
