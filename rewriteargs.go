@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"reflect"
+	"time"
 )
 
 // pgx lets an argument rewrite the statement (a pgx.QueryRewriter such as
@@ -22,7 +23,10 @@ const pgxPath = "github.com/jackc/pgx/v5"
 // argument that would rewrite the statement in another way.
 func applyQueryRewriters(ctx context.Context, query string, args []driver.NamedValue) (string, []driver.NamedValue, error) {
 	for i, a := range args {
-		if a.Value == nil {
+		switch a.Value.(type) {
+		case nil, int64, float64, bool, []byte, string, time.Time, int, int32:
+			// The values database/sql passes on (and the commonest
+			// others) have no RewriteQuery method: no reflection.
 			continue
 		}
 		v := reflect.ValueOf(a.Value)
