@@ -1,9 +1,11 @@
 package sqe_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/session"
@@ -78,6 +80,25 @@ func TestStatementCacheOnRealDatabases(t *testing.T) {
 					t.Fatalf("after DDL through sqe the server prepared %d statements, want every caller's again (3)", n)
 				}
 			}
+
+			// A statement cancelled while it runs takes its connection
+			// with it; the next calls run on a new one, right.
+			sleep := "SELECT SLEEP(?)"
+			if b.name == "postgres" {
+				sleep = "SELECT pg_sleep($1)"
+			}
+			for i := 0; i < 2; i++ { // the sleep's statement is cached from here on
+				if _, _, err := query(as(admin), e.db, sleep, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(as(admin), 100*time.Millisecond)
+			_, _, err := query(ctx, e.db, sleep, 5)
+			cancel()
+			if err == nil {
+				t.Fatal("a cancelled sleep succeeded")
+			}
+			turns(2)
 		})
 	}
 }
