@@ -24,6 +24,11 @@
 //     view's fingerprint, the metadata version and the connection's
 //     name-resolution and quoting state.
 //  4. The rewritten SQL is executed with the caller's arguments untouched.
+//     When the inner connection declines direct execution with arguments
+//     (go-sql-driver/mysql without interpolateParams), the first such
+//     statement takes database/sql's Prepare fallback, and later ones run
+//     on statements the connection keeps prepared, keyed by the rewritten
+//     SQL (see WithStatementCacheSize).
 //
 // A statement sqe cannot handle with certainty is refused and nothing is
 // sent: errors wrap ErrUnsupported, ErrAccessDenied or ErrColumnDenied and
