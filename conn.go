@@ -338,21 +338,30 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	return c.wrapRows(ctx, p, rows, nil), nil
 }
 
-// execCached runs p on a statement from the connection's cache; a
-// statement kind the cache does not keep takes database/sql's prepare path
-// (driver.ErrSkip, not finished here).
-func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Result, error) {
+// cachedStmt returns the statement from the connection's cache that p
+// runs on. A statement kind the cache does not keep gets driver.ErrSkip, so
+// that database/sql's prepare path runs it (not finished here); a failure
+// to prepare is finished here.
+func (c *Conn) cachedStmt(ctx context.Context, p *plan) (*cachedStmt, error) {
 	if !p.cacheable() {
 		return nil, driver.ErrSkip
 	}
-	st, release, err := c.stmts.acquire(ctx, c, p.sql)
+	e, err := c.stmts.acquire(ctx, c, p.sql)
 	if err != nil {
 		err = redactError(p, err)
 		c.finish(ctx, p, err)
+	}
+	return e, err
+}
+
+// execCached runs p on a statement from the connection's cache.
+func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Result, error) {
+	e, err := c.cachedStmt(ctx, p)
+	if err != nil {
 		return nil, err
 	}
-	res, err := stmtExec(ctx, st, args)
-	release(err != nil)
+	res, err := stmtExec(ctx, e.st, args)
+	c.stmts.release(e, err != nil)
 	err = redactError(p, err)
 	c.finish(ctx, p, err)
 	return res, err
@@ -361,29 +370,25 @@ func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue
 // queryCached is execCached for queries; the statement is released when
 // the rows close.
 func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Rows, error) {
-	if !p.cacheable() {
-		return nil, driver.ErrSkip
-	}
-	st, release, err := c.stmts.acquire(ctx, c, p.sql)
+	e, err := c.cachedStmt(ctx, p)
 	if err != nil {
+		return nil, err
+	}
+	rows, err := stmtQuery(ctx, e.st, args)
+	if err != nil {
+		c.stmts.release(e, true)
 		err = redactError(p, err)
 		c.finish(ctx, p, err)
 		return nil, err
 	}
-	rows, err := stmtQuery(ctx, st, args)
-	if err != nil {
-		release(true)
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
-		return nil, err
-	}
-	return c.wrapRows(ctx, p, rows, release), nil
+	return c.wrapRows(ctx, p, rows, e), nil
 }
 
-// wrapRows wraps the rows of p's execution; when they close, release (if
-// not nil) learns whether they failed, then the statement is finished.
-func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, release func(failed bool)) driver.Rows {
-	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, release: release})
+// wrapRows wraps the rows of p's execution; when they close, the cached
+// statement they ran on (if any) is released, then the statement is
+// finished.
+func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, cached *cachedStmt) driver.Rows {
+	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, cached: cached})
 }
 
 // Ping forwards to the inner connection's Ping; without one it returns nil.

@@ -18,33 +18,26 @@ import (
 // closemu), so rowsWrapper needs no lock of its own.
 type rowsWrapper struct {
 	inner driver.Rows
-	// done is called once, when the rows are closed, with the first error
-	// the inner rows reported (other than io.EOF) or else Close's error.
-	done   func(error)
+	// stmt is the statement the rows answer: Close releases the cached
+	// prepared statement they ran on and finishes the statement, once,
+	// with the first error the inner rows reported (other than io.EOF) or
+	// else Close's error.
+	stmt   rowsStatement
 	err    error
 	closed bool
-	// stmt, when set, is the statement the rows answer: Close releases
-	// its cached prepared statement and finishes it, in place of done.
-	stmt rowsStatement
 }
 
 // rowsStatement is the statement rows belong to.
 type rowsStatement struct {
-	conn    *Conn
-	ctx     context.Context
-	plan    *plan
-	release func(failed bool) // nil unless the rows hold a cached statement
+	conn   *Conn
+	ctx    context.Context
+	plan   *plan
+	cached *cachedStmt // nil unless the rows hold a cached statement
 }
 
-// wrapRows returns a driver.Rows over inner that implements exactly the
-// optional interfaces inner implements. done, if not nil, runs once on Close.
-func wrapRows(inner driver.Rows, done func(error)) driver.Rows {
-	w := &rowsWrapper{inner: inner, done: done}
-	return rowsShapes[rowsShape(inner)](w)
-}
-
-// wrapStatementRows is wrapRows for the rows of st's statement: errors
-// are redacted when its plan is protected, and Close finishes it.
+// wrapStatementRows returns a driver.Rows over the rows of st's statement
+// that implements exactly the optional interfaces inner implements. Errors
+// are redacted when the statement's plan is protected.
 func wrapStatementRows(inner driver.Rows, st rowsStatement) driver.Rows {
 	w := &rowsWrapper{inner: inner, stmt: st}
 	return rowsShapes[rowsShape(inner)](w)
@@ -55,10 +48,7 @@ func (r *rowsWrapper) redactErr(err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	if r.stmt.plan != nil {
-		return redactError(r.stmt.plan, err)
-	}
-	return err
+	return redactError(r.stmt.plan, err)
 }
 
 func (r *rowsWrapper) Columns() []string { return r.inner.Columns() }
@@ -77,14 +67,11 @@ func (r *rowsWrapper) Close() error {
 		if final == nil {
 			final = err
 		}
-		if st := r.stmt; st.conn != nil {
-			if st.release != nil {
-				st.release(final != nil)
-			}
-			st.conn.finish(st.ctx, st.plan, final)
-		} else if r.done != nil {
-			r.done(final)
+		st := r.stmt
+		if st.cached != nil {
+			st.conn.stmts.release(st.cached, final != nil)
 		}
+		st.conn.finish(st.ctx, st.plan, final)
 	}
 	return err
 }

@@ -146,6 +146,10 @@ func (r *stubRows) Next([]driver.Value) error {
 	return err
 }
 
+// TestRowsWrapperFinishesOnceWithFirstError: closing the rows (twice)
+// finishes their statement once, with the first error the rows reported
+// or else Close's, and gives back the cached statement they ran on: kept
+// after success, dropped and closed after a failure.
 func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 	errNext, errClose := errors.New("next"), errors.New("close")
 	for _, tc := range []struct {
@@ -157,8 +161,14 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 		{[]error{nil, errNext}, errClose, errNext},
 		{[]error{io.EOF}, errClose, errClose},
 	} {
-		var got []error
-		r := wrapRows(&stubRows{next: tc.next, close: tc.close}, func(err error) { got = append(got, err) })
+		c, fdb, fp := newTestConn(t, fakedriver.AllFlags())
+		c.stmts = newStmtCache(4)
+		p := &plan{query: qSelectArg, sql: rw(qSelectArg, "alice")}
+		cached, err := c.stmts.acquire(t.Context(), c, p.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := c.wrapRows(t.Context(), p, &stubRows{next: tc.next, close: tc.close}, cached)
 		for range tc.next {
 			_ = r.Next(nil)
 		}
@@ -166,8 +176,17 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 			t.Fatalf("Close = %v, want the inner %v", err, tc.close)
 		}
 		_ = r.Close()
-		if len(got) != 1 || got[0] != tc.want {
-			t.Fatalf("done called with %v, want once with %v", got, tc.want)
+		fin := fp.finishCalls()
+		if len(fin) != 1 || fin[0].err != tc.want || fin[0].sql != p.sql {
+			t.Fatalf("finishes %+v, want one, with %v", fin, tc.want)
+		}
+		kept := c.stmts.contains(cached)
+		closes := len(fdb.CallsOf(fakedriver.OpStmtClose))
+		if tc.want == nil && (!kept || closes != 0) {
+			t.Fatalf("after success: kept %v, closed %d, want kept and open", kept, closes)
+		}
+		if tc.want != nil && (kept || closes != 1) {
+			t.Fatalf("after a failure: kept %v, closed %d, want dropped and closed once", kept, closes)
 		}
 	}
 }

@@ -51,21 +51,22 @@ func newStmtCache(max int) *stmtCache {
 	return &stmtCache{max: max}
 }
 
-// acquire returns a statement prepared from sql and the function that
-// releases it once its execution (and its rows) are done. A failure to
-// prepare is returned as the inner driver reports it.
-func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (driver.Stmt, func(failed bool), error) {
+// acquire returns a statement prepared from sql, to be given back with
+// release once its execution (and its rows) are done. A failure to prepare
+// is returned as the inner driver reports it.
+func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedStmt, error) {
+	busy := false
 	for i, e := range sc.entries {
 		if e.sql != sql || e.schema != c.cs.schema {
 			continue
 		}
-		if e.busy {
+		if busy = e.busy; busy {
 			break
 		}
 		copy(sc.entries[1:i+1], sc.entries[:i])
 		sc.entries[0] = e
 		e.busy = true
-		return e.st, func(failed bool) { sc.release(e, failed) }, nil
+		return e, nil
 	}
 	st, err := c.prepareInner(ctx, sql)
 	if err != nil && len(sc.entries) > 0 && strings.Contains(err.Error(), "max_prepared_stmt_count") {
@@ -75,42 +76,33 @@ func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (driver.S
 		st, err = c.prepareInner(ctx, sql)
 	}
 	if err != nil {
-		return nil, nil, err
-	}
-	if sc.holds(sql, c.cs.schema) {
-		// The cached one is busy: this one is the caller's alone.
-		return st, func(bool) { _ = st.Close() }, nil
+		return nil, err
 	}
 	e := &cachedStmt{sql: sql, schema: c.cs.schema, st: st, busy: true}
+	if busy {
+		// The cached one is busy: this one is the caller's alone, never
+		// in the cache, so release closes it.
+		return e, nil
+	}
 	sc.entries = append(sc.entries, nil)
 	copy(sc.entries[1:], sc.entries)
 	sc.entries[0] = e
 	sc.evict()
-	return st, func(failed bool) { sc.release(e, failed) }, nil
+	return e, nil
 }
 
-func (sc *stmtCache) holds(sql, schema string) bool {
-	for _, e := range sc.entries {
-		if e.sql == sql && e.schema == schema {
-			return true
-		}
-	}
-	return false
-}
-
-// release marks e free again; a statement whose execution failed is
-// dropped, so that a statement the server no longer accepts (or that a
-// broken connection left in doubt) is prepared afresh next time.
+// release gives e back; a statement whose execution failed is dropped, so
+// that a statement the server no longer accepts (or that a broken
+// connection left in doubt) is prepared afresh next time, and one no longer
+// in the cache (evicted or flushed while it ran, or never cached) is
+// closed.
 func (sc *stmtCache) release(e *cachedStmt, failed bool) {
 	e.busy = false
-	if !failed {
-		if !sc.contains(e) {
-			// Evicted or flushed while it ran.
-			_ = e.st.Close()
-		}
+	if failed {
+		sc.remove(e)
+	} else if sc.contains(e) {
 		return
 	}
-	sc.remove(e)
 	_ = e.st.Close()
 }
 
