@@ -510,6 +510,13 @@ var advPostgres = []advCase{
 	write("DELETE FROM orders o USING customers c WHERE c.id = o.customer_id AND c.name LIKE 'HIDDEN%' RETURNING o.id"),
 	write("DELETE FROM notes n USING customers c WHERE c.id = n.id AND c.email IS NULL RETURNING n.id"),
 	write("INSERT INTO customers (id, name, region) VALUES (1, 'x', 'EU') ON CONFLICT (id) DO UPDATE SET name = customers.ssn"),
+	// Attribute notation: c.to_json is to_json(c), the whole raw row of a
+	// write's target.
+	write("UPDATE customers c SET name = c.name WHERE c.id < 5 RETURNING c.id, c.to_json"),
+	write("UPDATE notes n SET body = c.to_json::text FROM customers c WHERE c.id = n.id RETURNING n.body"),
+	write("UPDATE customers c SET name = c.to_json::text WHERE c.id < 5 RETURNING c.name"),
+	any_("SELECT c.id, c.to_json FROM customers c ORDER BY c.id"),
+	any_("SELECT id FROM customers c WHERE c.to_jsonb IS NOT NULL ORDER BY id"),
 	write("INSERT INTO customers (id, name, region) VALUES (1, 'x', 'EU') ON CONFLICT (id) DO NOTHING"),
 	write("INSERT INTO notes (id, body) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET body = (SELECT ssn FROM customers WHERE id = 2)"),
 	write("INSERT INTO notes (id, body) SELECT id, ssn FROM customers ON CONFLICT (id) DO UPDATE SET body = excluded.body"),

@@ -149,12 +149,11 @@ func (s *Source) Current() *Snapshot { return s.cur.Load() }
 // policy.TagSource of another policy source (sqe.WithTagSource). Before
 // the first download it fails (fail closed).
 func (s *Source) TableTags(ctx context.Context, t policy.TableName) (map[string][]string, error) {
-	snap := s.cur.Load()
-	if snap == nil {
-		_, err := s.Snapshot()
+	snap, err := s.Snapshot()
+	if err != nil {
 		return nil, err
 	}
-	return snap.TableTags(ctx, t)
+	return snap.(*Snapshot).TableTags(ctx, t)
 }
 
 // TagVersion is the current snapshot's version: it changes whenever a new

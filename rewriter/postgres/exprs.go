@@ -505,10 +505,18 @@ func (r *rewrite) unqualified(w *pg.Node, name string, sc *scope, field bool) er
 	return r.maskColumn(w, target, name)
 }
 
-// qualified checks owner.name.
+// qualified checks owner.name. PostgreSQL reads owner.name that is no
+// column of owner as name(owner), a function of the whole row (c.to_json
+// is to_json(c)): on a table under policy that is refused, since on a
+// write target it reads the raw row, and elsewhere it is a row-wide
+// expression the fence rule does not see.
 func (r *rewrite) qualified(w *pg.Node, owner *tableRef, name string) error {
 	if err := columnDenied(owner, name); err != nil {
 		return err
+	}
+	if owner.plan != nil && !owner.plan.Passthrough() && !hasColumn(owner.plan.All, name) {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: owner.table.String(), Column: name,
+			Detail: "is not a column of the table: PostgreSQL would apply a function of that name to the whole row; call it with the columns it needs"}
 	}
 	if !owner.write || owner.plan.Passthrough() {
 		return nil

@@ -245,3 +245,31 @@ func TestRewriteNeverPanics(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestAttributeNotationIsRefused: PostgreSQL reads c.name that is no column
+// of c as name(c), a function of the whole row. On a write target that
+// reads the raw row (RETURNING c.to_json gave back raw and restricted
+// values); on a read it is a row-wide expression the fence rule does not
+// see. On a table under policy it is refused, naming table and name.
+func TestAttributeNotationIsRefused(t *testing.T) {
+	dec := simpleDecisions()
+	for _, sql := range []string{
+		"UPDATE customers c SET name = 'x' WHERE c.id = 1 RETURNING c.to_json",
+		"UPDATE customers c SET name = c.to_json::text WHERE c.id = 1",
+		"UPDATE customers SET name = 'x' WHERE customers.row_to_json IS NULL",
+		"DELETE FROM customers c WHERE c.to_jsonb IS NULL",
+		"SELECT id FROM customers c WHERE c.to_json IS NOT NULL",
+		"SELECT c.to_json FROM customers c",
+		"SELECT shop.customers.to_json FROM shop.customers",
+	} {
+		_, err := rewriteSQL(t, sql, dec)
+		wantKind(t, err, rewriter.ErrUnsupported)
+		var re *rewriter.Error
+		if !errors.As(err, &re) || re.Table != "shop.customers" || !strings.HasPrefix(re.Column, "to_json") && re.Column != "row_to_json" {
+			t.Fatalf("%s: %v, want the table and the name", sql, err)
+		}
+	}
+	// Columns, and tables without policy, are as before.
+	mustRewrite(t, "UPDATE customers c SET name = 'x' WHERE c.id = 1 RETURNING c.id, c.name", dec)
+	mustRewrite(t, "SELECT o.to_json FROM orders o", map[string]*policy.Decision{})
+}
