@@ -96,7 +96,8 @@ func WithRetryBackoff(d time.Duration) Option {
 
 // WithDecisionCacheSize bounds the Decisions a View caches (default
 // DefaultDecisionCacheSize). n <= 0 disables the cache: every Decide
-// decides again and returns a new Decision.
+// decides again, or takes the snapshot memo's shared, read-only Decision
+// (see WithMemoSize).
 func WithDecisionCacheSize(n int) Option { return func(o *options) { o.decisionCache = max(n, 0) } }
 
 // WithMemoSize sets the size of a snapshot's memo (default

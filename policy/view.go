@@ -155,8 +155,9 @@ var (
 // caller (with the role lists and the fingerprint), and the read-only maps
 // and row filters of Decisions that have the same content. Decide caches
 // its answers: the *Decision it returns is shared by later calls for the
-// same table and must not be modified (use Decision.Clone for a private
-// copy); each View gets Decisions of its own.
+// same table, and, once the snapshot's memo knows what the caller's
+// principals find for the table, by other Views too; it must not be
+// modified (use Decision.Clone for a private copy).
 func (c *Compiled) View(u session.User) (View, error) {
 	v, err := c.view(u)
 	if err != nil {
