@@ -16,7 +16,7 @@ import (
 // TestDefaultPolicyResourceMatcher(ForPolicy) and TestTagEnricher do, and
 // asserts what they assert.
 
-const conformanceDir = "../../shared/conformance/ranger"
+const conformanceDir = "testdata/conformance"
 
 // targetFiles must pass completely.
 var targetFiles = []string{

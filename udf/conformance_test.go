@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-const hiveCasesPath = "../../shared/conformance/hive/mask_cases.json"
+const hiveCasesPath = "testdata/hive_mask_cases.json"
 
 type hiveArg struct {
 	Value any    `json:"value"`
