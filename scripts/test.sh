@@ -24,11 +24,20 @@
 # Arguments starting with ./ ../ or the module path (and not the value of a flag
 # such as -run) are taken as packages: the lint steps then cover only them.
 #
-# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck (local use only);
-# SQE_MYSQL_PORT (13306), SQE_POSTGRES_PORT (15432) and the other knobs in
-# scripts/lib/servers.sh.
+# What it does, in order: installs MariaDB and PostgreSQL with apt-get when
+# they are missing (as root), runs gofmt, go vet and staticcheck on both
+# modules, starts both servers on loopback with throwaway data directories,
+# runs go test -race on the library module and then on the examples module
+# (the ORM suites and the example programs), stops the servers and prints a
+# summary: each step's time and the packages that failed. A failing step
+# does not stop the later ones; the exit status is 1 when any step failed.
 #
-# Exit status: that of go test (or of the first failing step before it).
+# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck (local use only);
+# SQE_TEST_TIMEOUT is go test's -timeout per module (default 40m; a -timeout
+# argument wins); SQE_MYSQL_PORT (13306), SQE_POSTGRES_PORT (15432) and the
+# other knobs in scripts/lib/servers.sh.
+#
+# Exit status: 0 when every step passed, 1 otherwise.
 
 set -euo pipefail
 
@@ -93,46 +102,97 @@ gofmt_targets() {
 	done
 }
 
-if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
-	sqe_log "gofmt -l (${pkgs[*]})"
-	mapfile -t targets < <(gofmt_targets)
-	if ((${#targets[@]} > 0)); then
-		unformatted=$(gofmt -l "${targets[@]}")
-		if [[ -n $unformatted ]]; then
-			printf '%s\n' "$unformatted" >&2
-			sqe_die "gofmt: the files above need formatting (gofmt -w)"
-		fi
+# Each step records its outcome; a failing step does not stop the next.
+script_start=$SECONDS
+failed=()      # steps that failed
+failed_pkgs=() # packages whose tests failed
+summary=() # one line per step: time and outcome
+
+# step NAME CMD...: runs CMD, records its time and outcome.
+step() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	sqe_log "$name"
+	"$@" || rc=$?
+	local took=$((SECONDS - t0))
+	if ((rc == 0)); then
+		summary+=("$(printf '%-48s %4ds  ok' "$name" "$took")")
+	else
+		summary+=("$(printf '%-48s %4ds  FAILED (exit %d)' "$name" "$took" "$rc")")
+		failed+=("$name")
 	fi
+	return 0
+}
 
-	sqe_log "go vet ${pkgs[*]}"
-	go vet "${pkgs[@]}"
+check_gofmt() {
+	local targets unformatted
+	mapfile -t targets < <(gofmt_targets)
+	((${#targets[@]} > 0)) || return 0
+	unformatted=$(gofmt -l "${targets[@]}")
+	if [[ -n $unformatted ]]; then
+		printf '%s\n' "$unformatted" >&2
+		printf 'gofmt: the files above need formatting (gofmt -w)\n' >&2
+		return 1
+	fi
+}
 
-	sqe_log "staticcheck ${pkgs[*]}"
-	go run "$STATICCHECK" "${pkgs[@]}"
+# go_test DIR LOG ARGS...: go test -race with the timeout in the module at
+# DIR, its output also in LOG; the packages that failed are added to
+# failed_pkgs.
+go_test() {
+	local dir=$1 log=$2 rc=0 pkg
+	shift 2
+	local timeout=(-timeout "${SQE_TEST_TIMEOUT:-40m}")
+	if [[ " $* " == *" -timeout "* || " $* " == *" -timeout="* || " $* " == *" -test.timeout"* ]]; then
+		timeout=()
+	fi
+	(cd "$dir" && go test -race -count=1 "${timeout[@]}" "$@") 2>&1 | tee "$log" || rc=$?
+	while read -r pkg; do
+		failed_pkgs+=("$pkg")
+	done < <(sed -n -E 's/^FAIL[[:space:]]+([^[:space:]]+).*/\1/p' "$log" | sort -u)
+	return "$rc"
+}
 
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/sqe-test-logs.XXXXXX")
+
+if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
+	step "gofmt -l ${pkgs[*]}" check_gofmt
+	step "go vet ${pkgs[*]}" go vet "${pkgs[@]}"
+	step "staticcheck ${pkgs[*]}" go run "$STATICCHECK" "${pkgs[@]}"
 	if [[ "${pkgs[*]}" == ./... ]]; then
-		sqe_log "go vet + staticcheck (examples module)"
-		(cd examples && go vet ./... && go run "$STATICCHECK" ./...)
+		# (gofmt above covered examples/ too: it walks directories.)
+		step "go vet ./... (examples module)" bash -c 'cd examples && go vet ./...'
+		step "staticcheck ./... (examples module)" bash -c "cd examples && go run $STATICCHECK ./..."
 	fi
 else
 	sqe_warn "SQE_TEST_LINT=0: skipping gofmt, go vet and staticcheck"
 fi
 
+# A server that does not start ends the script here (no test could run).
+t0=$SECONDS
 sqe_servers_start
+summary+=("$(printf '%-48s %4ds  ok' "install and start MariaDB and PostgreSQL" "$((SECONDS - t0))")")
 
-sqe_log "go test -race -count=1 ${test_args[*]}"
-rc=0
-go test -race -count=1 "${test_args[@]}" || rc=$?
-if ((rc == 0)) && [[ "${test_args[*]}" == ./... ]]; then
+step "go test -race ${test_args[*]}" go_test . "$logdir/core.log" "${test_args[@]}"
+if [[ "${test_args[*]}" == ./... ]]; then
 	# The ORM suites and the example programs (each built and run against
 	# both servers) live in their own module, so that the library's
 	# go.mod stays free of GORM, sqlx and the embedded server.
-	sqe_log "go test -race -count=1 ./... (examples module)"
-	(cd examples && go test -race -count=1 ./...) || rc=$?
+	step "go test -race ./... (examples module)" go_test examples "$logdir/examples.log" ./...
 fi
-if ((rc == 0)); then
-	sqe_log "go test: ok"
-else
-	sqe_log "go test: FAILED (exit $rc)"
+
+total=$((SECONDS - script_start))
+echo >&2
+sqe_log "summary ($((total / 60))m$((total % 60))s; logs in $logdir)"
+printf '    %s\n' "${summary[@]}" >&2
+if ((${#failed[@]} > 0)); then
+	sqe_log "FAILED:"
+	printf '    %s\n' "${failed[@]}" >&2
+	if ((${#failed_pkgs[@]} > 0)); then
+		sqe_log "packages that failed:"
+		printf '    %s\n' "${failed_pkgs[@]}" >&2
+	fi
+	exit 1
 fi
-exit "$rc"
+sqe_log "all passed"
+exit 0
