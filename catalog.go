@@ -67,7 +67,10 @@ func (c *connCatalog) Version() uint64 { return c.cache.version.Load() }
 
 func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewriter.Column, bool, error) {
 	key := t.Schema + "\x00" + t.Table
-	if cols, ok := c.cache.get(key); ok {
+	// A temporary table belongs to one session: its metadata is read on
+	// the connection each time and never shared with other connections.
+	temporary := c.cache.dialect == "postgres" && t.Schema == "pg_temp"
+	if cols, ok := c.cache.get(key); ok && !temporary {
 		return cols, true, nil
 	}
 	var cols []rewriter.Column
@@ -83,7 +86,9 @@ func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewrit
 	if err != nil || len(cols) == 0 {
 		return nil, false, err
 	}
-	c.cache.put(key, cols)
+	if !temporary {
+		c.cache.put(key, cols)
+	}
 	return cols, true, nil
 }
 
@@ -121,7 +126,8 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 		"SELECT column_name::text, data_type::text, COALESCE(character_maximum_length, -1)::int8, "+
 			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
 			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), '') "+
-			"FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
+			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
+			"AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
 	if err != nil {
 		return nil, err
