@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -172,19 +173,30 @@ func splitStatements(sql string) (pieces []string, err error) {
 	return parser.SplitStatementToPieces(sql)
 }
 
-// parse parses one statement; a panic of the parser is an error.
+// parse parses one statement; a panic of the parser is an error. A schema
+// change is parsed strictly: the parser's lenient mode would return the
+// part of it that it read (and log the statement, literals and all), and
+// sqe sends nothing but what it has read.
 func parse(sql string) (stmt sqlparser.Statement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			stmt, err = nil, rewriter.Unsupported("statement does not parse")
 		}
 	}()
-	return parser.Parse(sql)
+	stmt, err = parser.ParseStrictDDL(sql)
+	if err != nil && sqlparser.Preview(sql) == sqlparser.StmtDDL {
+		return nil, rewriter.Unsupported("this form of schema change is not supported through sqe: its parser does not read all of it, and sqe sends nothing but what it has read")
+	}
+	return stmt, err
 }
 
 func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewriter.Result, error) {
 	stmt, err := parse(sql)
 	if err != nil {
+		var refusal *rewriter.Error
+		if errors.As(err, &refusal) {
+			return nil, err
+		}
 		return nil, rewriter.Unsupported("statement does not parse")
 	}
 	r := newRewrite(ctx, req)
