@@ -243,20 +243,29 @@ var ddlCounters = regexp.MustCompile(` AUTO_INCREMENT=\d+`)
 func ddlTwins(t *testing.T, b backend, corpus []ddlCase) {
 	viaSQE := newEnv(t, b, ddlPolicy)
 	raw := newEnv(t, b, ddlPolicy)
-	// One connection each, so that temporary tables and session state
-	// live as long as the corpus.
-	viaSQE.db.SetMaxOpenConns(1)
-	raw.raw.SetMaxOpenConns(1)
+	// One pinned connection each, so that temporary tables and session
+	// state live as long as the corpus (on the pool, sqe would discard a
+	// connection that holds them before handing it out again).
 	ctx := as(builder)
+	connS, err := viaSQE.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connS.Close()
+	connR, err := raw.raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connR.Close()
 	refused, ran := 0, 0
 	for i, c := range corpus {
 		var errS, errR error
 		var rowsS, rowsR [][]string
 		isQuery := strings.HasPrefix(strings.ToUpper(c.sql), "SHOW")
 		if isQuery {
-			rowsS, _, errS = query(ctx, viaSQE.db, c.sql)
+			rowsS, _, errS = query(ctx, connS, c.sql)
 		} else {
-			_, errS = viaSQE.db.ExecContext(ctx, c.sql)
+			_, errS = connS.ExecContext(ctx, c.sql)
 		}
 		if isRefusal(errS) {
 			refused++
@@ -270,9 +279,9 @@ func ddlTwins(t *testing.T, b backend, corpus []ddlCase) {
 		}
 		ran++
 		if isQuery {
-			rowsR, _, errR = query(ctx, raw.raw, c.sql)
+			rowsR, _, errR = query(ctx, connR, c.sql)
 		} else {
-			_, errR = raw.raw.ExecContext(ctx, c.sql)
+			_, errR = connR.ExecContext(ctx, c.sql)
 		}
 		if (errS == nil) != (errR == nil) {
 			t.Errorf("%03d %s: through sqe %v, raw %v", i, c.sql, errS, errR)

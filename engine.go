@@ -509,6 +509,12 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 		}
 		return
 	}
+	if eff.EndsTransaction {
+		cs.endTransaction()
+	}
+	if eff.Holds != "" {
+		cs.hold(eff.Holds, p.who.Name)
+	}
 	if eff.SetSchema != "" {
 		cs.schema = eff.SetSchema
 	}
@@ -644,4 +650,16 @@ func openPolicyFile(path string) (policy.Source, error) {
 		return ranger.LoadBundle(path)
 	}
 	return policy.NewFileSource(path)
+}
+
+// discarded counts and audits a connection closed because it held state
+// opened by SQL text when database/sql was about to hand it out again.
+func (e *engine) discarded(cs *connState, why string) {
+	e.stats.discarded.Add(1)
+	if e.audit == nil {
+		return
+	}
+	e.audit.Emit(&audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: string(rewriter.KindSession),
+		User: cs.heldBy, Allowed: true,
+		Error: "connection closed before database/sql gave it to another caller: it held " + why})
 }

@@ -25,6 +25,10 @@ type planner interface {
 	// rejected; p is nil when planning failed. On success it applies the
 	// statement's effect on the connection's state.
 	finish(ctx context.Context, cs *connState, p *plan, err error)
+	// discarded reports that a connection holding state opened by SQL
+	// text (see connState.held) is closed instead of being handed to
+	// another caller.
+	discarded(cs *connState, why string)
 	// close releases what the planner holds (policy reloaders, caches).
 	close() error
 }
@@ -72,6 +76,13 @@ type connState struct {
 	fp *fingerprintMemo
 	// rewrites remembers the latest statements' rewrites.
 	rewrites connRewrites
+
+	// heldTx and heldState name the state a statement opened by SQL text
+	// that outlives it (see rewriter.Effect.Holds): a transaction, and the
+	// rest. heldBy is the caller who opened it. A connection that holds
+	// either is discarded before database/sql gives it to anyone again.
+	heldTx, heldState string
+	heldBy            string
 }
 
 func (cs *connState) memo() *fingerprintMemo {
@@ -87,9 +98,32 @@ func newConnState(inner driver.Conn) *connState { return &connState{inner: inner
 // next statement (after a pool reset or a statement that may change it).
 func (cs *connState) reset() { cs.loaded = false }
 
+// hold records state a statement by caller opened and left behind it.
+func (cs *connState) hold(what, caller string) {
+	if what == rewriter.HoldsTransaction {
+		cs.heldTx = what
+	} else if cs.heldState == "" {
+		cs.heldState = what
+	}
+	cs.heldBy = caller
+}
+
+// held names the state the connection holds for its last caller ("" when
+// none).
+func (cs *connState) held() string {
+	switch {
+	case cs.heldTx != "" && cs.heldState != "":
+		return cs.heldTx + " and " + cs.heldState
+	case cs.heldTx != "":
+		return cs.heldTx
+	}
+	return cs.heldState
+}
+
 // endTransaction is called when a transaction ends: state changed inside
 // it may have been undone, so it is read again.
 func (cs *connState) endTransaction() {
+	cs.heldTx = ""
 	if cs.sessionTouched {
 		cs.reset()
 		cs.sessionTouched = false

@@ -130,7 +130,26 @@ type Effect struct {
 	RefreshSession bool
 	// InvalidateCatalog asks the driver to drop cached metadata (DDL).
 	InvalidateCatalog bool
+	// Holds names the connection state the statement opens by SQL text
+	// and leaves behind it: a transaction, a session variable, the
+	// current database, a temporary table, a cursor held past its
+	// transaction ("" when none). A connection that holds such state is
+	// never handed to another caller: the driver discards it when
+	// database/sql gives it out again.
+	Holds string
+	// EndsTransaction: the statement ends a transaction (COMMIT,
+	// ROLLBACK), and with it a transaction that Holds named.
+	EndsTransaction bool
 }
+
+// Descriptions of the state Effect.Holds names.
+const (
+	HoldsTransaction    = "a transaction begun by SQL text"
+	HoldsSessionSetting = "a session setting changed by SQL text"
+	HoldsDatabase       = "a current database changed by USE"
+	HoldsTemporaryTable = "a temporary table"
+	HoldsCursor         = "a cursor held past its transaction"
+)
 
 // Result is a rewritten statement.
 type Result struct {

@@ -62,6 +62,9 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 			if sessionStateVariables[name] {
 				res.Effect.RefreshSession = true
 			}
+			// A system variable outlives the statement (autocommit = 0
+			// opens a transaction that outlives it too).
+			res.Effect.Holds = rewriter.HoldsSessionSetting
 		}
 		if err := r.exprs(se, root, func(n, parent sqlparser.SQLNode) bool { return n == se.Var }); err != nil {
 			return nil, err
@@ -165,6 +168,9 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 	var err error
 	switch s := d.(type) {
 	case *sqlparser.CreateTable:
+		if s.Temp {
+			res.Effect.Holds = rewriter.HoldsTemporaryTable
+		}
 		if err = need(s.Table, policy.Create); err != nil {
 			return nil, err
 		}
