@@ -142,6 +142,22 @@ type Effect struct {
 	EndsTransaction bool
 }
 
+// MergeHolds combines the connection state of two statements run one after
+// the other (a multi-statement string): a transaction the second ends is
+// no longer held, state the second opens is.
+func MergeHolds(a, b Effect) Effect {
+	if b.EndsTransaction {
+		a.EndsTransaction = true
+		if a.Holds == HoldsTransaction {
+			a.Holds = ""
+		}
+	}
+	if b.Holds != "" {
+		a.Holds = b.Holds
+	}
+	return a
+}
+
 // Descriptions of the state Effect.Holds names.
 const (
 	HoldsTransaction    = "a transaction begun by SQL text"

@@ -159,7 +159,7 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return a
+	return rewriter.MergeHolds(a, b)
 }
 
 // splitStatements splits a string into statements; the splitter's panics

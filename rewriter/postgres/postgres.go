@@ -191,7 +191,7 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return a
+	return rewriter.MergeHolds(a, b)
 }
 
 // rewriteOne rewrites one parsed statement in place, proves that it
