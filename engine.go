@@ -447,6 +447,8 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 
 func failReason(err error) string {
 	switch {
+	case errors.Is(err, policy.ErrPolicy):
+		return "policy_error"
 	case errors.Is(err, policy.ErrAccessDenied):
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):

@@ -46,6 +46,9 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNamedColumns(ctx, req, t, access); err != nil {
+		return nil, err
+	}
 	if !d.Allows(access) {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Policy: d.Reason(access),
 			Detail: fmt.Sprintf("%s denied", access)}
@@ -82,6 +85,62 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 		return nil, &Error{Kind: policy.ErrColumnDenied, Table: t.String(), Detail: "every column is restricted"}
 	}
 	return p, nil
+}
+
+// checkNamedColumns fails closed, with an error wrapping policy.ErrPolicy
+// that names the rule, when a rule of the table's policy names a column the
+// table does not have: a mask or restriction on a misspelt column protects
+// nobody, so every caller's reads and writes of the table are refused (not
+// only those of the callers the rule applies to) until the policy or the
+// table is fixed. Only statements that read or write rows (select, update)
+// are checked: DDL can still fix the table. A table that does not exist is
+// left to the server. The check costs one map lookup for a table whose
+// rules name no column.
+func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, access policy.Access) error {
+	if access != policy.Select && access != policy.Update {
+		return nil
+	}
+	cn, ok := columnNamer(req.View)
+	if !ok {
+		return nil
+	}
+	refs := cn.NamedColumns(t)
+	if len(refs) == 0 {
+		return nil
+	}
+	if req.Catalog == nil {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "no catalog to check the columns the table's policy names"}
+	}
+	cols, found, err := req.Catalog.Columns(ctx, t)
+	if err != nil {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "reading table metadata failed: " + err.Error()}
+	}
+	if !found {
+		return nil
+	}
+	for _, ref := range refs {
+		if !slices.ContainsFunc(cols, func(c Column) bool { return strings.EqualFold(c.Name, ref.Column) }) {
+			return &Error{Kind: policy.ErrPolicy, Table: t.String(), Column: ref.Column, Policy: ref.Rule,
+				Detail: fmt.Sprintf("%s rule names column %q, which the table does not have", ref.Section, ref.Column)}
+		}
+	}
+	return nil
+}
+
+// columnNamer finds the policy.ColumnNamer behind v, looking through views
+// that wrap another (Unwrap() policy.View).
+func columnNamer(v policy.View) (policy.ColumnNamer, bool) {
+	for v != nil {
+		if cn, ok := v.(policy.ColumnNamer); ok {
+			return cn, true
+		}
+		u, ok := v.(interface{ Unwrap() policy.View })
+		if !ok {
+			return nil, false
+		}
+		v = u.Unwrap()
+	}
+	return nil, false
 }
 
 // needsColumns reports whether a View asks for the table's columns to

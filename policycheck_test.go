@@ -1,0 +1,119 @@
+package sqe_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe"
+	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+)
+
+// typoPolicy names columns that do not exist: a restriction on "salry"
+// (the table has salary), a mask on "emial", a tag on "ssnn" and a mapping
+// filter keyed on "regoin", each on its own table. No rule applies to
+// ann (role admin): her statements are passthrough and must fail too.
+const typoPolicy = `version: 1
+default: allow
+tables:
+  %[1]s.customers:
+    restricted:
+      - {name: no-salary, principals: [role:support], columns: [salry]}
+  %[1]s.t_mask:
+    masks:
+      - {name: mail-null, principals: [role:support], column: emial, type: MASK_NULL}
+  %[1]s.t_map:
+    row_filters:
+      - name: by-region
+        principals: [role:support]
+        mapping: {table: %[1]s.orders, column: id, key: regoin, match: role, match_column: id}
+tags:
+  %[1]s.t_tag.ssnn: [PII]
+tag_masks:
+  - {name: pii-null, principals: [role:support], tag: PII, type: MASK_NULL}
+`
+
+// TestUnknownColumnFailsClosed: a rule that names a column the table does
+// not have is a policy error for the table: every caller's reads and
+// writes of it fail closed with an error that names the rule, the table
+// and the column, counted as policy_error; other tables are unaffected,
+// and fixing the policy ends it.
+func TestUnknownColumnFailsClosed(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, "version: 1\ndefault: allow\n# %[1]s\n")
+			testdb.Exec(t, e.raw,
+				"CREATE TABLE t_mask (id INT PRIMARY KEY, email VARCHAR(40))",
+				"INSERT INTO t_mask VALUES (1, 'MAIL-CANARY')",
+				"CREATE TABLE t_tag (id INT PRIMARY KEY, ssn VARCHAR(40))",
+				"INSERT INTO t_tag VALUES (1, 'SSN-CANARY')",
+				"CREATE TABLE t_map (id INT PRIMARY KEY, region VARCHAR(8))",
+				"INSERT INTO t_map VALUES (1, 'EU')")
+			path := e.policy
+			if err := os.WriteFile(path, []byte(fmt.Sprintf(typoPolicy, e.schema)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src, err := policy.NewFileSource(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+
+			for _, tc := range []struct{ table, rule, column, stmt string }{
+				{"customers", "no-salary", "salry", "SELECT id, salary FROM customers ORDER BY id"},
+				{"customers", "no-salary", "salry", "UPDATE customers SET name = 'x' WHERE id = 1"},
+				{"t_mask", "mail-null", "emial", "SELECT email FROM t_mask"},
+				{"t_tag", "tags:" + e.schema + ".t_tag.ssnn", "ssnn", "SELECT ssn FROM t_tag"},
+				{"t_map", "by-region", "regoin", "SELECT id FROM t_map"},
+			} {
+				for _, u := range []session.User{admin, support} {
+					rows, _, err := query(as(u), db, tc.stmt)
+					if !errors.Is(err, sqe.ErrPolicy) {
+						t.Fatalf("%s as %s: want a policy error, got rows %v, err %v", tc.stmt, u.Name, rows, err)
+					}
+					msg := err.Error()
+					for _, want := range []string{"policy error", tc.rule, e.schema + "." + tc.table, tc.column} {
+						if !strings.Contains(msg, want) {
+							t.Fatalf("%s as %s: error %q does not name %q", tc.stmt, u.Name, msg, want)
+						}
+					}
+					if errors.Is(err, sqe.ErrUnsupported) {
+						t.Fatalf("a policy defect reported as an unsupported statement: %v", err)
+					}
+				}
+			}
+			// A table whose rules name existing columns is unaffected.
+			if _, _, err := query(as(support), db, "SELECT id FROM orders"); err != nil {
+				t.Fatalf("orders: %v", err)
+			}
+			st, _ := sqe.StatsOf(db)
+			if st.FailClosed["policy_error"] != 10 {
+				t.Fatalf("policy_error count %d, want 10 (%v)", st.FailClosed["policy_error"], st.FailClosed)
+			}
+
+			// Fixing the policy ends it: support's salary is now restricted.
+			fixed := strings.Replace(fmt.Sprintf(typoPolicy, e.schema), "[salry]", "[salary]", 1)
+			if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := src.Reload(); err != nil {
+				t.Fatal(err)
+			}
+			rows, _, err := query(as(admin), db, "SELECT salary FROM customers WHERE id = 1")
+			if err != nil || len(rows) != 1 || rows[0][0] != "51000" {
+				t.Fatalf("admin after the fix: %v %v", rows, err)
+			}
+			if _, _, err := query(as(support), db, "SELECT salary FROM customers"); !errors.Is(err, sqe.ErrColumnDenied) {
+				t.Fatalf("support after the fix: want the column denied, got %v", err)
+			}
+		})
+	}
+}
