@@ -117,3 +117,83 @@ func TestUnknownColumnFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// maskTypePolicy masks columns of types the masks cannot all take.
+const maskTypePolicy = `version: 1
+default: allow
+tables:
+  %[1]s.events:
+    masks:
+      - {name: at-redacted, principals: [role:support], column: at, type: REDACT, args: [REDACTED]}
+  %[1]s.events_ok:
+    masks:
+      - {name: at-epoch, principals: [role:support], column: at, type: REDACT, args: ["2000-01-02 03:04:05"]}
+      - {name: amount-zero, principals: [role:support], column: amount, type: REDACT, args: ["0.50"]}
+  %[1]s.counts:
+    masks:
+      - {name: n-regexp, principals: [role:support], column: n, type: REGEXP_REPLACE, args: ["[0-9]", "x"]}
+  %[1]s.amounts:
+    masks:
+      - {name: amount-too-big, principals: [role:support], column: amount, type: REDACT, args: ["123456.5"]}
+`
+
+// TestMaskTypeMismatchIsAPolicyError: a mask that cannot be computed for
+// its column's type (a REDACT constant that is no timestamp, a regexp
+// over an integer, a constant that overflows a DECIMAL) is a policy error
+// for the callers it applies to, the same on both servers: their reads
+// and writes of the table fail closed naming the rule, the table and the
+// column; callers it does not apply to are unaffected, and a constant
+// that fits the type is returned as itself on both servers.
+func TestMaskTypeMismatchIsAPolicyError(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, maskTypePolicy)
+			ts := "DATETIME"
+			if b.name == "postgres" {
+				ts = "TIMESTAMP"
+			}
+			testdb.Exec(t, e.raw,
+				"CREATE TABLE events (id INT PRIMARY KEY, at "+ts+", note VARCHAR(20))",
+				"INSERT INTO events VALUES (1, '2024-05-06 07:08:09', 'n1')",
+				"CREATE TABLE events_ok (id INT PRIMARY KEY, at "+ts+", amount DECIMAL(6,2))",
+				"INSERT INTO events_ok VALUES (1, '2024-05-06 07:08:09', 1234.56)",
+				"CREATE TABLE counts (id INT PRIMARY KEY, n INT)",
+				"INSERT INTO counts VALUES (1, 42)",
+				"CREATE TABLE amounts (id INT PRIMARY KEY, amount DECIMAL(6,2))",
+				"INSERT INTO amounts VALUES (1, 1.5)")
+			for _, tc := range []struct{ table, rule, column, stmt string }{
+				{"events", "at-redacted", "at", "SELECT id, at FROM events"},
+				{"events", "at-redacted", "at", "SELECT note FROM events"},
+				{"events", "at-redacted", "at", "UPDATE events SET note = 'x' WHERE id = 1"},
+				{"counts", "n-regexp", "n", "SELECT n FROM counts"},
+				{"amounts", "amount-too-big", "amount", "SELECT amount FROM amounts"},
+			} {
+				rows, _, err := query(as(support), e.db, tc.stmt)
+				if !errors.Is(err, sqe.ErrPolicy) {
+					t.Fatalf("%s: want a policy error, got rows %v, err %v", tc.stmt, rows, err)
+				}
+				for _, want := range []string{"policy error", tc.rule, e.schema + "." + tc.table, tc.column} {
+					if !strings.Contains(err.Error(), want) {
+						t.Fatalf("%s: error %q does not name %q", tc.stmt, err, want)
+					}
+				}
+				// The mask does not apply to the admin.
+				if _, _, err := query(as(admin), e.db, strings.Replace(tc.stmt, "UPDATE", "UPDATE", 1)); err != nil {
+					t.Fatalf("%s as admin: %v", tc.stmt, err)
+				}
+			}
+			rows, _, err := query(as(support), e.db, "SELECT at, amount FROM events_ok")
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := rows[0][0]
+			if !strings.HasPrefix(strings.Replace(at, "T", " ", 1), "2000-01-02 03:04:05") || rows[0][1] != "0.50" {
+				t.Fatalf("constants that fit the type: %v", rows)
+			}
+			st, _ := sqe.StatsOf(e.db)
+			if st.FailClosed["policy_error"] != 5 {
+				t.Fatalf("policy_error count %d, want 5 (%v)", st.FailClosed["policy_error"], st.FailClosed)
+			}
+		})
+	}
+}

@@ -151,6 +151,17 @@
 // names the first entry that restricted the column). A restricted column is
 // never also masked: restricted wins.
 //
+// Policy errors. What a policy names is checked against the table when a
+// statement reads or writes it (package rewriter, PlanTable), and a defect
+// fails closed with an error wrapping ErrPolicy that names the rule, the
+// table and the column: a column that a mask, a restricted entry, a
+// mapping filter's key or the tags section names on an exact table entry
+// and that the table does not have fails every caller's statements on the
+// table (ColumnNamer; wildcard entries are not checked); a mask that its
+// column's type cannot take (see package udf) fails the statements of the
+// callers it applies to, on every dialect alike. DDL is not refused, so
+// that the table can be fixed.
+//
 // # Evaluator
 //
 // Compile turns a File into per-principal indexes. Principals (public,

@@ -84,7 +84,40 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	if len(p.Columns) == 0 {
 		return nil, &Error{Kind: policy.ErrColumnDenied, Table: t.String(), Detail: "every column is restricted"}
 	}
+	if err := p.checkMasks(req); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkMasks fails closed, with an error wrapping policy.ErrPolicy, when a
+// mask of the caller's decision cannot be computed for its column's type
+// (a REDACT constant the type cannot hold, a regexp over a number): the
+// table's plan fails for every statement of the callers the mask applies
+// to, whichever columns the statement reads, the same way on every
+// dialect. (A tag's mask that cannot be computed restricts the column
+// instead; see applyTagMasks.)
+func (p *TablePlan) checkMasks(req *Request) error {
+	if req.Dialect == "" {
+		return nil // MaskExpr reports it when the column is read
+	}
+	for _, c := range p.Columns {
+		m, masked := p.Mask(c.Name)
+		if !masked {
+			continue
+		}
+		if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: c.Name, DataType: c.DataType,
+			ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
+			return p.maskError(c, m, err)
+		}
+	}
+	return nil
+}
+
+// maskError is the policy error of a mask that cannot be computed.
+func (p *TablePlan) maskError(c Column, m policy.Mask, err error) error {
+	return &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
+		Detail: "the column's type cannot take the mask: " + strings.TrimPrefix(err.Error(), "udf: ")}
 }
 
 // checkNamedColumns fails closed, with an error wrapping policy.ErrPolicy
@@ -226,8 +259,7 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		ColumnType: col.ColumnType,
 	}, m.Type, m.Args, m.Expr)
 	if err != nil {
-		return "", false, &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: col.Name, Policy: m.Policy,
-			Detail: "mask cannot be computed: " + err.Error()}
+		return "", false, p.maskError(col, m, err)
 	}
 	return expr, true, nil
 }
