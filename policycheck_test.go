@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,6 +195,126 @@ func TestMaskTypeMismatchIsAPolicyError(t *testing.T) {
 			st, _ := sqe.StatsOf(e.db)
 			if st.FailClosed["policy_error"] != 5 {
 				t.Fatalf("policy_error count %d, want 5 (%v)", st.FailClosed["policy_error"], st.FailClosed)
+			}
+		})
+	}
+}
+
+// TestPolicyExpressionsParsedAtOpen: a row filter or CUSTOM mask that does
+// not parse for the dialect fails the open, naming the file, the line and
+// the field, instead of failing every statement later. The same text may
+// parse for one dialect and not the other.
+func TestPolicyExpressionsParsedAtOpen(t *testing.T) {
+	write := func(body string) string {
+		path := filepath.Join(t.TempDir(), "p.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	head := "version: 1\ndefault: allow\ntables:\n  shop.t:\n"
+	for _, tc := range []struct {
+		name, body  string
+		drivers     []string // the drivers whose open must fail
+		line, field string
+	}{
+		{"broken filter", head + "    row_filters:\n      - {name: eu, principals: [public], filter: \"region = = 'EU'\"}\n",
+			[]string{"mysql", "pgx"}, "p.yaml:6", `tables."shop.t".row_filters[0].filter`},
+		{"two expressions", head + "    row_filters:\n      - {name: eu, principals: [public], filter: \"1) OR (1\"}\n",
+			[]string{"mysql", "pgx"}, "p.yaml:6", `tables."shop.t".row_filters[0].filter`},
+		{"broken CUSTOM mask", head + "    masks:\n      - {name: m, principals: [public], column: c, type: CUSTOM, expr: \"CONCAT({col}\"}\n",
+			[]string{"mysql", "pgx"}, "p.yaml:6", `tables."shop.t".masks[0].expr`},
+		{"broken tag mask", "version: 1\ndefault: allow\ntag_masks:\n  - {name: tm, principals: [public], tag: PII, type: CUSTOM, expr: \"{col} +\"}\n",
+			[]string{"mysql", "pgx"}, "p.yaml:4", `tag_masks[0].expr`},
+		{"MySQL-only spelling", head + "    row_filters:\n      - {name: own, principals: [public], filter: \"owner = current_user()\"}\n",
+			[]string{"pgx"}, "p.yaml:6", `tables."shop.t".row_filters[0].filter`},
+	} {
+		path := write(tc.body)
+		for _, drv := range []string{"mysql", "pgx"} {
+			dsn := "u:p@tcp(127.0.0.1:1)/x"
+			if drv == "pgx" {
+				dsn = "postgres://u:p@127.0.0.1:1/x"
+			}
+			db, err := sqe.Open(drv, dsn, sqe.WithPolicyFile(path), sqe.WithoutAudit())
+			if !slices.Contains(tc.drivers, drv) {
+				if err != nil {
+					t.Errorf("%s on %s: %v", tc.name, drv, err)
+				} else {
+					db.Close()
+				}
+				continue
+			}
+			if err == nil {
+				db.Close()
+				t.Errorf("%s on %s: the open succeeded", tc.name, drv)
+				continue
+			}
+			if !errors.Is(err, policy.ErrInvalidFile) || !strings.Contains(err.Error(), tc.line) || !strings.Contains(err.Error(), tc.field) ||
+				!strings.Contains(err.Error(), "does not parse") {
+				t.Errorf("%s on %s: want an error naming %s and %s, got %v", tc.name, drv, tc.line, tc.field, err)
+			}
+		}
+	}
+}
+
+// TestPolicyExpressionsCheckedOnReload: a reload whose expression does not
+// parse fails and is counted, and the last good policy stays in force; a
+// source given with WithPolicy is checked at open too.
+func TestPolicyExpressionsCheckedOnReload(t *testing.T) {
+	good := "version: 1\ndefault: allow\ntables:\n  %[1]s.customers:\n    row_filters:\n      - {name: eu, principals: [public], filter: \"region = 'EU'\"}\n"
+	bad := strings.Replace(good, "region = 'EU'", "region = = 'EU'", 1)
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, good)
+			src, err := policy.NewFileSource(e.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ids := func() string {
+				t.Helper()
+				rows, _, err := query(as(nobody), db, "SELECT id FROM customers ORDER BY id")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, r := range rows {
+					out = append(out, r[0])
+				}
+				return strings.Join(out, ",")
+			}
+			if got := ids(); got != "1,2" {
+				t.Fatalf("before the reload: %q", got)
+			}
+			if err := os.WriteFile(e.policy, []byte(fmt.Sprintf(bad, e.schema)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err = src.Reload()
+			if !errors.Is(err, policy.ErrInvalidFile) || !strings.Contains(err.Error(), "row_filters[0].filter") {
+				t.Fatalf("reload of a filter that does not parse: %v", err)
+			}
+			if got := ids(); got != "1,2" {
+				t.Fatalf("after the failed reload the last good policy must hold: %q", got)
+			}
+			st, _ := sqe.StatsOf(db)
+			if st.Policy.ReloadFailures != 1 {
+				t.Fatalf("reload failures %d, want 1", st.Policy.ReloadFailures)
+			}
+
+			// A source that already holds a bad policy fails the open.
+			badSrc, err := policy.NewFileSource(e.policy)
+			if err != nil {
+				t.Fatal(err) // the source alone cannot parse SQL: it loads
+			}
+			if db2, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(badSrc), sqe.WithoutAudit()); err == nil {
+				db2.Close()
+				t.Fatal("open over a source holding a filter that does not parse succeeded")
+			} else if !strings.Contains(err.Error(), "row_filters[0].filter") {
+				t.Fatalf("open over a bad source: %v", err)
 			}
 		})
 	}

@@ -57,6 +57,11 @@
 //     access type); case-insensitive.
 //   - row_filters have filter: a boolean SQL expression over the table's raw
 //     columns, passed to the rewriter as written (it must not be empty).
+//     This package parses no SQL: the driver checks every expression of a
+//     policy set (Compiled.Expressions: filters, mapping filters compiled,
+//     CUSTOM masks) with its dialect's parser when it loads, through
+//     WithValidator or SetValidator, so that one that does not parse fails
+//     the load with file, line and field.
 //   - masks have column, type (one of package udf's mask types: MASK,
 //     MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4, MASK_HASH, MASK_NULL, MASK_NONE,
 //     MASK_DATE_SHOW_YEAR, CUSTOM, MASK_SHOW_FIRST_N, MASK_SHOW_LAST_N, REDACT,
@@ -231,8 +236,10 @@
 //     error wrapping ErrNotLoaded (naming the last load error).
 //     NewFileSource fails when the first load fails, unless
 //     WithDeferredLoad is given.
-//   - A reload that fails keeps the last good snapshot and is counted
-//     (Stats.ReloadFailures, Stats.LastError).
+//   - A reload that fails — the file does not parse, or a validator
+//     (WithValidator, SetValidator) refuses the compiled set — keeps the
+//     last good snapshot and is counted (Stats.ReloadFailures,
+//     Stats.LastError).
 //   - A View built on a snapshot that was superseded while it was built is
 //     built again on the newer one by ViewWithRetry, up to WithViewRetries
 //     times (backing off by WithRetryBackoff from the second retry on);

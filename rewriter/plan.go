@@ -287,7 +287,7 @@ func (p *TablePlan) DerivedSelect(syn Syntax) (string, error) {
 			canon, err := syn.CanonicalExpr(expr)
 			if err != nil {
 				m, _ := p.Mask(c.Name)
-				return "", &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
+				return "", &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
 					Detail: "mask expression is not a single SQL expression"}
 			}
 			b.WriteString("(" + canon + ")")
@@ -327,9 +327,10 @@ func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
 	return b.String(), nil
 }
 
-// FilterError wraps a problem with a row filter expression of the plan's table.
+// FilterError reports a row filter of the plan's table that sqe cannot
+// place: a defect of the policy (policy.ErrPolicy), naming the rule.
 func (p *TablePlan) FilterError(f policy.RowFilter, detail string) error {
-	return &Error{Kind: ErrUnsupported, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
+	return &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
 }
 
 // applyTagMasks returns the decision with the masks its tag bindings give
