@@ -1,16 +1,6 @@
 package policy
 
-import (
-	"errors"
-	"strings"
-)
-
-// ErrPolicy is wrapped by the error of a statement that met a defect of
-// the policy itself: a rule that names a column the table does not have,
-// a mask that cannot be computed for its column's type, an expression
-// that does not parse. The error names the rule; the statement fails
-// closed until the policy or the table is fixed.
-var ErrPolicy = errors.New("sqe: policy error")
+import "strings"
 
 // ColumnRef is a column that a rule of the native policy file names on
 // one table: a mask's column, a restricted column, a mapping filter's

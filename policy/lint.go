@@ -41,6 +41,8 @@ func (f Finding) String() string {
 // database or a parser (the driver's sqe lint adds the checks that need
 // them: expressions, tables, columns and types):
 //
+//   - an allow rule that never grants: deny rules of the same table entry
+//     deny every type it allows to every caller it matches;
 //   - a mask that never applies: an earlier mask of the same table entry
 //     on the same column already matches every caller it matches (masks
 //     are first-match), or a restricted entry of the table entry removes
@@ -72,6 +74,27 @@ func Lint(f *File) []Finding {
 				return defaultName(t.Key(), section, i)
 			}
 			return n
+		}
+		for i := range t.Access {
+			a := &t.Access[i]
+			allow := bitsOf(a.Allow)
+			if allow == 0 {
+				continue
+			}
+			var denied accessBits
+			var by []string
+			for j := range t.Access {
+				d := &t.Access[j]
+				if b := bitsOf(d.Deny); b != 0 && b&allow != 0 && covers(d.Principals, a.Principals) {
+					denied |= b
+					by = append(by, fmt.Sprintf("%q (line %d)", name(d.Name, "access", j), d.Line))
+				}
+			}
+			if allow&^denied == 0 {
+				out = append(out, Finding{Severity: LintWarning, Line: a.Line, Path: elemPath(path+".access", i),
+					Message: fmt.Sprintf("allow %q never grants: deny %s denies what it allows to every caller it matches (a deny wins whatever the order)",
+						name(a.Name, "access", i), strings.Join(by, ", "))})
+			}
 		}
 		for i := range t.Masks {
 			m := &t.Masks[i]

@@ -23,6 +23,10 @@ tables:
       - {name: later, principals: [role:orphan], column: email, type: MASK_HASH}
     restricted:
       - {name: no-salary, principals: [public], columns: [salary]}
+    access:
+      - {name: lead-read, principals: [role:lead], allow: [select]}
+      - {name: no-analysts, principals: [role:analyst], deny: [select, update]}
+      - {name: ann-all, principals: [user:ann], allow: [all]}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +36,7 @@ tables:
 		got = append(got, x.String())
 	}
 	want := []string{
+		`19: warning: tables."shop.t".access[0]: allow "lead-read" never grants: deny "no-analysts" (line 20) denies what it allows to every caller it matches (a deny wins whatever the order)`,
 		`11: warning: tables."shop.t".masks[1]: mask "narrow" never applies: mask "broad" (line 10) on column ssn comes first and matches every caller it matches`,
 		`13: warning: tables."shop.t".masks[3]: mask "gone" never applies: restricted entry "no-salary" (line 17) removes column salary for every caller it matches`,
 		`15: warning: tables."shop.t".masks[5]: mask "later" never applies: mask "public-first" (line 14) on column email comes first and matches every caller it matches`,

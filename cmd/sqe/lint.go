@@ -33,8 +33,8 @@ A native policy file (YAML): everything "sqe.Open" checks (syntax, fields,
 mask arguments, role cycles), row filters and CUSTOM masks that do not
 parse as one SQL expression for the dialect (for both dialects when
 --dialect is not given: an expression only one of them parses is a
-warning), masks that an earlier mask or a restriction shadows, and roles
-that nothing in the file grants. With --schema or --dsn also tables that
+warning), masks that an earlier mask or a restriction shadows, allow
+rules that deny rules void, and roles that nothing in the file grants. With --schema or --dsn also tables that
 do not exist, columns that rules name and the table does not have, and
 masks that a column's type cannot take: the errors sqe reports as policy
 errors when a statement meets them.
