@@ -1,6 +1,7 @@
 package sqe_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/session"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // typoPolicy names columns that do not exist: a restriction on "salry"
@@ -63,7 +67,9 @@ func TestUnknownColumnFailsClosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			reader := sdkmetric.NewManualReader()
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit(), sqe.WithMeterProvider(mp))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,6 +105,9 @@ func TestUnknownColumnFailsClosed(t *testing.T) {
 			st, _ := sqe.StatsOf(db)
 			if st.FailClosed["policy_error"] != 10 {
 				t.Fatalf("policy_error count %d, want 10 (%v)", st.FailClosed["policy_error"], st.FailClosed)
+			}
+			if n := failClosedMetric(t, reader, "policy_error"); n != 10 {
+				t.Fatalf("sqe.fail_closed{reason=policy_error} = %d, want 10", n)
 			}
 
 			// Fixing the policy ends it: support's salary is now restricted.
@@ -318,4 +327,28 @@ func TestPolicyExpressionsCheckedOnReload(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failClosedMetric reads the sqe.fail_closed counter for one reason.
+func failClosedMetric(t *testing.T, reader *sdkmetric.ManualReader, reason string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok || m.Name != "sqe.fail_closed" {
+				continue
+			}
+			for _, p := range sum.DataPoints {
+				if v, ok := p.Attributes.Value(attribute.Key("reason")); ok && v.AsString() == reason {
+					n += p.Value
+				}
+			}
+		}
+	}
+	return n
 }
