@@ -75,6 +75,9 @@ Prints one line per finding and a summary; exits 1 when there are errors,
 		return err
 	}
 	if ranger.IsBundle(data) {
+		if *schema != "" || *dsn != "" {
+			fmt.Fprintln(stderr, "sqe lint: --schema and --dsn check native policy files only; the bundle is linted without them")
+		}
 		return lintBundle(path, data, *errorsOnly, stdout)
 	}
 	l := &nativeLint{path: path, dialect: *dialect}
