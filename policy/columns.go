@@ -16,6 +16,9 @@ type ColumnRef struct {
 	Column string
 	// Line is the rule's line in the file (0 when unknown).
 	Line int
+	// Path is the field that names the column, e.g.
+	// tables."shop.customers".restricted[0].columns.
+	Path string
 }
 
 // ColumnNamer is implemented by Views (and snapshots) whose policy names
@@ -63,6 +66,7 @@ func (c *Compiled) compileNamedColumns(f *File) {
 			continue
 		}
 		k := tkey{t.Schema, t.Table}
+		path := "tables." + pathKey(t.Key())
 		name := func(n, section string, i int) string {
 			if n == "" {
 				return defaultName(t.Key(), section, i)
@@ -72,17 +76,20 @@ func (c *Compiled) compileNamedColumns(f *File) {
 		for i := range t.RowFilters {
 			r := &t.RowFilters[i]
 			if r.Mapping != nil {
-				add(k, ColumnRef{Rule: name(r.Name, "row_filters", i), Section: "row_filters", Column: strings.ToLower(r.Mapping.Key), Line: r.Line})
+				add(k, ColumnRef{Rule: name(r.Name, "row_filters", i), Section: "row_filters", Column: strings.ToLower(r.Mapping.Key), Line: r.Line,
+					Path: elemPath(path+".row_filters", i) + ".mapping.key"})
 			}
 		}
 		for i := range t.Masks {
 			m := &t.Masks[i]
-			add(k, ColumnRef{Rule: name(m.Name, "masks", i), Section: "masks", Column: strings.ToLower(m.Column), Line: m.Line})
+			add(k, ColumnRef{Rule: name(m.Name, "masks", i), Section: "masks", Column: strings.ToLower(m.Column), Line: m.Line,
+				Path: elemPath(path+".masks", i) + ".column"})
 		}
 		for i := range t.Restricted {
 			r := &t.Restricted[i]
 			for _, col := range r.Columns {
-				add(k, ColumnRef{Rule: name(r.Name, "restricted", i), Section: "restricted", Column: strings.ToLower(col), Line: r.Line})
+				add(k, ColumnRef{Rule: name(r.Name, "restricted", i), Section: "restricted", Column: strings.ToLower(col), Line: r.Line,
+					Path: elemPath(path+".restricted", i) + ".columns"})
 			}
 		}
 	}
@@ -91,6 +98,7 @@ func (c *Compiled) compileNamedColumns(f *File) {
 			continue
 		}
 		key := tg.Schema + "." + tg.Table + "." + tg.Column
-		add(tkey{tg.Schema, tg.Table}, ColumnRef{Rule: "tags:" + key, Section: "tags", Column: tg.Column, Line: tg.Line})
+		add(tkey{tg.Schema, tg.Table}, ColumnRef{Rule: "tags:" + key, Section: "tags", Column: tg.Column, Line: tg.Line,
+			Path: "tags." + pathKey(key)})
 	}
 }

@@ -34,11 +34,11 @@ tags:
 		t.Fatal(err)
 	}
 	want := []ColumnRef{
-		{Rule: "m", Section: "row_filters", Column: "region", Line: 11},
-		{Rule: "ssn-4", Section: "masks", Column: "ssn", Line: 6},
-		{Rule: "shop.customers/restricted[0]", Section: "restricted", Column: "salary", Line: 8},
-		{Rule: "shop.customers/restricted[0]", Section: "restricted", Column: "bonus", Line: 8},
-		{Rule: "tags:shop.customers.email", Section: "tags", Column: "email", Line: 16},
+		{Rule: "m", Section: "row_filters", Column: "region", Line: 11, Path: `tables."shop.customers".row_filters[1].mapping.key`},
+		{Rule: "ssn-4", Section: "masks", Column: "ssn", Line: 6, Path: `tables."shop.customers".masks[0].column`},
+		{Rule: "shop.customers/restricted[0]", Section: "restricted", Column: "salary", Line: 8, Path: `tables."shop.customers".restricted[0].columns`},
+		{Rule: "shop.customers/restricted[0]", Section: "restricted", Column: "bonus", Line: 8, Path: `tables."shop.customers".restricted[0].columns`},
+		{Rule: "tags:shop.customers.email", Section: "tags", Column: "email", Line: 16, Path: `tags."shop.customers.email"`},
 	}
 	got := c.NamedColumns(TableName{Schema: "Shop", Table: "CUSTOMERS"})
 	if !reflect.DeepEqual(got, want) {

@@ -294,11 +294,7 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 		}
 		for _, ref := range c.NamedColumns(e.t) {
 			if _, ok := byName[ref.Column]; !ok {
-				where := e.path + "." + ref.Section
-				if ref.Section == "tags" {
-					where = "tags"
-				}
-				l.add(policy.LintError, ref.Line, where, "rule %q names column %q, which %s does not have: policy error, every statement on the table fails", ref.Rule, ref.Column, e.t)
+				l.add(policy.LintError, ref.Line, ref.Path, "rule %q names column %q, which %s does not have: policy error, every statement on the table fails", ref.Rule, ref.Column, e.t)
 			}
 		}
 		if e.ft != nil {

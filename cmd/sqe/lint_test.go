@@ -52,7 +52,7 @@ func TestLintNativeFileAgainstASchema(t *testing.T) {
 		`p.yaml:14: warning: tables."shop.customers".masks[1]: mask "ssn-4" never applies: mask "ssn-null" (line 13)`,
 		`p.yaml:15: error: tables."shop.customers".masks[2]: mask "salary-re" cannot be computed for shop.customers.salary (int)`,
 		`p.yaml:17: warning: tables."shop.customers".restricted[0]: role orphan is granted by no users or groups entry`,
-		`p.yaml:17: error: tables."shop.customers".restricted: rule "no-salary" names column "salry", which shop.customers does not have`,
+		`p.yaml:17: error: tables."shop.customers".restricted[0].columns: rule "no-salary" names column "salry", which shop.customers does not have`,
 		`p.yaml:18: error: tables."shop.custmers": table shop.custmers does not exist`,
 		`2 table entries, 0 tag mask(s); 4 error(s), 2 warning(s)`,
 	} {
@@ -142,7 +142,7 @@ tables:
 			code, out, _ := runCLI("lint", "--dialect", dialect, "--dsn", dsn, path)
 			for _, want := range []string{
 				`p.yaml:6: error: tables."` + schema + `.events".masks[0]: mask "at-redacted" cannot be computed for ` + schema + `.events.at (` + ts + `)`,
-				`p.yaml:7: error: tables."` + schema + `.events".masks: rule "note-null" names column "nott"`,
+				`p.yaml:7: error: tables."` + schema + `.events".masks[1].column: rule "note-null" names column "nott"`,
 				`p.yaml:8: error: tables."` + schema + `.evnts": table ` + schema + `.evnts does not exist`,
 				"3 error(s), 0 warning(s)",
 			} {
