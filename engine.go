@@ -62,15 +62,20 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		cache:       newRewriteCache(cfg.cacheSize),
 		stats:       &counters{},
 	}
+	check := expressionCheck(d)
 	if e.source == nil {
 		if cfg.policyFile == "" {
 			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
 		}
-		src, err := openPolicyFile(cfg.policyFile)
+		src, err := openPolicyFile(cfg.policyFile, check)
 		if err != nil {
 			return nil, err
 		}
 		e.source, e.ownSource = src, true
+	} else if check != nil {
+		if err := checkGivenSource(e.source, d.Name(), check); err != nil {
+			return nil, err
+		}
 	}
 	m, err := newMetrics(cfg.meterProvider)
 	if err != nil {
@@ -447,6 +452,8 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 
 func failReason(err error) string {
 	switch {
+	case errors.Is(err, policy.ErrPolicy):
+		return "policy_error"
 	case errors.Is(err, policy.ErrAccessDenied):
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):
@@ -640,8 +647,10 @@ func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
 }
 
 // openPolicyFile opens a policy file: a Ranger bundle (JSON, as written by
-// "sqe fetch" or a Ranger policy download) or a native policy file (YAML).
-func openPolicyFile(path string) (policy.Source, error) {
+// "sqe fetch" or a Ranger policy download) or a native policy file (YAML),
+// whose every load (the first, which fails the open, and every reload)
+// check validates.
+func openPolicyFile(path string, check func(*policy.Compiled) error) (policy.Source, error) {
 	isBundle, err := ranger.IsBundleFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqe: policy file: %w", err)
@@ -649,7 +658,52 @@ func openPolicyFile(path string) (policy.Source, error) {
 	if isBundle {
 		return ranger.LoadBundle(path)
 	}
-	return policy.NewFileSource(path)
+	return policy.NewFileSource(path, policy.WithValidator(check))
+}
+
+// expressionCheck returns the check of a native policy set's SQL
+// expressions (row filters, mapping filters, CUSTOM masks) with the
+// dialect's own parser: each must parse as exactly one expression, or the
+// policy does not load. nil when the dialect offers no parser.
+func expressionCheck(d rewriter.Dialect) func(*policy.Compiled) error {
+	sd, ok := d.(interface{ Syntax() rewriter.Syntax })
+	if !ok {
+		return nil
+	}
+	syn, name := sd.Syntax(), d.Name()
+	return func(c *policy.Compiled) error {
+		return c.CheckExpressions(func(x policy.Expression) error {
+			text, what := x.Text, "row filter"
+			if x.Kind == policy.ExprCustomMask {
+				text, what = "("+strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col"))+")", "CUSTOM mask expression"
+			}
+			if _, err := syn.CanonicalExpr(text); err != nil {
+				return fmt.Errorf("%s does not parse as one %s SQL expression", what, name)
+			}
+			return nil
+		})
+	}
+}
+
+// checkGivenSource checks the current snapshot of a source given with
+// WithPolicy, when it is a native policy set, and installs the check on
+// the source for its later reloads, when the source takes validators.
+func checkGivenSource(src policy.Source, dialect string, check func(*policy.Compiled) error) error {
+	if vs, ok := src.(interface {
+		SetValidator(name string, v func(*policy.Compiled) error)
+	}); ok {
+		vs.SetValidator("sqe expressions: "+dialect, check)
+	}
+	snap, err := src.Snapshot()
+	if err != nil {
+		return nil // not loaded yet: statements fail closed until it is
+	}
+	if c, native := snap.(*policy.Compiled); native {
+		if err := check(c); err != nil {
+			return fmt.Errorf("sqe: policy: %w", err)
+		}
+	}
+	return nil
 }
 
 // discarded counts and audits a connection closed because it held state

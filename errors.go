@@ -22,4 +22,10 @@ var (
 	ErrUnsupported = rewriter.ErrUnsupported
 	// ErrPolicyNotLoaded: the policy source has never loaded a policy set.
 	ErrPolicyNotLoaded = policy.ErrNotLoaded
+	// ErrPolicy: the statement met a defect of the policy itself (a rule
+	// naming a column the table does not have, a mask its column's type
+	// cannot take); the error names the rule and the table, and every
+	// statement on the table fails closed until the policy or the table is
+	// fixed.
+	ErrPolicy = policy.ErrPolicy
 )

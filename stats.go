@@ -14,7 +14,7 @@ type Stats struct {
 	RewriteCacheHits   uint64
 	RewriteCacheMisses uint64
 	// FailClosed counts statements refused, by reason: no_session,
-	// policy_not_loaded, view, session_state, access_denied,
+	// policy_not_loaded, view, session_state, policy_error, access_denied,
 	// column_denied, unsupported, error.
 	FailClosed map[string]uint64
 	// AuditDropped counts audit records dropped because the buffer was full.

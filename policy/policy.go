@@ -15,6 +15,12 @@ var (
 	ErrColumnDenied = errors.New("sqe: column access denied")
 	// ErrNotLoaded: the policy source has never loaded a policy set (fail closed).
 	ErrNotLoaded = errors.New("sqe: policy source has not loaded")
+	// ErrPolicy: the statement met a defect of the policy itself — a rule
+	// that names a column the table does not have, a mask its column's type
+	// cannot take, an expression that does not parse. The error names the
+	// rule; the table's statements fail closed until the policy or the
+	// table is fixed (see ColumnNamer).
+	ErrPolicy = errors.New("sqe: policy error")
 )
 
 // Access is an access type a statement needs on a table.

@@ -16,8 +16,8 @@ import (
 var ErrUnsupported = errors.New("sqe: unsupported statement")
 
 // Error is a rejection that names what it is about. It wraps one of the
-// sentinels (ErrUnsupported, policy.ErrAccessDenied, policy.ErrColumnDenied)
-// and never carries a protected value.
+// sentinels (ErrUnsupported, policy.ErrAccessDenied, policy.ErrColumnDenied,
+// policy.ErrPolicy) and never carries a protected value.
 type Error struct {
 	Kind   error  // the sentinel
 	Table  string // schema.table, when the error is about a table

@@ -37,6 +37,10 @@ func mustParser() *sqlparser.Parser {
 	return p
 }
 
+// Syntax returns the dialect's Syntax (its expression parser, for checking
+// policy expressions when a policy loads).
+func (Dialect) Syntax() rewriter.Syntax { return Syntax }
+
 // Syntax is the MySQL syntax for the dialect-neutral planner.
 var Syntax rewriter.Syntax = syntax{}
 

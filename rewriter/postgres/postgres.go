@@ -22,6 +22,10 @@ type Dialect struct{}
 // Name returns "postgres".
 func (Dialect) Name() string { return Name }
 
+// Syntax returns the dialect's Syntax (its expression parser, for checking
+// policy expressions when a policy loads).
+func (Dialect) Syntax() rewriter.Syntax { return Syntax }
+
 // Syntax is the PostgreSQL syntax for the dialect-neutral planner.
 var Syntax rewriter.Syntax = syntax{}
 
