@@ -203,7 +203,7 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
 	r := newRewrite(ctx, req)
 	// Decided on the statement as the application wrote it.
-	r.mergeable = !canFailOnARow(stmt)
+	r.mergeable = !canFailOnARow(stmt, r.fromTypes(stmt.GetSelectStmt()))
 	if r.mergeable {
 		r.conds = collectConditionColumns(stmt.GetSelectStmt())
 	}
