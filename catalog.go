@@ -125,7 +125,9 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 	rows, err := queryInner(ctx, conn,
 		"SELECT column_name::text, data_type::text, COALESCE(character_maximum_length, -1)::int8, "+
 			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
-			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), '') "+
+			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), ''), "+
+			"COALESCE((SELECT NOT co.collisdeterministic FROM pg_collation co JOIN pg_namespace ns ON ns.oid = co.collnamespace "+
+			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false) "+
 			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
 			"AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
@@ -141,7 +143,8 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 		} else if dt == "numeric" && asInt(r[3]) >= 0 {
 			full = fmt.Sprintf("numeric(%d,%d)", asInt(r[3]), asInt(r[4]))
 		}
-		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5]))})
+		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5])),
+			Nondeterministic: asBool(r[6])})
 	}
 	return cols, nil
 }
@@ -214,6 +217,11 @@ func asString(v driver.Value) string {
 		return string(x)
 	}
 	return fmt.Sprint(v)
+}
+
+func asBool(v driver.Value) bool {
+	b, ok := v.(bool)
+	return ok && b
 }
 
 func asInt(v driver.Value) int64 {

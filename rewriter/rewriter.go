@@ -78,6 +78,9 @@ type Column struct {
 	// Tags are the column's tags from the database (a column comment
 	// "tags: PII, EMAIL"), upper-cased.
 	Tags []string
+	// Nondeterministic is set when the column's collation is
+	// nondeterministic (PostgreSQL): LIKE fails on such a column.
+	Nondeterministic bool
 }
 
 // Catalog supplies table metadata. Implementations cache; Invalidate drops

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ func TestComparisonsAcrossTypesAreFenced(t *testing.T) {
 		col("id", "integer"), col("region", "character varying"), col("n", "numeric"), col("f", "double precision"),
 		col("i", "integer"), col("big", "bigint"), col("d", "date"), col("ts", "timestamp without time zone"),
 		col("label", "text"), col("code", "character varying"), col("kind", "user-defined"),
+		{Name: "ci", DataType: "text", ColumnType: "text", Nondeterministic: true},
 	}
 	dec := map[string]*policy.Decision{"shop.measures": {
 		Allowed:    allAccess(),
@@ -36,6 +38,7 @@ func TestComparisonsAcrossTypesAreFenced(t *testing.T) {
 		{"SELECT id FROM measures WHERE d = ts", true},
 		{"SELECT id FROM measures WHERE kind = kind", true},
 		{"SELECT a.id FROM measures a JOIN measures b ON a.n = b.f", true},
+		{"SELECT id FROM measures WHERE label LIKE 'a%'", false},
 		{"SELECT id FROM measures WHERE i = big", false},
 		{"SELECT id FROM measures WHERE n = i AND big < n", false},
 		{"SELECT id FROM measures WHERE label = code", false},
@@ -52,5 +55,38 @@ func TestComparisonsAcrossTypesAreFenced(t *testing.T) {
 		if got := strings.Contains(res.SQL, "OFFSET 0"); got != c.fenced {
 			t.Errorf("%s: fenced %v, want %v:\n%s", c.sql, got, c.fenced, res.SQL)
 		}
+	}
+}
+
+// LIKE on a column of a nondeterministic collation fails when the server
+// plans it, on statistics of every row: refused on a filtered table.
+func TestLikeOnNondeterministicCollationRefused(t *testing.T) {
+	cat := testCatalog()
+	cat.Tables["shop.names"] = []rewriter.Column{
+		{Name: "id", DataType: "integer", ColumnType: "integer"},
+		{Name: "region", DataType: "text", ColumnType: "text"},
+		{Name: "ci", DataType: "text", ColumnType: "text", Nondeterministic: true},
+	}
+	filtered := map[string]*policy.Decision{"shop.names": {
+		Allowed:    allAccess(),
+		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
+	}}
+	for _, q := range []string{
+		"SELECT id FROM names WHERE ci LIKE 'a%'",
+		"SELECT id FROM names n WHERE n.ci ILIKE 'a%' OR id = 1",
+		"SELECT id FROM orders WHERE id IN (SELECT id FROM names WHERE ci SIMILAR TO 'a%')",
+	} {
+		req := request(q, filtered)
+		req.Catalog = cat
+		if _, err := rewriteReq(t, req); !errors.Is(err, rewriter.ErrUnsupported) || !strings.Contains(err.Error(), "nondeterministic") {
+			t.Errorf("%s: want a refusal, got %v", q, err)
+		}
+	}
+	// Without a filter nothing is hidden, and the server's own error is
+	// the application's to see.
+	req := request("SELECT id FROM names WHERE ci LIKE 'a%'", nil)
+	req.Catalog = cat
+	if _, err := rewriteReq(t, req); err != nil {
+		t.Errorf("unfiltered: %v", err)
 	}
 }

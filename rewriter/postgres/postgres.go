@@ -211,6 +211,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	if err != nil {
 		return nil, err
 	}
+	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
+		return nil, err
+	}
 	if err := r.verify(stmt); err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func safeCondition(n *pg.Node, types columnTypes) bool {
 		}
 		return len(e.BoolExpr.Args) > 0
 	case *pg.Node_AExpr:
-		return safeAExpr(e.AExpr) && sameTypeFamily(e.AExpr, types)
+		return safeAExpr(e.AExpr) && sameTypeFamily(e.AExpr, types) && likeIsDeterministic(e.AExpr, types)
 	case *pg.Node_NullTest:
 		return safeValue(e.NullTest.Arg)
 	case *pg.Node_BooleanTest:
@@ -447,7 +447,7 @@ func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
 	if cond == nil {
 		return false
 	}
-	if !simpleFilter(filter) || !safeCondition(cond, nil) {
+	if !simpleFilter(filter) || !safeCondition(cond, targetTypes(ref)) {
 		return true
 	}
 	var cc conditionColumns
@@ -475,7 +475,7 @@ func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
 
 // columnTypes resolves a column reference to its type as the catalog
 // reports it (information_schema's data_type), when it can.
-type columnTypes func(c *pg.ColumnRef) (string, bool)
+type columnTypes func(c *pg.ColumnRef) (rewriter.Column, bool)
 
 // typeFamilies are the types whose values compare without a cast that can
 // fail: the integers and numeric (an integer widens to numeric exactly),
@@ -514,10 +514,11 @@ func sameTypeFamily(x *pg.A_Expr, types columnTypes) bool {
 	}
 	family := ""
 	for i, c := range cols {
-		t, ok := types(c)
+		col, ok := types(c)
 		if !ok {
 			return false
 		}
+		t := col.DataType
 		f, known := typeFamilies[t]
 		if !known {
 			f = "=" + t
@@ -577,30 +578,109 @@ func (r *rewrite) fromTypes(sel *pg.SelectStmt) columnTypes {
 			return nil
 		}
 	}
-	typeIn := func(cols []rewriter.Column, name string) (string, bool) {
+	columnIn := func(cols []rewriter.Column, name string) (rewriter.Column, bool) {
 		for _, c := range cols {
 			if c.Name == name {
-				return c.DataType, true
+				return c, true
 			}
 		}
-		return "", false
+		return rewriter.Column{}, false
 	}
-	return func(c *pg.ColumnRef) (string, bool) {
+	return func(c *pg.ColumnRef) (rewriter.Column, bool) {
 		names, star, ok := colFields(c)
 		if !ok || star || len(names) == 0 || len(names) > 2 {
-			return "", false
+			return rewriter.Column{}, false
 		}
-		col := names[len(names)-1]
-		found, typ := 0, ""
+		found, col := 0, rewriter.Column{}
 		for _, t := range tables {
 			if len(names) == 2 && t.name != names[0] {
 				continue
 			}
-			if dt, ok := typeIn(t.cols, col); ok {
+			if cc, ok := columnIn(t.cols, names[len(names)-1]); ok {
 				found++
-				typ = dt
+				col = cc
 			}
 		}
-		return typ, found == 1
+		return col, found == 1
 	}
+}
+
+// likeIsDeterministic reports whether a LIKE or ILIKE reads a column whose
+// collation the catalog shows to be deterministic: on a nondeterministic
+// one the server refuses LIKE when it first evaluates it, and whether it
+// evaluates it at all would tell whether the table has rows the filter
+// hides. Other comparisons pass.
+func likeIsDeterministic(x *pg.A_Expr, types columnTypes) bool {
+	if x.Kind != pg.A_Expr_Kind_AEXPR_LIKE && x.Kind != pg.A_Expr_Kind_AEXPR_ILIKE {
+		return true
+	}
+	c := x.Lexpr.GetColumnRef()
+	if c == nil {
+		return true // a constant or a placeholder
+	}
+	if types == nil {
+		return false
+	}
+	col, ok := types(c)
+	return ok && !col.Nondeterministic
+}
+
+// targetTypes resolves the column references of a write's condition that
+// name a column of its target table (unqualified, or qualified by the
+// target's name or alias); others are unknown.
+func targetTypes(ref *tableRef) columnTypes {
+	if ref == nil || ref.plan == nil || len(ref.plan.All) == 0 {
+		return nil
+	}
+	return func(c *pg.ColumnRef) (rewriter.Column, bool) {
+		names, star, ok := colFields(c)
+		if !ok || star || len(names) == 0 || len(names) > 2 {
+			return rewriter.Column{}, false
+		}
+		if len(names) == 2 && !strings.EqualFold(names[0], ref.alias) && !strings.EqualFold(names[0], ref.table.Table) {
+			return rewriter.Column{}, false
+		}
+		for _, col := range ref.plan.All {
+			if col.Name == names[len(names)-1] {
+				return col, true
+			}
+		}
+		return rewriter.Column{}, false
+	}
+}
+
+// refuseLikeOnNondeterministic refuses LIKE, ILIKE and SIMILAR TO on a
+// column of a filtered table whose collation is nondeterministic (names
+// compared without qualifiers). The server cannot evaluate them on such a
+// column, and finds out when it plans the statement, by trying the pattern
+// on the column's statistics, which sample every row, hidden ones
+// included: whether the statement fails would tell whether the table has
+// rows the caller cannot see. No fence helps, since planning comes first.
+func (r *rewrite) refuseLikeOnNondeterministic(stmt *pg.Node) error {
+	if len(r.nondeterministic) == 0 {
+		return nil
+	}
+	var found string
+	_ = walk(stmt, func(m proto.Message, _ *pg.Node) (bool, error) {
+		x, ok := m.(*pg.A_Expr)
+		if !ok || found != "" {
+			return found == "", nil
+		}
+		switch x.Kind {
+		case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
+		default:
+			return true, nil
+		}
+		if c := x.Lexpr.GetColumnRef(); c != nil {
+			if names, _, ok := colFields(c); ok && len(names) > 0 && r.nondeterministic[names[len(names)-1]] {
+				found = names[len(names)-1]
+			}
+		}
+		return true, nil
+	})
+	if found != "" {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Column: found,
+			Detail: "LIKE, ILIKE and SIMILAR TO on a column with a nondeterministic collation are not supported through sqe: the server refuses them when it plans the statement, after reading statistics of rows the policy hides"}
+	}
+	return nil
 }
