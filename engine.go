@@ -451,6 +451,8 @@ func failReason(err error) string {
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):
 		return "column_denied"
+	case errors.Is(err, rewriter.ErrSyntax):
+		return "syntax"
 	case errors.Is(err, rewriter.ErrUnsupported):
 		return "unsupported"
 	}

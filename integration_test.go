@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqe-project/sqe"
 	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -399,11 +400,27 @@ func TestNoSessionAndUnparseable(t *testing.T) {
 			needle := "sqe_unparseable_" + testdb.UniqueName("x")
 			mark := e.mark(t)
 			_, err := e.db.QueryContext(as(admin), "SELEC "+needle+" FROM customers")
-			if !errors.Is(err, sqe.ErrUnsupported) {
-				t.Fatalf("unparseable SQL: %v", err)
+			if !errors.Is(err, sqe.ErrSyntax) || !errors.Is(err, sqe.ErrUnsupported) {
+				t.Fatalf("unparseable SQL: %v, want ErrSyntax that also matches ErrUnsupported", err)
 			}
 			if mark.Contains(needle) {
 				t.Fatal("unparseable SQL reached the database")
+			}
+			// The token the parser stopped at is a literal: the error
+			// gives its position and not its value.
+			q := "SELECT name FROM customers WHERE ssn = 1 '" + needle + "'"
+			_, err = e.db.QueryContext(as(admin), q)
+			var re *rewriter.Error
+			if !errors.Is(err, sqe.ErrSyntax) || !errors.As(err, &re) || re.Position != strings.Index(q, "'")+1 ||
+				re.Near != "a literal" || strings.Contains(err.Error(), needle) {
+				t.Fatalf("syntax error near a literal: %v (%+v)", err, re)
+			}
+			if mark.Contains(needle) {
+				t.Fatal("unparseable SQL reached the database")
+			}
+			// A valid statement sqe will not run is not a syntax error.
+			if _, err := e.db.ExecContext(as(admin), "CALL p()"); !errors.Is(err, sqe.ErrUnsupported) || errors.Is(err, sqe.ErrSyntax) {
+				t.Fatalf("CALL: %v, want ErrUnsupported only", err)
 			}
 		})
 	}
