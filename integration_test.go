@@ -518,3 +518,50 @@ func TestErrorsCarryNoProtectedValue(t *testing.T) {
 		})
 	}
 }
+
+// TestServerErrorsKeepNamesDropValues: the server's own errors for a
+// statement under policy keep the table and column names they quote and
+// lose the values.
+func TestServerErrorsKeepNamesDropValues(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			type probe struct {
+				sql        string
+				keep, drop []string
+			}
+			probes := map[string][]probe{
+				"mysql": {
+					{"SELECT id FROM customers WHERE no_such_col = 1", []string{"Unknown column 'no_such_col' in '"}, nil},
+					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+						[]string{"Duplicate entry '<redacted>' for key '", "PRIMARY'"}, []string{"'2'"}},
+					{"UPDATE customers SET id = CAST(ssn AS UNSIGNED) WHERE id = 1", nil, []string{"111-22-9999"}},
+				},
+				"postgres": {
+					{"SELECT id FROM customers WHERE no_such_col = 1", []string{`column "no_such_col" does not exist`}, nil},
+					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+						[]string{`duplicate key value violates unique constraint "customers_pkey"`, "Key (id)=(<redacted>)"}, []string{"(2)"}},
+					{"SELECT CAST(name AS INT) FROM customers WHERE id = 1", []string{"invalid input syntax for type integer"}, []string{"Ada"}},
+				},
+			}[b.name]
+			for _, p := range probes {
+				_, err := e.db.ExecContext(as(analyst), p.sql)
+				if err == nil {
+					t.Fatalf("%s: no error", p.sql)
+				}
+				text := errorText(err)
+				for _, k := range p.keep {
+					if !strings.Contains(text, k) {
+						t.Errorf("%s: %q lost %q", p.sql, text, k)
+					}
+				}
+				for _, d := range p.drop {
+					if strings.Contains(text, d) {
+						t.Errorf("%s: %q holds the value %q", p.sql, text, d)
+					}
+				}
+			}
+		})
+	}
+}
+
