@@ -1,12 +1,15 @@
 package sqe
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -156,6 +159,63 @@ func TestOneAuditRecordPerLogicalStatement(t *testing.T) {
 			len(got[0].Tables) != 1 || got[0].Tables[0].Name != "shop.secrets" {
 			t.Fatalf("records: %+v", got)
 		}
+		// A refusal says what was refused, under which snapshot, and how
+		// long deciding took.
+		r := got[0]
+		if r.Kind != "select" || r.SQLFingerprint != audit.Fingerprint("SELECT * FROM secrets") || r.SnapshotVersion == 0 ||
+			r.Duration <= 0 || r.Dialect != "mysql" {
+			t.Fatalf("refusal record: %+v", r)
+		}
+	})
+	t.Run("a refused write and a statement that does not parse", func(t *testing.T) {
+		rec := &recorder{}
+		db, _, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		write := "UPDATE customers SET region = 'US'"
+		if _, err := db.ExecContext(ctx, write); !errors.Is(err, ErrAccessDenied) {
+			t.Fatal(err)
+		}
+		bad := "SELEC id FROM customers"
+		if _, err := db.ExecContext(ctx, bad); !errors.Is(err, ErrSyntax) {
+			t.Fatal(err)
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 2 {
+			t.Fatalf("records: %+v", got)
+		}
+		if r := got[0]; r.Allowed || r.Kind != "update" || r.SQLFingerprint != audit.Fingerprint(write) || r.SnapshotVersion == 0 {
+			t.Fatalf("refused write: %+v", r)
+		}
+		if r := got[1]; r.Allowed || r.Kind != "" || r.SQLFingerprint != audit.Fingerprint(bad) || r.SnapshotVersion == 0 ||
+			r.Error != "sqe: syntax error at position 1 near 'SELEC'" {
+			t.Fatalf("syntax error: %+v", r)
+		}
+		// The Ranger sink writes the refused access type and the fingerprint.
+		var buf bytes.Buffer
+		audit.NewRangerSink(&buf, audit.RangerOptions{}).Audit(context.Background(), &got[0])
+		var ev audit.RangerEvent
+		if err := json.Unmarshal(buf.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.AccessType != "update" || ev.AccessResult != 0 || ev.RequestData != "sql-fingerprint:"+audit.Fingerprint(write) ||
+			ev.ResourcePath != "shop/customers" {
+			t.Fatalf("ranger event: %+v", ev)
+		}
+	})
+	t.Run("an error is recorded without values whoever the caller", func(t *testing.T) {
+		rec := &recorder{}
+		db, fdb, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		fdb.Fail(fakedriver.OpQueryContext, "", errors.New(`invalid input syntax for type integer: "555-55-5555"`), 1)
+		// No table is under policy: the caller gets the server's error as it is.
+		_, err := db.QueryContext(ctx, "SELECT CAST('555-55-5555' AS SIGNED)")
+		if err == nil || !strings.Contains(err.Error(), "555-55-5555") {
+			t.Fatalf("the caller's error: %v", err)
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 1 || got[0].Error != `invalid input syntax for type integer: '<redacted>'` {
+			t.Fatalf("records: %+v", got)
+		}
 	})
 	t.Run("a full buffer drops and counts, never blocks", func(t *testing.T) {
 		block := make(chan struct{})
@@ -215,7 +275,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	want := map[string]map[string]int64{
-		"sqe.statements":            {"decision=allowed,kind=select": 3, "decision=denied,kind=": 1},
+		"sqe.statements":            {"decision=allowed,kind=select": 3, "decision=denied,kind=select": 1},
 		"sqe.rewrite_cache.lookups": {"result=hit": 2, "result=miss": 2},
 		"sqe.fail_closed":           {"reason=access_denied": 1},
 		"sqe.audit.dropped":         {"": 0},

@@ -292,8 +292,24 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	return &connCatalog{cache: e.schemas, conn: cs.inner}
 }
 
+// plan plans query for the caller on ctx. A refused statement returns,
+// with its error, a plan marked refused that holds what auditing the
+// refusal needs (the SQL's fingerprint, the snapshot version, the start);
+// it is only ever passed to finish.
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
+	var version uint64
+	p, err := e.planAt(ctx, cs, query, started, &version)
+	if err != nil {
+		return &plan{query: query, refused: true, started: started, version: version,
+			sqlFingerprint: audit.Fingerprint(query)}, err
+	}
+	return p, nil
+}
+
+// planAt is plan; it sets *snapVersion as soon as it knows the snapshot
+// the statement is planned under.
+func (e *engine) planAt(ctx context.Context, cs *connState, query string, started time.Time, snapVersion *uint64) (*plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
@@ -316,6 +332,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		}
 		fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
 	}
+	*snapVersion = version
 	if err := e.loadSession(ctx, cs); err != nil {
 		e.stats.failClosed("session_state")
 		return nil, err
@@ -341,6 +358,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if v.Fingerprint() != fp {
 			// The snapshot changed in between: plan for the new one.
 			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+			*snapVersion = version
 			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
 		}
 	}

@@ -564,4 +564,3 @@ func TestServerErrorsKeepNamesDropValues(t *testing.T) {
 		})
 	}
 }
-

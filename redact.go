@@ -195,9 +195,9 @@ func closingQuote(s string, i int) int {
 // form has every quoted part redacted.
 var identifierForms = func() []*regexp.Regexp {
 	const (
-		sq   = `'[^'\\]*'`                          // 'name'
-		bq   = "`[^`]*`(?:\\.`[^`]*`)*"             // `db`.`t`.`c`
-		dq   = `"[^"\\]*"`                          // "name"
+		sq   = `'[^'\\]*'`              // 'name'
+		bq   = "`[^`]*`(?:\\.`[^`]*`)*" // `db`.`t`.`c`
+		dq   = `"[^"\\]*"`              // "name"
 		kind = `(?:relation|table|schema|type|index|view|sequence|database|role|constraint|column|function|operator|collation|extension|trigger)`
 	)
 	forms := []string{

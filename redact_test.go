@@ -58,9 +58,9 @@ func TestRedactErrorKeepsTypesAndDropsValues(t *testing.T) {
 		`relation "nope" does not exist`:                                   `relation "nope" does not exist`,
 		`invalid input syntax for type integer: "secret"`:                  `invalid input syntax for type integer: '<redacted>'`,
 		// A message of a known form with a quote in a name is redacted whole.
-		`column "a""b" does not exist`: `column '<redacted>' does not exist`,
-		`Key (id, ssn)=(1, 'x') already exists.`:         `Key (id, ssn)=(<redacted>) already exists.`,
-		`unterminated 'abc`:                              `unterminated '<redacted>'`,
+		`column "a""b" does not exist`:           `column '<redacted>' does not exist`,
+		`Key (id, ssn)=(1, 'x') already exists.`: `Key (id, ssn)=(<redacted>) already exists.`,
+		`unterminated 'abc`:                      `unterminated '<redacted>'`,
 	} {
 		if got := redactText(in); got != want {
 			t.Errorf("redactText(%q) = %q, want %q", in, got, want)

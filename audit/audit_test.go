@@ -86,3 +86,16 @@ func TestAsyncNeverBlocksAndCountsDrops(t *testing.T) {
 		t.Fatal("emit after close must drop")
 	}
 }
+
+func TestSlogSinkWritesOneTimeKeyWithTheStatementsTime(t *testing.T) {
+	var buf bytes.Buffer
+	NewSlogSink(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))).
+		Audit(context.Background(), sample())
+	line := buf.String()
+	if n := strings.Count(line, "time="); n != 1 {
+		t.Fatalf("%d time keys in %s", n, line)
+	}
+	if !strings.HasPrefix(line, "time=2026-12-01T10:00:00.123Z ") {
+		t.Fatalf("the time is not the statement's: %s", line)
+	}
+}
