@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +125,10 @@ func TestOneAuditRecordPerLogicalStatement(t *testing.T) {
 				len(r.Tables) != 1 || r.Tables[0].Name != "shop.customers" || r.Tables[0].Masks["ssn"] != "MASK_NULL" ||
 				len(r.Tables[0].RowFilters) != 1 || r.Tables[0].RowFilters[0] != "eu-only" || r.SnapshotVersion == 0 || r.Dialect != "mysql" {
 				t.Fatalf("record: %+v", r)
+			}
+			// The rule that allowed the read is named.
+			if !slices.Equal(r.Tables[0].AllowedBy, []string{"read"}) || !slices.Contains(r.Tables[0].Policies, "read") {
+				t.Fatalf("allowed by: %+v", r.Tables[0])
 			}
 		})
 	}

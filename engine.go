@@ -394,7 +394,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		if !d.Passthrough() {
 			res.Protected = true
 		}
-		c.tables = append(c.tables, auditTable(t, d))
+		c.tables = append(c.tables, auditTable(t, d, res.Kind))
 	}
 	if res.Cacheable && e.cache.max > 0 {
 		e.cache.put(key, c)
@@ -425,8 +425,9 @@ func snapshotVersion(v policy.View) uint64 {
 	return 0
 }
 
-// auditTable summarises the policy applied to a table.
-func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
+// auditTable summarises the policy applied to a table by a statement of
+// the kind.
+func auditTable(t policy.TableName, d *policy.Decision, kind rewriter.Kind) audit.Table {
 	at := audit.Table{Name: t.String()}
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -434,6 +435,10 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 			seen[p] = true
 			at.Policies = append(at.Policies, p)
 		}
+	}
+	for _, p := range grantedBy(d, kind) {
+		at.AllowedBy = append(at.AllowedBy, p)
+		add(p)
 	}
 	for _, f := range d.RowFilters {
 		at.RowFilters = append(at.RowFilters, f.Policy)
@@ -461,6 +466,33 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 		add(d.Restricted[c])
 	}
 	return at
+}
+
+// grantedBy names the rules that granted a statement of the kind its
+// access on a table: a read's select; a write's update (select for a table
+// it only reads); a DDL statement's create, alter, drop and index grants.
+func grantedBy(d *policy.Decision, kind rewriter.Kind) []string {
+	first := func(as ...policy.Access) []string {
+		for _, a := range as {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) {
+				return []string{p}
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
+		return first(policy.Update, policy.Select)
+	case rewriter.KindDDL:
+		var out []string
+		for _, a := range []policy.Access{policy.Create, policy.Alter, policy.Drop, policy.Index} {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return first(policy.Select)
 }
 
 func failReason(err error) string {

@@ -42,6 +42,9 @@ type Table struct {
 	Name string // schema.table
 	// Policies names every policy that shaped the table's access, filters and masks.
 	Policies []string
+	// AllowedBy names the rules that granted the statement its access to
+	// the table (select for a read, update for a write's target, …).
+	AllowedBy []string
 	// RowFilters names the row-filter policies applied.
 	RowFilters []string
 	// Masks maps masked columns to their mask type.

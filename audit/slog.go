@@ -26,6 +26,7 @@ func NewSlogSink(logger *slog.Logger) Sink {
 		for _, t := range r.Tables {
 			tables = append(tables, slog.Group(t.Name,
 				slog.Any("policies", t.Policies),
+				slog.Any("allowed_by", t.AllowedBy),
 				slog.Any("row_filters", t.RowFilters),
 				slog.Any("masks", t.Masks),
 				slog.Any("restricted", t.Restricted)))
