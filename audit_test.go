@@ -207,6 +207,28 @@ func TestOneAuditRecordPerLogicalStatement(t *testing.T) {
 			t.Fatalf("ranger event: %+v", ev)
 		}
 	})
+	t.Run("role statements", func(t *testing.T) {
+		rec := &recorder{}
+		db, _, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		if _, err := db.ExecContext(ctx, "USE SECONDARY ROLES NONE"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, "USE ROLE nosuch"); err == nil {
+			t.Fatal("a role the caller does not hold was accepted")
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 2 {
+			t.Fatalf("records: %+v", got)
+		}
+		if r := got[0]; !r.Allowed || r.User != "ann" || r.Kind != "session" || r.SnapshotVersion == 0 ||
+			r.SQLFingerprint != audit.Fingerprint("USE SECONDARY ROLES NONE") || r.Duration <= 0 {
+			t.Fatalf("allowed role statement: %+v", r)
+		}
+		if r := got[1]; r.Allowed || r.User != "ann" || r.SnapshotVersion == 0 || r.SQLFingerprint != audit.Fingerprint("USE ROLE nosuch") {
+			t.Fatalf("refused role statement: %+v", r)
+		}
+	})
 	t.Run("an error is recorded without values whoever the caller", func(t *testing.T) {
 		rec := &recorder{}
 		db, fdb, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))

@@ -315,7 +315,11 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 			e.stats.failClosed("unsupported")
 			return nil, err
 		}
-		return e.planRoleStatement(ctx, cs, query, st)
+		p, err := e.planRoleStatement(ctx, cs, query, st, snapVersion)
+		if p != nil {
+			p.started = started
+		}
+		return p, err
 	}
 	// A caller the connection's memo knows, on the same native snapshot,
 	// needs no View (and no copy of the caller) for a cached rewrite.

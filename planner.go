@@ -16,8 +16,8 @@ import (
 type planner interface {
 	// plan rewrites query for the caller on ctx, as it will run on the
 	// connection whose state is cs. It returns the statement to send or a
-	// rejection (nothing is sent then).
-	// plan may return, with an error, a plan marked refused for finish.
+	// rejection (nothing is sent then), possibly with a plan marked
+	// refused that is only for finish.
 	plan(ctx context.Context, cs *connState, query string) (*plan, error)
 	// fingerprint identifies the caller's policy view on ctx. A Stmt
 	// prepared under one fingerprint is prepared again for another.
