@@ -54,3 +54,39 @@ func TestUnsupportedIsNotSyntax(t *testing.T) {
 		t.Fatalf("%v: want ErrUnsupported and not ErrSyntax", err)
 	}
 }
+
+// TestSyntaxErrorsNeverRepeatALiteral places literals at every word
+// boundary of statements: whatever the parser stops at, no literal's
+// value is in the error.
+func TestSyntaxErrorsNeverRepeatALiteral(t *testing.T) {
+	stmts := []string{
+		"SELECT a, b FROM t WHERE c = 1 AND d IN (2, 3) ORDER BY a",
+		"UPDATE t SET a = 1 WHERE b = 2",
+		"INSERT INTO t (a, b) VALUES (1, 2)",
+	}
+	literals := []string{"'SECRETVAL'", "98765", "'SECRET''VAL'", "X'5345435245'", "'SECRET", "\"SECRETVAL\"",
+		"_utf8mb4'SECRETVAL'", "N'SECRETVAL'", "0x5345435245", "9876.5e3", "b'0101'", "'SECRET\\'VAL'"}
+	refused := 0
+	for _, s := range stmts {
+		words := strings.Fields(s)
+		for i := 0; i <= len(words); i++ {
+			for _, lit := range literals {
+				parts := append(append(append([]string{}, words[:i]...), lit), words[i:]...)
+				sql := strings.Join(parts, " ")
+				_, err := Dialect{}.Rewrite(context.Background(), &rewriter.Request{SQL: sql})
+				if !errors.Is(err, rewriter.ErrSyntax) {
+					continue
+				}
+				refused++
+				for _, v := range []string{"SECRET", "98765", "5345435245"} {
+					if strings.Contains(err.Error(), v) {
+						t.Errorf("%s: %v", sql, err)
+					}
+				}
+			}
+		}
+	}
+	if refused < 100 {
+		t.Fatalf("only %d of the statements were syntax errors", refused)
+	}
+}

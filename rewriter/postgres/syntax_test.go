@@ -54,3 +54,40 @@ func TestUnsupportedIsNotSyntax(t *testing.T) {
 		t.Fatalf("%v: want ErrUnsupported and not ErrSyntax", err)
 	}
 }
+
+// TestSyntaxErrorsNeverRepeatALiteral places literals at every word
+// boundary of statements: whatever the parser stops at, no literal's
+// value is in the error.
+func TestSyntaxErrorsNeverRepeatALiteral(t *testing.T) {
+	stmts := []string{
+		"SELECT a, b FROM t WHERE c = 1 AND d IN (2, 3) ORDER BY a",
+		"UPDATE t SET a = 1 WHERE b = 2",
+		"INSERT INTO t (a, b) VALUES (1, 2)",
+	}
+	// ("SECRETVAL" is an identifier in PostgreSQL, and is shown.)
+	literals := []string{"'SECRETVAL'", "98765", "'SECRET''VAL'", "X'5345435245'", "'SECRET", "E'SECRET\\'VAL'",
+		"$$SECRETVAL$$", "$q$SECRETVAL$q$", "U&'SECRETVAL'", "9876.5e3", "B'0101'"}
+	refused := 0
+	for _, s := range stmts {
+		words := strings.Fields(s)
+		for i := 0; i <= len(words); i++ {
+			for _, lit := range literals {
+				parts := append(append(append([]string{}, words[:i]...), lit), words[i:]...)
+				sql := strings.Join(parts, " ")
+				_, err := Dialect{}.Rewrite(context.Background(), &rewriter.Request{SQL: sql})
+				if !errors.Is(err, rewriter.ErrSyntax) {
+					continue
+				}
+				refused++
+				for _, v := range []string{"SECRET", "98765", "5345435245"} {
+					if strings.Contains(err.Error(), v) {
+						t.Errorf("%s: %v", sql, err)
+					}
+				}
+			}
+		}
+	}
+	if refused < 100 {
+		t.Fatalf("only %d of the statements were syntax errors", refused)
+	}
+}
