@@ -169,7 +169,10 @@ func pastLastParen(s string, i int) int {
 }
 
 // closingQuote returns the index just past the quote closing the one at i
-// (or the end of s when it is not closed).
+// (or the end of s when it is not closed). Servers do not escape quotes
+// inside the values they echo, so a quote followed by a letter, a digit
+// or another quote does not close: the value runs on to a quote that ends
+// a word.
 func closingQuote(s string, i int) int {
 	q := s[i]
 	for j := i + 1; j < len(s); j++ {
@@ -177,7 +180,7 @@ func closingQuote(s string, i int) int {
 		case '\\':
 			j++
 		case q:
-			if j+1 < len(s) && s[j+1] == q {
+			if j+1 < len(s) && (s[j+1] == q || isWordByte(s[j+1])) {
 				j++
 				continue
 			}
@@ -185,6 +188,10 @@ func closingQuote(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // identifierForms are the server messages whose quoted names sqe keeps:

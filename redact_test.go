@@ -2,6 +2,7 @@ package sqe
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,6 +65,31 @@ func TestRedactErrorKeepsTypesAndDropsValues(t *testing.T) {
 	} {
 		if got := redactText(in); got != want {
 			t.Errorf("redactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactTextValuesThatImitateNames: a value holding quotes and the
+// words of a message's form never survives redaction.
+func TestRedactTextValuesThatImitateNames(t *testing.T) {
+	forms := []string{
+		"Duplicate entry '%s' for key 'PRIMARY'",
+		"Duplicate entry '%s' for key 'customers.email'",
+		"Truncated incorrect INTEGER value: '%s'",
+		"Incorrect integer value: '%s' for column `shop`.`customers`.`id` at row 1",
+		`invalid input syntax for type integer: "%s"`,
+		`value "%s" is out of range for type integer`,
+	}
+	values := []string{
+		"SECRET", "x' for key 'SECRET", "SECRET' for key 'k", "a'b'SECRET", `SECRET" does not exist`,
+		`x"SECRET"`, "SECRET`", "`SECRET`", "x' in 'SECRET", `column "SECRET`, "SECRET\\",
+	}
+	for _, f := range forms {
+		for _, v := range values {
+			msg := fmt.Sprintf(f, v)
+			if got := redactText(msg); strings.Contains(got, "SECRET") {
+				t.Errorf("redactText(%q) = %q", msg, got)
+			}
 		}
 	}
 }
