@@ -110,7 +110,10 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
 	}
 	if err != nil {
-		c.planner.finish(ctx, c.cs, nil, err)
+		if p != nil && !p.refused {
+			p = nil
+		}
+		c.planner.finish(ctx, c.cs, p, err)
 		return nil, err
 	}
 	return p, nil

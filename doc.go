@@ -32,7 +32,10 @@
 //
 // A statement sqe cannot handle with certainty is refused and nothing is
 // sent: errors wrap ErrUnsupported, ErrAccessDenied or ErrColumnDenied and
-// name the table, column and policy, never a protected value.
+// name the table, column and policy, never a protected value. A statement
+// that does not parse is ErrSyntax, with the position and token the parser
+// stopped at (a literal shows as "a literal"); it also matches
+// ErrUnsupported.
 //
 // database/sql reuses a driver statement across callers on a pooled
 // connection, so a prepared statement remembers the fingerprint it was

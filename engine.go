@@ -297,14 +297,34 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	return &connCatalog{cache: e.schemas, conn: cs.inner}
 }
 
+// plan plans query for the caller on ctx. A refused statement returns,
+// with its error, a plan marked refused that holds what auditing the
+// refusal needs (the SQL's fingerprint, the snapshot version, the start);
+// it is only ever passed to finish.
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
+	var version uint64
+	p, err := e.planAt(ctx, cs, query, started, &version)
+	if err != nil {
+		return &plan{query: query, refused: true, started: started, version: version,
+			sqlFingerprint: audit.Fingerprint(query)}, err
+	}
+	return p, nil
+}
+
+// planAt is plan; it sets *snapVersion as soon as it knows the snapshot
+// the statement is planned under.
+func (e *engine) planAt(ctx context.Context, cs *connState, query string, started time.Time, snapVersion *uint64) (*plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
 			return nil, err
 		}
-		return e.planRoleStatement(ctx, cs, query, st)
+		p, err := e.planRoleStatement(ctx, cs, query, st, snapVersion)
+		if p != nil {
+			p.started = started
+		}
+		return p, err
 	}
 	// A caller the connection's memo knows, on the same native snapshot,
 	// needs no View (and no copy of the caller) for a cached rewrite.
@@ -321,6 +341,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		}
 		fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
 	}
+	*snapVersion = version
 	if err := e.loadSession(ctx, cs); err != nil {
 		e.stats.failClosed("session_state")
 		return nil, err
@@ -346,6 +367,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if v.Fingerprint() != fp {
 			// The snapshot changed in between: plan for the new one.
 			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+			*snapVersion = version
 			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
 		}
 	}
@@ -381,7 +403,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if !d.Passthrough() {
 			res.Protected = true
 		}
-		c.tables = append(c.tables, auditTable(t, d))
+		c.tables = append(c.tables, auditTable(t, d, res.Kind))
 	}
 	if res.Cacheable && e.cache.max > 0 {
 		e.cache.put(key, c)
@@ -412,8 +434,9 @@ func snapshotVersion(v policy.View) uint64 {
 	return 0
 }
 
-// auditTable summarises the policy applied to a table.
-func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
+// auditTable summarises the policy applied to a table by a statement of
+// the kind.
+func auditTable(t policy.TableName, d *policy.Decision, kind rewriter.Kind) audit.Table {
 	at := audit.Table{Name: t.String()}
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -421,6 +444,10 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 			seen[p] = true
 			at.Policies = append(at.Policies, p)
 		}
+	}
+	for _, p := range grantedBy(d, kind) {
+		at.AllowedBy = append(at.AllowedBy, p)
+		add(p)
 	}
 	for _, f := range d.RowFilters {
 		at.RowFilters = append(at.RowFilters, f.Policy)
@@ -450,6 +477,33 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 	return at
 }
 
+// grantedBy names the rules that granted a statement of the kind its
+// access on a table: a read's select; a write's update (select for a table
+// it only reads); a DDL statement's create, alter, drop and index grants.
+func grantedBy(d *policy.Decision, kind rewriter.Kind) []string {
+	first := func(as ...policy.Access) []string {
+		for _, a := range as {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) {
+				return []string{p}
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
+		return first(policy.Update, policy.Select)
+	case rewriter.KindDDL:
+		var out []string
+		for _, a := range []policy.Access{policy.Create, policy.Alter, policy.Drop, policy.Index} {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return first(policy.Select)
+}
+
 func failReason(err error) string {
 	switch {
 	case errors.Is(err, policy.ErrPolicy):
@@ -458,6 +512,8 @@ func failReason(err error) string {
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):
 		return "column_denied"
+	case errors.Is(err, rewriter.ErrSyntax):
+		return "syntax"
 	case errors.Is(err, rewriter.ErrUnsupported):
 		return "unsupported"
 	}

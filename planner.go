@@ -16,14 +16,15 @@ import (
 type planner interface {
 	// plan rewrites query for the caller on ctx, as it will run on the
 	// connection whose state is cs. It returns the statement to send or a
-	// rejection (nothing is sent then).
+	// rejection (nothing is sent then), possibly with a plan marked
+	// refused that is only for finish.
 	plan(ctx context.Context, cs *connState, query string) (*plan, error)
 	// fingerprint identifies the caller's policy view on ctx. A Stmt
 	// prepared under one fingerprint is prepared again for another.
 	fingerprint(ctx context.Context, cs *connState) (string, error)
 	// finish is called once per logical statement after it ran or was
-	// rejected; p is nil when planning failed. On success it applies the
-	// statement's effect on the connection's state.
+	// rejected; p is nil or marked refused when planning failed. On
+	// success it applies the statement's effect on the connection's state.
 	finish(ctx context.Context, cs *connState, p *plan, err error)
 	// discarded reports that a connection holding state opened by SQL
 	// text (see connState.held) is closed instead of being handed to
@@ -40,6 +41,9 @@ type plan struct {
 	fingerprint string
 	result      *rewriter.Result
 	started     time.Time
+	// refused marks the plan of a statement that was refused: it carries
+	// only what auditing the refusal needs, and nothing is run with it.
+	refused bool
 	// local is set for a statement sqe answers itself (USE ROLE …):
 	// nothing is sent to the database.
 	local *roleStatement

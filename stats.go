@@ -15,7 +15,7 @@ type Stats struct {
 	RewriteCacheMisses uint64
 	// FailClosed counts statements refused, by reason: no_session,
 	// policy_not_loaded, view, session_state, policy_error, access_denied,
-	// column_denied, unsupported, error.
+	// column_denied, syntax, unsupported, error.
 	FailClosed map[string]uint64
 	// AuditDropped counts audit records dropped because the buffer was full.
 	AuditDropped uint64

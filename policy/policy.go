@@ -95,6 +95,12 @@ type Decision struct {
 	Allowed map[Access]bool
 	// DeniedBy names, per denied access type, the policy (or default) that denied it.
 	DeniedBy map[Access]string
+	// AllowedBy names, per allowed access type, the rule that granted it:
+	// the first allow rule in rule order (native file; ReasonDefaultAllow
+	// when the file's default granted it) or the Ranger policy that
+	// allowed it ("ranger policy 12"). All is named when one rule granted
+	// every type.
+	AllowedBy map[Access]string
 	// RowFilters are ANDed; the rows a statement may see or touch are those
 	// every filter admits.
 	RowFilters []RowFilter

@@ -150,7 +150,7 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 	if req.PostgresNonStandardStrings && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported(`a backslash in SQL while standard_conforming_strings is off (pass values as arguments)`)
 	}
-	tree, err := parse(req.SQL)
+	tree, err := parseStatement(req.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +209,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	}
 	res, err := r.statement(stmt)
 	if err != nil {
+		if res != nil {
+			rewriter.SetStatementKind(err, res.Kind)
+		}
 		return nil, err
 	}
 	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
