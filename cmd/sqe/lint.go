@@ -25,7 +25,7 @@ func runLint(args []string, stdout, stderr io.Writer) error {
 	schema := fs.String("schema", "", "file of CREATE TABLE statements to check tables, columns and types against")
 	dsn := fs.String("dsn", "", "DSN of a database to check tables, columns and types against (go-sql-driver/mysql or pgx form)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: sqe lint [--errors-only] [--dialect mysql|postgres] [--schema DDL.sql | --dsn DSN] FILE
+		fmt.Fprintln(fs.Output(), `usage: sqe lint [--errors-only] [--dialect mysql|postgres] [--schema DDL.sql | --dsn DSN] FILE
 
 Checks a policy file before it is deployed.
 
@@ -50,17 +50,12 @@ Prints one line per finding and a summary; exits 1 when there are errors,
 0 when there are only warnings.`)
 		fs.PrintDefaults()
 	}
-	fs.SetOutput(io.Discard) // a bad flag is reported in one line, not with the usage
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.Usage()
-			return err
-		}
-		return usageError("%v (run sqe lint --help)", err)
+	positional, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() != 1:
+	case len(positional) != 1:
 		return usageError("give exactly one policy file")
 	case *dialect != "" && *dialect != "mysql" && *dialect != "postgres":
 		return usageError("--dialect must be mysql or postgres")
@@ -69,7 +64,7 @@ Prints one line per finding and a summary; exits 1 when there are errors,
 	case (*schema != "" || *dsn != "") && *dialect == "":
 		return usageError("--schema and --dsn need --dialect")
 	}
-	path := fs.Arg(0)
+	path := positional[0]
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 //	sqe demo       run the built-in demo on an embedded MySQL-compatible server
 //	sqe explain    print a statement as sqe rewrites it for a given user
 //	sqe fetch      download a Ranger service's policies into a bundle file
-//	sqe lint       report what sqe cannot realise in a Ranger bundle
+//	sqe lint       check a policy file (native or Ranger bundle) before it is deployed
 //
 // Run "sqe help <command>" or "sqe <command> --help" for a command's
 // flags, "sqe --version" for the version. Flags may follow the
@@ -30,7 +30,7 @@ func commands() []command {
 		{"demo", "run the demo: three users, one shop database, the same queries", runDemo},
 		{"explain", "print the SQL sqe sends for a user, or why it refuses the statement", runExplain},
 		{"fetch", "download a Ranger service's policies, roles and tags into a bundle file", runFetch},
-		{"lint", "report the policies of a Ranger bundle that sqe cannot realise", runLint},
+		{"lint", "check a policy file (native YAML or Ranger bundle) before it is deployed", runLint},
 	}
 }
 

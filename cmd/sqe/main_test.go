@@ -119,7 +119,7 @@ func TestDemo(t *testing.T) {
 // "sqe CMD --help" and "sqe help CMD" alike.
 func TestHelpIsPrintedOnce(t *testing.T) {
 	for _, c := range []struct{ cmd, head string }{
-		{"explain", "usage: sqe explain"}, {"fetch", "usage: sqe fetch"}, {"demo", "usage: sqe demo"},
+		{"explain", "usage: sqe explain"}, {"fetch", "usage: sqe fetch"}, {"demo", "usage: sqe demo"}, {"lint", "usage: sqe lint"},
 	} {
 		for _, args := range [][]string{{c.cmd, "--help"}, {c.cmd, "-h"}, {"help", c.cmd}} {
 			code, out, errOut := runCLI(args...)
