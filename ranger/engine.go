@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -94,7 +95,14 @@ type evalState struct {
 	tokens            map[string]string
 	uncertain         int64 // policy id whose unknown condition decided a mask/filter
 	hasUncertain      bool
+	// matchedUnknown: the last item that matched did so only because a
+	// condition could not be evaluated (a deny or allow exception)
+	matchedUnknown bool
 }
+
+// reasonUnknownCondition is the result reason of a deny that applied
+// because its condition could not be evaluated.
+const reasonUnknownCondition = "condition sqe cannot evaluate"
 
 func (r *request) isAccessTypeAny() bool { return r.accessType == "" || r.accessType == anyAccess }
 
@@ -285,9 +293,11 @@ func (e *itemEval) match(r *request, policyID int64) bool {
 	}
 	switch allConds(e.conds, r) {
 	case triTrue:
+		r.st.matchedUnknown = false
 		return true
 	case triUnknown:
 		if e.kind.restrictive() {
+			r.st.matchedUnknown = true
 			return true
 		}
 		if e.kind == itemMask || e.kind == itemRowFilter {
@@ -643,11 +653,16 @@ func (pe *policyEval) matchingItem(r *request, res *result) *itemEval {
 	return nil
 }
 
+// firstMatch returns the first item that matches and no exception
+// excepts. r.st.matchedUnknown then tells whether it matched only because
+// a condition could not be evaluated.
 func firstMatch(r *request, items, exceptions []*itemEval, policyID int64) *itemEval {
 	var ret *itemEval
+	unknown := false
 	for _, it := range items {
 		if it.match(r, policyID) {
 			ret = it
+			unknown = r.st.matchedUnknown
 			break
 		}
 	}
@@ -658,10 +673,15 @@ func firstMatch(r *request, items, exceptions []*itemEval, policyID int64) *item
 			}
 		}
 	}
+	r.st.matchedUnknown = unknown
 	return ret
 }
 
 func (pe *policyEval) applyItem(it *itemEval, res *result, mt matchType) {
+	reason := ""
+	if res.req.st.matchedUnknown {
+		reason = reasonUnknownCondition
+	}
 	switch it.kind {
 	case itemMask:
 		// RangerDefaultDataMaskPolicyItemEvaluator: the matched item's mask
@@ -687,7 +707,7 @@ func (pe *policyEval) applyItem(it *itemEval, res *result, mt matchType) {
 			pe.updateResult(res, mt, true, "")
 		}
 	default:
-		pe.updateResult(res, mt, it.kind != itemDeny, "")
+		pe.updateResult(res, mt, it.kind != itemDeny, reason)
 	}
 }
 
@@ -961,6 +981,8 @@ type engine struct {
 	tags        *tagIndex
 	userStore   *UserStore
 	lenient     bool
+	// scriptFailures counts condition scripts that failed while they ran.
+	scriptFailures atomic.Uint64
 }
 
 func splitSet(s string) map[string]bool {
@@ -987,6 +1009,7 @@ func newEngine(in engineInput) *engine {
 	sp := in.policies
 	e := &engine{lenient: in.lenient, userStore: in.userStore}
 	e.sd = newSvcDef(sp.ServiceDef, "")
+	e.sd.scriptFailures = &e.scriptFailures
 	e.repo = newRepository(e.sd, sp.Policies, "", in.lenient)
 	e.auditMode = sp.AuditMode
 	cfg := sp.ServiceConfig
@@ -1003,6 +1026,7 @@ func newEngine(in engineInput) *engine {
 	e.auditExRole = splitSet(cfg["ranger.plugin.audit.exclude.roles"])
 	if tp := sp.TagPolicies; tp != nil && tp.ServiceDef != nil {
 		e.tagSD = newSvcDef(tp.ServiceDef, e.sd.name)
+		e.tagSD.scriptFailures = &e.scriptFailures
 		e.tagRepo = newRepository(e.tagSD, tp.Policies, e.sd.name, in.lenient)
 	}
 	e.roles = newRoleIndex(in.roles)

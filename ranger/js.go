@@ -289,8 +289,30 @@ var ctxMethods = map[string]bool{
 
 var timeMethods = map[string]bool{"isAccessedAfter": true, "isAccessedBefore": true}
 
+// reDoubleBrackets is Ranger's shorthand for splitting a value:
+// [[X]] is X.split(","), [[X,'|']] is X.split("|").
+var reDoubleBrackets = regexp.MustCompile(`\[\[([}{$"a-zA-Z0-9_.\[\]]+)(,['"](.+?)['"])*\]\]`)
+
+// replaceDoubleBrackets rewrites the shorthand as Ranger's JavaScriptEdits
+// does before it runs a script. Left as it is, [[X]] would be an array
+// holding an array, which compares equal to nothing.
+func replaceDoubleBrackets(src string) string {
+	if !strings.Contains(src, "[[") || !strings.Contains(src, "]]") {
+		return src
+	}
+	out := src
+	for _, m := range reDoubleBrackets.FindAllStringSubmatch(src, -1) {
+		sep := ","
+		if m[2] != "" {
+			sep = m[3]
+		}
+		out = strings.ReplaceAll(out, m[0], m[1]+".split("+strconv.Quote(sep)+")")
+	}
+	return out
+}
+
 func compileJS(src string) (*jsScript, error) {
-	src = expandMacros(src)
+	src = replaceDoubleBrackets(expandMacros(src))
 	toks, err := lexJS(src)
 	if err != nil {
 		return nil, err
@@ -944,12 +966,40 @@ func stringMember(s, prop string) any {
 			}
 			return float64(strings.Index(s, jsToString(a[0]))), nil
 		})
+	case "split":
+		return jsFunc(func(a []any) (any, error) { return jsSplit(s, a), nil })
 	case "equals":
 		return jsFunc(func(a []any) (any, error) { return len(a) > 0 && s == jsToString(a[0]), nil })
 	case "equalsIgnoreCase":
 		return jsFunc(func(a []any) (any, error) { return len(a) > 0 && strings.EqualFold(s, jsToString(a[0])), nil })
 	}
 	return undefined
+}
+
+// jsSplit is String.prototype.split with a string separator (scripts
+// cannot write a regular expression literal) and an optional limit.
+func jsSplit(s string, a []any) []any {
+	limit := -1
+	if len(a) > 1 && a[1] != any(undefined) {
+		if n := jsToNumber(a[1]); !math.IsNaN(n) && n >= 0 {
+			limit = int(min(n, math.MaxInt32))
+		}
+	}
+	var parts []string
+	switch {
+	case len(a) == 0 || a[0] == any(undefined):
+		parts = []string{s}
+	case jsToString(a[0]) == "":
+		for _, c := range s {
+			parts = append(parts, string(c))
+		}
+	default:
+		parts = strings.Split(s, jsToString(a[0]))
+	}
+	if limit >= 0 && len(parts) > limit {
+		parts = parts[:limit]
+	}
+	return strsToAny(parts)
 }
 
 func arrayMember(a []any, prop string) any {
@@ -1793,6 +1843,11 @@ func evalRequestExpr(expr string, r *request) (any, error) {
 	}
 	v, _, err := sc.run(newScriptView(r))
 	if err != nil {
+		if r.strict {
+			// sqe's own requests: a value sqe could not compute must not
+			// become "" in a filter or mask (fail closed).
+			return nil, err
+		}
 		return nil, nil // a failing script yields null, as in Ranger
 	}
 	return v, nil

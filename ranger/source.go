@@ -396,6 +396,9 @@ type Stats struct {
 	CacheLoads uint64
 	// CacheWriteFailures counts cache files that could not be written.
 	CacheWriteFailures uint64
+	// ScriptFailures counts condition scripts of the current snapshot that
+	// failed while they ran (Snapshot.ScriptFailures).
+	ScriptFailures uint64
 	// LastError is the last poll's error, or "" after a success.
 	LastError string
 	// LastSuccess and LastFailure are the times of the last publication and failure.
@@ -415,6 +418,7 @@ func (s *Source) Stats() Stats {
 	}
 	if snap := s.cur.Load(); snap != nil {
 		st.Loaded, st.Version, st.Info = true, snap.version, snap.info
+		st.ScriptFailures = snap.ScriptFailures()
 	}
 	if t := s.lastSuccess.Load(); t != 0 {
 		st.LastSuccess = time.Unix(0, t)

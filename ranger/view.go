@@ -339,10 +339,14 @@ func policyName(res *result) string {
 	if res.policyID < 0 {
 		return ReasonNoPolicy
 	}
+	name := "ranger policy " + strconv.FormatInt(res.policyID, 10)
 	if res.fromTag {
-		return "ranger tag policy " + strconv.FormatInt(res.policyID, 10)
+		name = "ranger tag policy " + strconv.FormatInt(res.policyID, 10)
 	}
-	return "ranger policy " + strconv.FormatInt(res.policyID, 10)
+	if !res.allowed && res.reason == reasonUnknownCondition {
+		name += ": deny " + reasonUnknownCondition
+	}
+	return name
 }
 
 // Decide returns the caller's Decision for the table. When the decision

@@ -1,0 +1,158 @@
+package ranger
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+)
+
+func res3(db, table, column string) map[string]*PolicyResource {
+	return map[string]*PolicyResource{"database": {Values: []string{db}}, "table": {Values: []string{table}}, "column": {Values: []string{column}}}
+}
+
+func selectFor(users ...string) *PolicyItem {
+	return &PolicyItem{Accesses: []ItemAccess{{Type: "select"}}, Users: users}
+}
+
+func withScript(it *PolicyItem, script string) *PolicyItem {
+	it.Conditions = []Condition{{Type: "expression", Values: []string{script}}}
+	return it
+}
+
+// A condition script that fails while it runs must count against the
+// caller: a deny or allow exception applies, an allow or deny exception
+// does not, a filter or mask item fails its table or column closed.
+func TestScriptRuntimeFailureFailsClosed(t *testing.T) {
+	// substring is not a method sqe implements: the script compiles and
+	// fails when it runs. USER.dept.split on a user without dept fails in
+	// Ranger too.
+	const unsupported = "USER.dept.substring(0, 4) == 'ENGG'"
+	const split = "USER.dept.split(',').includes('ENGG')"
+	b := loadShop(t)
+	b.Policies = append(b.Policies,
+		&Policy{ID: 70, Name: "deny engineers, by a method sqe lacks", Resources: res3("fx", "deny1", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u", "v", "w")},
+			DenyPolicyItems: []*PolicyItem{withScript(selectFor("u", "v", "w"), unsupported)}},
+		&Policy{ID: 71, Name: "deny engineers, split", Resources: res3("fx", "deny2", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u", "v", "w")},
+			DenyPolicyItems: []*PolicyItem{withScript(selectFor("u", "v", "w"), split)}},
+		&Policy{ID: 72, Name: "allow exception that fails", Resources: res3("fx", "allowex", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u", "v", "w")},
+			AllowExceptions: []*PolicyItem{withScript(selectFor("u", "v", "w"), unsupported)}},
+		&Policy{ID: 73, Name: "deny exception that fails", Resources: res3("fx", "denyex", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u", "v", "w")},
+			DenyPolicyItems: []*PolicyItem{selectFor("u", "v", "w")},
+			DenyExceptions:  []*PolicyItem{withScript(selectFor("u", "v", "w"), unsupported)}},
+		&Policy{ID: 74, Name: "read filtered and masked", Resources: map[string]*PolicyResource{
+			"database": {Values: []string{"fx"}}, "table": {Values: []string{"filtered", "masked"}}, "column": {Values: []string{"*"}}},
+			PolicyItems: []*PolicyItem{selectFor("u", "v", "w")}},
+		&Policy{ID: 75, Name: "filter engineers", PolicyType: PolicyTypeRowFilter,
+			Resources: map[string]*PolicyResource{"database": {Values: []string{"fx"}}, "table": {Values: []string{"filtered"}}},
+			RowFilterPolicyItems: []*PolicyItem{withScript(&PolicyItem{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u", "v", "w"},
+				RowFilterInfo: &RowFilterInfo{FilterExpr: "region = 'EU'"}}, unsupported)}},
+		&Policy{ID: 76, Name: "mask engineers", PolicyType: PolicyTypeDataMask, Resources: res3("fx", "masked", "ssn"),
+			DataMaskPolicyItems: []*PolicyItem{withScript(&PolicyItem{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u", "v", "w"},
+				DataMaskInfo: &DataMaskInfo{DataMaskType: "MASK_NULL"}}, unsupported)}},
+	)
+	src, err := NewStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := src.Current()
+	engg := session.User{Name: "u", Attributes: map[string]string{"dept": "ENGG,OPS"}}
+	sales := session.User{Name: "v", Attributes: map[string]string{"dept": "SALES"}}
+	nodept := session.User{Name: "w"}
+	tbl := func(name string) policy.TableName { return policy.TableName{Schema: "fx", Table: name} }
+	decideFor := func(u session.User, table string) (*policy.Decision, error) {
+		t.Helper()
+		v, err := snap.View(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Decide(tbl(table))
+	}
+
+	for _, c := range []struct {
+		user      session.User
+		table     string
+		allowed   bool
+		policy    string
+		unknownBy bool
+	}{
+		{engg, "deny1", false, "ranger policy 70", true},
+		{sales, "deny1", false, "ranger policy 70", true},
+		{engg, "deny2", false, "ranger policy 71", false}, // Ranger's split: the deny applies
+		{sales, "deny2", true, "", false},                 // and does not for another department
+		{nodept, "deny2", false, "ranger policy 71", true},
+		{engg, "allowex", false, "", false},
+		{engg, "denyex", false, "ranger policy 73", false},
+	} {
+		d, err := decideFor(c.user, c.table)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", c.user.Name, c.table, err)
+		}
+		if d.Allows(policy.Select) != c.allowed {
+			t.Errorf("%s on %s: select allowed = %v, want %v (%v)", c.user.Name, c.table, d.Allows(policy.Select), c.allowed, d.DeniedBy)
+			continue
+		}
+		if c.policy != "" && !strings.HasPrefix(d.Reason(policy.Select), c.policy) {
+			t.Errorf("%s on %s: denied by %q, want %s", c.user.Name, c.table, d.Reason(policy.Select), c.policy)
+		}
+		if got := strings.Contains(d.Reason(policy.Select), "cannot evaluate"); got != c.unknownBy {
+			t.Errorf("%s on %s: reason %q names the failed condition: %v, want %v", c.user.Name, c.table, d.Reason(policy.Select), got, c.unknownBy)
+		}
+	}
+
+	// A filter item whose condition fails fails the table closed.
+	_, err = decideFor(engg, "filtered")
+	if !errors.Is(err, policy.ErrAccessDenied) || !strings.Contains(err.Error(), "ranger policy 75") {
+		t.Errorf("filter with a failing condition: %v", err)
+	}
+	// A mask item whose condition fails restricts the column.
+	v, _ := snap.View(engg)
+	d, err := v.(ColumnDecider).DecideColumns(tbl("masked"), []string{"id", "ssn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Allows(policy.Select) || !strings.Contains(d.Restricted["ssn"], "ranger policy 76") || d.Restricted["id"] != "" {
+		t.Errorf("mask with a failing condition: restricted %v, masks %v", d.Restricted, d.Masks)
+	}
+
+	if n := snap.ScriptFailures(); n == 0 {
+		t.Error("script failures were not counted")
+	}
+	if st := src.Stats(); st.ScriptFailures != snap.ScriptFailures() {
+		t.Errorf("Stats.ScriptFailures = %d, snapshot %d", st.ScriptFailures, snap.ScriptFailures())
+	}
+}
+
+// Ranger's own script forms: split, intersects and the [[X]] shorthand.
+func TestScriptSplitForms(t *testing.T) {
+	r := &request{
+		userAttrs: map[string]string{"partners": "acme,globex"},
+		tags:      []*tagForEval{{Type: "PARTNERS", Attributes: map[string]string{"names": "initech,globex"}}},
+		st:        &evalState{},
+	}
+	r.curTag = r.tags[0]
+	for script, want := range map[string]bool{
+		"HAS_USER_ATTR('partners') && TAGS.PARTNERS.names.split(',').intersects(USER.partners.split(','))": true,
+		"TAGS.PARTNERS.names.split(',').intersects(['acme'])":                                              false,
+		"[[TAG.names]].intersects([[USER.partners]])":                                                      true,
+		"[[TAG.names]].includes('acme')":                                                                   false,
+		"[[USER.partners,'|']].length == 1":                                                                true,
+		"'a,b,c'.split(',', 2).length == 2 && 'ab'.split('').length == 2 && 'ab'.split().length == 1":      true,
+		"ctx.result = true; 'not a boolean'":                                                               true,
+	} {
+		c, info := newScriptCond(script, false, "expression", nil)
+		if !info.supported {
+			t.Errorf("%s: %s", script, info.reason)
+			continue
+		}
+		if got := c.eval(r); got != triOf(want) {
+			t.Errorf("%s = %v, want %v", script, got, want)
+		}
+	}
+}
