@@ -1174,6 +1174,9 @@ func (e *engine) evaluateOne(r *request, ptype int, cs candidateSource) *result 
 	if e.repo.policies > 0 {
 		res.determined = false
 		for _, pe := range cs.resource(r, ptype) {
+			if !pe.retrievable(r) {
+				continue
+			}
 			switch pe.applicable(r.accessTime) {
 			case triFalse:
 				continue
@@ -1207,6 +1210,26 @@ func (e *engine) evaluateOne(r *request, ptype int, cs candidateSource) *result 
 		r.st.isAnyAccess = false
 	}
 	return res
+}
+
+// retrievable reports whether Ranger's resource tries would hand the
+// policy to the request (RangerResourceEvaluatorsRetriever): only when its
+// resources can match the whole requested resource, database, table and
+// column. Ranger's evaluation loop relies on that: an allow from a policy
+// without deny items ends it, which is right only when every policy left
+// to evaluate could have applied. sqe's candidate lists are wider (per
+// database and table, or every policy), so the others are skipped here;
+// they could not change the result but that shortcut.
+func (pe *policyEval) retrievable(r *request) bool {
+	if r.res == nil || len(r.res.keys()) == 0 {
+		return true // Ranger evaluates every policy for an empty resource
+	}
+	for _, m := range pe.matchers {
+		if m.matchType(r.res, r.elemScopes, r.evalCtx()) != mtNone {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *engine) step(pe *policyEval, r *request, ptype int, res *result, deniedByTags bool) {

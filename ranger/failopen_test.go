@@ -156,3 +156,82 @@ func TestScriptSplitForms(t *testing.T) {
 		}
 	}
 }
+
+// tagAllowBundle is the minimal case of a tag allow followed by a
+// resource deny: tag PII on db1.t1, a tag policy allowing select to
+// analysts, policy 1 denying select to ann on db1.t1.*, and policy 2 (an
+// override without deny items) allowing select elsewhere.
+func tagAllowBundle(t *testing.T, other map[string]*PolicyResource) *Bundle {
+	t.Helper()
+	b := loadShop(t)
+	b.Policies = []*Policy{
+		{ID: 1, Name: "no ann on t1", Resources: res3("db1", "t1", "*"),
+			DenyPolicyItems: []*PolicyItem{selectFor("ann")}},
+		{ID: 2, Name: "analysts elsewhere", PolicyPriority: 1, Resources: other,
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Groups: []string{"analysts"}}}},
+	}
+	b.TagPolicies.Policies = []*Policy{
+		{ID: 100, Name: "PII: analysts read", Resources: map[string]*PolicyResource{"tag": {Values: []string{"PII"}}},
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "hive:select"}}, Groups: []string{"analysts"}}}},
+	}
+	b.Tags = &ServiceTags{ServiceName: b.ServiceName, TagVersion: b.Tags.TagVersion,
+		Tags: map[string]*Tag{"1": {Type: "PII"}},
+		ServiceResources: []*ServiceResource{{ID: 1, ResourceElements: map[string]*PolicyResource{
+			"database": {Values: []string{"db1"}}, "table": {Values: []string{"t1"}}}}},
+		ResourceToTagIDs: map[string][]Int64{"1": {1}},
+	}
+	return b
+}
+
+// An allow by a tag policy must not end evaluation before a resource
+// deny because a policy on another column, table or database came first:
+// Ranger never hands such a policy to the request.
+func TestTagAllowDoesNotSkipResourceDeny(t *testing.T) {
+	ann := session.User{Name: "ann", Groups: []string{"analysts"}}
+	for _, c := range []struct {
+		name      string
+		other     map[string]*PolicyResource // as the per-principal index files it
+		engine    map[string]*PolicyResource // literal, for the engine's candidates
+		c9Allowed bool
+	}{
+		{"another column", res3("db1", "t1", "c9"), res3("db1", "t1", "c9"), true},
+		{"another table", res3("db1", "t9*", "*"), res3("db1", "t9", "*"), false},
+		{"another database", res3("db9*", "t1", "*"), res3("db9", "t1", "*"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, err := NewStatic(tagAllowBundle(t, c.other))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := src.Current().View(ann)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1", "c9"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allows(policy.Select) != c.c9Allowed {
+				t.Fatalf("select allowed = %v, want %v: %+v", d.Allows(policy.Select), c.c9Allowed, d)
+			}
+			if c.c9Allowed && (d.Restricted["c1"] != "ranger policy 1" || d.Restricted["c9"] != "") {
+				t.Errorf("restricted = %v, want c1 by ranger policy 1", d.Restricted)
+			}
+			if !c.c9Allowed && d.Reason(policy.Select) != "ranger policy 1" {
+				t.Errorf("select denied by %q, want ranger policy 1", d.Reason(policy.Select))
+			}
+
+			// The engine, which hands every policy to every request.
+			src, err = NewStatic(tagAllowBundle(t, c.engine))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := src.Current().eng
+			r := &request{res: &accessResource{elems: map[string]any{"database": "db1", "table": "t1", "column": "c1"}},
+				accessType: "select", user: "ann", groups: map[string]bool{"analysts": true}}
+			if res := e.evaluate(r, PolicyTypeAccess); res.allowed || res.policyID != 1 {
+				t.Errorf("engine: ann on db1.t1.c1 allowed=%v by policy %d, want denied by 1", res.allowed, res.policyID)
+			}
+		})
+	}
+}
