@@ -28,7 +28,9 @@ import (
 // operators with JavaScript's coercions, and if/else, blocks, var and
 // assignment to ctx.result or a local. A script that uses anything else
 // does not compile (errUnsupportedScript): sqe treats such a condition as
-// one it cannot evaluate.
+// one it cannot evaluate, and so is a script that fails while it runs (a
+// method of undefined, a method the interpreter does not implement): see
+// scriptCond.eval.
 
 var errUnsupportedScript = errors.New("unsupported script")
 

@@ -71,8 +71,9 @@ func NewStatic(b *Bundle, opts ...Option) (*Source, error) {
 // tags from the Ranger admin at adminURL (for example
 // "https://ranger.example.com:6182") and polls for changes. It makes the
 // first download before returning; when that fails it loads the cache
-// (WithCacheDir) if there is one, and otherwise the Source fails closed
-// until a download succeeds. An invalid URL or an empty service name is an
+// (WithCacheDir) if there is one, unless the admin answered 404 (the
+// service does not exist: the cache is removed), and otherwise the Source
+// fails closed until a download succeeds. An invalid URL or an empty service name is an
 // error. Close stops the polling.
 func New(adminURL, service string, opts ...Option) (*Source, error) {
 	cfg := buildConfig(opts)
