@@ -98,6 +98,10 @@ type evalState struct {
 	// matchedUnknown: the last item that matched did so only because a
 	// condition could not be evaluated (a deny or allow exception)
 	matchedUnknown bool
+	// exceptedUnknown: an allow exception whose condition could not be
+	// evaluated took an allow away, in policy exceptedBy
+	exceptedUnknown bool
+	exceptedBy      int64
 }
 
 // reasonUnknownCondition is the result reason of a deny that applied
@@ -669,6 +673,10 @@ func firstMatch(r *request, items, exceptions []*itemEval, policyID int64) *item
 	if ret != nil {
 		for _, ex := range exceptions {
 			if ex.match(r, policyID) {
+				if ex.kind == itemAllowEx && r.st.matchedUnknown && !r.st.exceptedUnknown {
+					r.st.exceptedUnknown, r.st.exceptedBy = true, policyID
+				}
+				r.st.matchedUnknown = false
 				return nil
 			}
 		}

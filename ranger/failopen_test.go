@@ -87,7 +87,7 @@ func TestScriptRuntimeFailureFailsClosed(t *testing.T) {
 		{engg, "deny2", false, "ranger policy 71", false}, // Ranger's split: the deny applies
 		{sales, "deny2", true, "", false},                 // and does not for another department
 		{nodept, "deny2", false, "ranger policy 71", true},
-		{engg, "allowex", false, "", false},
+		{engg, "allowex", false, "ranger policy 72", true},
 		{engg, "denyex", false, "ranger policy 73", false},
 	} {
 		d, err := decideFor(c.user, c.table)
