@@ -158,7 +158,8 @@
 // closed. A script that compiles but fails while it runs (Ranger counts
 // it false) is such a condition too: the deny it guards applies, naming
 // the policy, and Snapshot.ScriptFailures counts it. Validity schedules with
-// recurrences are treated the same way. {OWNER} matches nobody: a
+// recurrences are treated the same way, on policies and on tags (a tag
+// that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
 // statement's tables carry no owner. Security zones, policy and tag
 // deltas, and Ranger's audit (isAudited is computed but sqe does not send
 // audit events) are not supported; a service with security zones fails

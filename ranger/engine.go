@@ -1329,8 +1329,9 @@ func (e *engine) evaluateTags(r *request, ptype int, res *result, cs candidateSo
 		tres := newResult(ptype, tr)
 		tres.setAccessFrom(res)
 		tres.setAuditFrom(res)
-		switch tp.pe.applicable(r.accessTime) {
-		case triUnknown:
+		// A policy or a tag sqe cannot place in time: only what it takes
+		// away counts.
+		if tp.pe.applicable(r.accessTime) == triUnknown || tp.tag.applicable(r.accessTime) == triUnknown {
 			tr.restrictOnly = true
 		}
 		tp.pe.evaluate(tr, tres)

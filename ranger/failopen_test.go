@@ -1,6 +1,7 @@
 package ranger
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -233,5 +234,38 @@ func TestTagAllowDoesNotSkipResourceDeny(t *testing.T) {
 				t.Errorf("engine: ann on db1.t1.c1 allowed=%v by policy %d, want denied by 1", res.allowed, res.policyID)
 			}
 		})
+	}
+}
+
+// A tag whose validity sqe cannot place in time (a recurring schedule)
+// may be attached or not: its tag policies may take access away but not
+// grant it.
+func TestTagOfUnknownValidityDoesNotGrant(t *testing.T) {
+	b := tagAllowBundle(t, res3("db9", "t9", "*"))
+	b.Policies = b.Policies[1:] // no resource deny: only the tag policy could grant
+	b.Tags.Tags["1"].ValidityPeriods = []*ValiditySchedule{{StartTime: "2020/01/01 00:00:00", EndTime: "2090/01/01 00:00:00",
+		Recurrences: []json.RawMessage{json.RawMessage(`{"schedule":{"minute":"0","hour":"9"},"interval":{"hours":8}}`)}}}
+	src, err := NewStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := src.Current().View(session.User{Name: "ann", Groups: []string{"analysts"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) {
+		t.Errorf("a tag of unknown validity granted select: %+v", d)
+	}
+
+	// The same tag without the recurrence grants: the test asks the right question.
+	b.Tags.Tags["1"].ValidityPeriods[0].Recurrences = nil
+	src, _ = NewStatic(b)
+	v, _ = src.Current().View(session.User{Name: "ann", Groups: []string{"analysts"}})
+	if d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"}); err != nil || !d.Allows(policy.Select) {
+		t.Errorf("a valid tag did not grant: %+v %v", d, err)
 	}
 }
