@@ -102,6 +102,9 @@ type evalState struct {
 	// evaluated took an allow away, in policy exceptedBy
 	exceptedUnknown bool
 	exceptedBy      int64
+	// exprFailed: a ${{...}} expression in a policy's resource values
+	// could not be evaluated while the resource was matched
+	exprFailed bool
 }
 
 // reasonUnknownCondition is the result reason of a deny that applied
@@ -297,7 +300,9 @@ func (e *itemEval) match(r *request, policyID int64) bool {
 	}
 	switch allConds(e.conds, r) {
 	case triTrue:
-		r.st.matchedUnknown = false
+		// under restrictOnly, the policy matched only because something
+		// (its conditions, its validity, its resources) was unknown
+		r.st.matchedUnknown = r.restrictOnly
 		return true
 	case triUnknown:
 		if e.kind.restrictive() {
@@ -608,10 +613,11 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 			return
 		}
 		var mt matchType
+		unknownRes := false
 		if r.isTag {
 			mt = r.tagMatch
 		} else {
-			mt = m.matchType(r.res, r.elemScopes, r.evalCtx())
+			mt, unknownRes = pe.matchResource(m, r)
 		}
 		var matched bool
 		if r.isAccessTypeAny() || r.scope == reqSelfOrDescendants {
@@ -619,10 +625,18 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 		} else {
 			matched = mt == mtSelf || mt == mtSelfAndAllDescendants || (mt == mtAncestor && r.isTag)
 		}
+		if unknownRes {
+			// sqe cannot tell whether the policy covers the resource: it
+			// may take access away, as if it did, but not grant.
+			mt, matched = mtSelf, true
+		}
 		if !matched {
 			continue
 		}
 		pc := allConds(pe.conds, r)
+		if unknownRes && pc == triTrue {
+			pc = triUnknown
+		}
 		if pc == triFalse {
 			continue
 		}
@@ -639,6 +653,22 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 			r.restrictOnly = saved
 		}
 	}
+}
+
+// matchResource matches the request's resource against one of the
+// policy's resources. unknown reports that a ${{...}} expression in the
+// policy's values could not be evaluated for sqe's own request, so the
+// match type cannot be trusted.
+func (pe *policyEval) matchResource(m *polResMatcher, r *request) (mt matchType, unknown bool) {
+	if r.st == nil {
+		return m.matchType(r.res, r.elemScopes, r.evalCtx()), false
+	}
+	saved := r.st.exprFailed
+	r.st.exprFailed = false
+	mt = m.matchType(r.res, r.elemScopes, r.evalCtx())
+	unknown = r.st.exprFailed
+	r.st.exprFailed = saved || unknown
+	return mt, unknown
 }
 
 func (pe *policyEval) matchingItem(r *request, res *result) *itemEval {
@@ -1233,7 +1263,7 @@ func (pe *policyEval) retrievable(r *request) bool {
 		return true // Ranger evaluates every policy for an empty resource
 	}
 	for _, m := range pe.matchers {
-		if m.matchType(r.res, r.elemScopes, r.evalCtx()) != mtNone {
+		if mt, unknown := pe.matchResource(m, r); mt != mtNone || unknown {
 			return true
 		}
 	}

@@ -269,3 +269,42 @@ func TestTagOfUnknownValidityDoesNotGrant(t *testing.T) {
 		t.Errorf("a valid tag did not grant: %+v %v", d, err)
 	}
 }
+
+// A ${{...}} expression in a policy's resource values that cannot be
+// evaluated for the caller leaves sqe unable to tell whether the policy
+// covers the table: its deny items apply, its allow items do not grant.
+func TestResourceExpressionFailureFailsClosed(t *testing.T) {
+	b := loadShop(t)
+	b.Policies = append(b.Policies,
+		&Policy{ID: 80, Name: "u reads fx", Resources: res3("fx", "*", "*"),
+			PolicyItems: []*PolicyItem{selectFor("u")}},
+		// Ranger resolves the database to "fx" for dept fxops; sqe's
+		// interpreter has no substring.
+		&Policy{ID: 81, Name: "no u on their department's database", Resources: res3("${{USER.dept.substring(0, 2)}}", "*", "*"),
+			DenyPolicyItems: []*PolicyItem{selectFor("u")}},
+		&Policy{ID: 82, Name: "u reads their department's database", Resources: res3("${{USER.dept.substring(0, 2)}}", "*", "*"),
+			PolicyItems: []*PolicyItem{selectFor("u")}},
+	)
+	src, err := NewStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := src.Current().View(session.User{Name: "u", Attributes: map[string]string{"dept": "fxops"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.Decide(policy.TableName{Schema: "fx", Table: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) || !strings.HasPrefix(d.Reason(policy.Select), "ranger policy 81") {
+		t.Errorf("fx.t: select allowed = %v, denied by %q; want denied by ranger policy 81", d.Allows(policy.Select), d.Reason(policy.Select))
+	}
+	d, err = v.Decide(policy.TableName{Schema: "gx", Table: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) {
+		t.Errorf("gx.t: policy 82 granted on a database sqe could not resolve")
+	}
+}

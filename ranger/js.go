@@ -1857,6 +1857,8 @@ func evalRequestExpr(expr string, r *request) (any, error) {
 
 // resolveRequestExpressions replaces each ${{expr}} by its value, as
 // Ranger's RangerRequestExprResolver does (null and undefined become "").
+// For sqe's own requests, an expression that cannot be evaluated also
+// sets the request's exprFailed.
 func resolveRequestExpressions(s string, r *request) string {
 	if !hasRequestExpressions(s) {
 		return s
@@ -1864,6 +1866,11 @@ func resolveRequestExpressions(s string, r *request) string {
 	return reReqExpr.ReplaceAllStringFunc(s, func(m string) string {
 		expr := reReqExpr.FindStringSubmatch(m)[1]
 		v, err := evalRequestExpr(expr, r)
+		if err != nil && r.strict && r.st != nil {
+			// sqe's own request: the caller of the matcher must not take
+			// "" for the value (see policyEval.evaluate).
+			r.st.exprFailed = true
+		}
 		if err != nil || v == nil || v == any(undefined) {
 			return ""
 		}
