@@ -16,6 +16,9 @@ type condInfo struct {
 	supported     bool
 	timeSensitive bool
 	reason        string
+	// mayFail says why a supported condition will fail when it runs (a
+	// script calling a method sqe's interpreter does not have)
+	mayFail string
 }
 
 const evaluatorPkg = "org.apache.ranger.plugin.conditionevaluator."
@@ -88,7 +91,11 @@ func newScriptCond(script string, reverse bool, typ string, failures *atomic.Uin
 	if err != nil {
 		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " uses JavaScript beyond the forms sqe evaluates"}
 	}
-	return &scriptCond{sc: sc, reverse: reverse, failures: failures}, condInfo{supported: true, timeSensitive: sc.timeSensitive}
+	info := condInfo{supported: true, timeSensitive: sc.timeSensitive}
+	if len(sc.unknownMethods) > 0 {
+		info.mayFail = "condition " + quote(typ) + ": script " + quote(script) + " calls " + strings.Join(sc.unknownMethods, ", ") + ", which sqe's interpreter does not have, and fails when it gets there"
+	}
+	return &scriptCond{sc: sc, reverse: reverse, failures: failures}, info
 }
 
 // eval runs the script. Its result is Ranger's: the completion value when

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,6 +226,18 @@ func (p *jsParser) expect(s string) error {
 type jsScript struct {
 	prog          *nBlock
 	timeSensitive bool
+	// unknownMethods are the methods the script calls on values (not on
+	// ctx) that no value of the interpreter has: calling one fails while
+	// the script runs.
+	unknownMethods []string
+}
+
+// jsValueMethods are the methods the interpreter's values have: strings
+// (stringMember), arrays (arrayMember) and Java maps (jsMap).
+var jsValueMethods = map[string]bool{
+	"toLowerCase": true, "toUpperCase": true, "trim": true, "includes": true, "startsWith": true,
+	"endsWith": true, "indexOf": true, "equals": true, "equalsIgnoreCase": true, "split": true,
+	"contains": true, "intersects": true, "join": true, "get": true, "containsKey": true,
 }
 
 var knownGlobals = map[string]bool{
@@ -630,6 +643,10 @@ func (sc *jsScript) check(n jsNode, locals map[string]bool) error {
 				}
 				if timeMethods[name] {
 					sc.timeSensitive = true
+				}
+			} else if lit, ok := m.prop.(nLit); ok {
+				if name, _ := lit.v.(string); !jsValueMethods[name] && !slices.Contains(sc.unknownMethods, name) {
+					sc.unknownMethods = append(sc.unknownMethods, name)
 				}
 			}
 		} else {
