@@ -102,6 +102,7 @@ type evalState struct {
 	// evaluated took an allow away, in policy exceptedBy
 	exceptedUnknown bool
 	exceptedBy      int64
+	exceptedByTag   bool
 	// exprFailed: a ${{...}} expression in a policy's resource values
 	// could not be evaluated while the resource was matched
 	exprFailed bool
@@ -704,7 +705,7 @@ func firstMatch(r *request, items, exceptions []*itemEval, policyID int64) *item
 		for _, ex := range exceptions {
 			if ex.match(r, policyID) {
 				if ex.kind == itemAllowEx && r.st.matchedUnknown && !r.st.exceptedUnknown {
-					r.st.exceptedUnknown, r.st.exceptedBy = true, policyID
+					r.st.exceptedUnknown, r.st.exceptedBy, r.st.exceptedByTag = true, policyID, r.isTag
 				}
 				r.st.matchedUnknown = false
 				return nil

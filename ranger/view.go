@@ -338,7 +338,11 @@ func (s *decideState) eval(elems map[string]any, accessType string, ptype int, k
 func policyName(res *result) string {
 	if res.policyID < 0 {
 		if st := res.req.st; !res.allowed && st != nil && st.exceptedUnknown {
-			return "ranger policy " + strconv.FormatInt(st.exceptedBy, 10) + ": allow exception " + reasonUnknownCondition
+			kind := "ranger policy "
+			if st.exceptedByTag {
+				kind = "ranger tag policy "
+			}
+			return kind + strconv.FormatInt(st.exceptedBy, 10) + ": allow exception " + reasonUnknownCondition
 		}
 		return ReasonNoPolicy
 	}
