@@ -308,3 +308,27 @@ func TestResourceExpressionFailureFailsClosed(t *testing.T) {
 		t.Errorf("gx.t: policy 82 granted on a database sqe could not resolve")
 	}
 }
+
+// An allow exception of a tag policy whose condition fails takes the tag
+// allow away, and the denial names the tag policy.
+func TestTagAllowExceptionFailureNamesTagPolicy(t *testing.T) {
+	b := tagAllowBundle(t, res3("db9", "t9", "*"))
+	b.Policies = b.Policies[1:] // no resource deny
+	b.TagPolicies.Policies[0].AllowExceptions = []*PolicyItem{withScript(
+		&PolicyItem{Accesses: []ItemAccess{{Type: "hive:select"}}, Groups: []string{"analysts"}}, "USER.dept.substring(0, 2) == 'hr'")}
+	src, err := NewStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := src.Current().View(session.User{Name: "ann", Groups: []string{"analysts"}, Attributes: map[string]string{"dept": "sales"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) || d.Reason(policy.Select) != "ranger tag policy 100: allow exception condition sqe cannot evaluate" {
+		t.Errorf("select allowed = %v, denied by %q", d.Allows(policy.Select), d.Reason(policy.Select))
+	}
+}
