@@ -503,3 +503,98 @@ func TestFetchWritesALoadableBundle(t *testing.T) {
 		t.Errorf("corrupt: %v", err)
 	}
 }
+
+// A service the admin answers 404 for is deleted: its policies are
+// dropped and its cache removed, every statement fails closed (at a cold
+// start too, whatever the cache holds) until the service exists again.
+func TestAdminServiceDeletedDropsPolicies(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "ranger-hivedev.json")
+	a := newFakeAdmin(t)
+	// Polls only when the test asks (Refresh), so each step is one download.
+	opts := []Option{WithPollInterval(time.Hour), WithTimeout(5 * time.Second), WithCacheDir(dir)}
+	src, err := New(a.srv.URL, "hivedev", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no policies after the first download")
+	}
+	cached, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatalf("no cache file: %v", err)
+	}
+
+	failsClosed := func(src *Source, when string) {
+		t.Helper()
+		_, err := src.Snapshot()
+		if !errors.Is(err, policy.ErrNotLoaded) || !ServiceNotFound(err) || !strings.Contains(err.Error(), "not found on the admin") {
+			t.Fatalf("%s: Snapshot error = %v, want ErrNotLoaded for a service not found", when, err)
+		}
+		if _, err := policy.ViewWithRetry(src, analyst); !errors.Is(err, policy.ErrNotLoaded) {
+			t.Fatalf("%s: a View was built: %v", when, err)
+		}
+		if _, err := src.TableTags(t.Context(), policy.TableName{Schema: "shop", Table: "customers"}); err == nil {
+			t.Fatalf("%s: tags were served", when)
+		}
+		if src.Current() != nil || src.Bundle() != nil || src.Stats().Loaded {
+			t.Fatalf("%s: the dropped snapshot is still served", when)
+		}
+		if _, err := os.Stat(cache); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: the cache file is still there (%v)", when, err)
+		}
+	}
+
+	// The service is deleted on the admin.
+	a.setMode(adminMissing)
+	if err := src.Refresh(t.Context()); !ServiceNotFound(err) {
+		t.Fatalf("Refresh = %v", err)
+	}
+	failsClosed(src, "after the 404")
+	if st := src.Stats(); st.ServiceNotFound != 1 || st.Failures != 1 {
+		t.Errorf("stats after the 404: %+v", st)
+	}
+
+	// A process that starts now does not load a cache left from before.
+	if err := os.WriteFile(cache, cached, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cold, err := New(a.srv.URL, "hivedev", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cold.Close()
+	failsClosed(cold, "cold start")
+	if st := cold.Stats(); st.CacheLoads != 0 || st.ServiceNotFound != 1 {
+		t.Errorf("cold start stats: %+v", st)
+	}
+
+	// Nor does one that starts while the admin is unreachable: the cache is gone.
+	a.setMode(adminDown)
+	down, err := New(a.srv.URL, "hivedev", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	if _, err := down.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Fatalf("admin down after the service was deleted: %v", err)
+	}
+
+	// The service exists again: the next download restores everything.
+	a.setMode(adminUp)
+	for _, s := range []*Source{src, cold, down} {
+		if err := s.Refresh(t.Context()); err != nil {
+			t.Fatalf("Refresh after the service came back: %v", err)
+		}
+		if ssnMask(t, s) != udf.TypeShowLast4 {
+			t.Fatal("policies not restored")
+		}
+		if st := s.Stats(); !st.Loaded || st.ConsecutiveFailures != 0 || st.LastError != "" {
+			t.Errorf("stats after recovery: %+v", st)
+		}
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Errorf("the cache was not written again: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package ranger
 import (
 	"net"
 	"strings"
+	"sync/atomic"
 )
 
 // condEval evaluates one policy or policy-item condition.
@@ -15,6 +16,9 @@ type condInfo struct {
 	supported     bool
 	timeSensitive bool
 	reason        string
+	// mayFail says why a supported condition will fail when it runs (a
+	// script calling a method sqe's interpreter does not have)
+	mayFail string
 }
 
 const evaluatorPkg = "org.apache.ranger.plugin.conditionevaluator."
@@ -38,7 +42,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		if len(c.Values) > 0 {
 			script = strings.TrimSpace(c.Values[0])
 		}
-		return newScriptCond(script, false, c.Type)
+		return newScriptCond(script, false, c.Type, sd.scriptFailures)
 	case "RangerScriptTemplateConditionEvaluator":
 		script := ""
 		reverse := false
@@ -51,7 +55,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 				script = strings.TrimSpace(def.EvaluatorOptions["scriptTemplate"])
 			}
 		}
-		return newScriptCond(script, reverse, c.Type)
+		return newScriptCond(script, reverse, c.Type, sd.scriptFailures)
 	case "RangerSimpleMatcher":
 		name := def.EvaluatorOptions["CONTEXT_NAME"]
 		if len(c.Values) == 0 || name == "" {
@@ -73,11 +77,12 @@ type constCond tri
 func (c constCond) eval(*request) tri { return tri(c) }
 
 type scriptCond struct {
-	sc      *jsScript
-	reverse bool
+	sc       *jsScript
+	reverse  bool
+	failures *atomic.Uint64
 }
 
-func newScriptCond(script string, reverse bool, typ string) (condEval, condInfo) {
+func newScriptCond(script string, reverse bool, typ string, failures *atomic.Uint64) (condEval, condInfo) {
 	if script == "" {
 		// Ranger: an empty script matches.
 		return constCond(triOf(!reverse)), condInfo{supported: true}
@@ -86,18 +91,30 @@ func newScriptCond(script string, reverse bool, typ string) (condEval, condInfo)
 	if err != nil {
 		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " uses JavaScript beyond the forms sqe evaluates"}
 	}
-	return &scriptCond{sc: sc, reverse: reverse}, condInfo{supported: true, timeSensitive: sc.timeSensitive}
+	info := condInfo{supported: true, timeSensitive: sc.timeSensitive}
+	if len(sc.unknownMethods) > 0 {
+		info.mayFail = "condition " + quote(typ) + ": script " + quote(script) + " calls " + strings.Join(sc.unknownMethods, ", ") + ", which sqe's interpreter does not have, and fails when it gets there"
+	}
+	return &scriptCond{sc: sc, reverse: reverse, failures: failures}, info
 }
 
+// eval runs the script. Its result is Ranger's: the completion value when
+// it is a boolean, else ctx.result. A script that fails while it runs (a
+// method of undefined, a value of a type the call does not take, a method
+// sqe does not implement) is unknown, not false as in Ranger: the item it
+// guards then counts against the caller (see itemEval.match), and the
+// failure is counted.
 func (s *scriptCond) eval(r *request) tri {
 	v, res, err := s.sc.run(newScriptView(r))
-	ret := false
-	if err == nil {
-		if v == nil || v == any(undefined) {
-			ret = res
-		} else if b, ok := v.(bool); ok {
-			ret = b
+	if err != nil {
+		if s.failures != nil {
+			s.failures.Add(1)
 		}
+		return triUnknown
+	}
+	ret := res
+	if b, ok := v.(bool); ok {
+		ret = b
 	}
 	if s.reverse {
 		ret = !ret

@@ -17,10 +17,14 @@
 //		ranger.WithBasicAuth("sqe", password), ranger.WithCacheDir("/var/cache/sqe"))
 //	db, err := sqe.Open("mysql", dsn, sqe.WithPolicy(src))
 //
-// A download answered 200 replaces its part, 304 and 204 keep it, 404 is
-// ErrServiceNotFound and any other answer, a transport error or malformed
-// JSON keeps the last good snapshot and counts a failure (Stats); polls
-// back off after failures. A Source that has never loaded anything fails
+// A download answered 200 replaces its part, 304 and 204 keep it. A 404
+// (ErrServiceNotFound: the admin does not have the service) drops the
+// snapshot and removes the cache file, as Ranger's PolicyRefresher does:
+// every statement is refused, with policy.ErrNotLoaded wrapping
+// ErrServiceNotFound, until a download succeeds again, and a cold start
+// never loads the cache of such a service. Any other answer, a transport
+// error or malformed JSON keeps the last good snapshot. Both count a
+// failure (Stats); polls back off after failures. A Source that has never loaded anything fails
 // closed: Snapshot returns an error wrapping policy.ErrNotLoaded and every
 // statement is refused. Snapshots are compiled off the statement path and
 // published with one atomic swap.
@@ -120,7 +124,11 @@
 // (WithDecisionCacheSize). The rules are Ranger's:
 //
 //   - Within a repository, policies are taken by policyPriority (override
-//     first), then Ranger's evaluation order; in a policy, deny items
+//     first), then Ranger's evaluation order, and only those whose
+//     resources can match the whole request (database, table and column),
+//     as Ranger's resource tries select them: an allow by a policy
+//     without deny items ends the evaluation, which a policy on another
+//     column, table or database must not do; in a policy, deny items
 //     (less their deny exceptions) win over allow items (less their allow
 //     exceptions); isDenyAllElse denies what the policy does not allow;
 //     an access type implies the grants the service-def lists (all implies
@@ -149,8 +157,11 @@
 // always restricts: an allow item (or a deny exception) with it does not
 // match, a deny item (or an allow exception) with it matches, a mask item
 // with it restricts the column and a filter item with it fails the table
-// closed. Validity schedules with
-// recurrences are treated the same way. {OWNER} matches nobody: a
+// closed. A script that compiles but fails while it runs (Ranger counts
+// it false) is such a condition too: the deny it guards applies, naming
+// the policy, and Snapshot.ScriptFailures counts it. Validity schedules with
+// recurrences are treated the same way, on policies and on tags (a tag
+// that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
 // statement's tables carry no owner. Security zones, policy and tag
 // deltas, and Ranger's audit (isAudited is computed but sqe does not send
 // audit events) are not supported; a service with security zones fails

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -94,7 +95,22 @@ type evalState struct {
 	tokens            map[string]string
 	uncertain         int64 // policy id whose unknown condition decided a mask/filter
 	hasUncertain      bool
+	// matchedUnknown: the last item that matched did so only because a
+	// condition could not be evaluated (a deny or allow exception)
+	matchedUnknown bool
+	// exceptedUnknown: an allow exception whose condition could not be
+	// evaluated took an allow away, in policy exceptedBy
+	exceptedUnknown bool
+	exceptedBy      int64
+	exceptedByTag   bool
+	// exprFailed: a ${{...}} expression in a policy's resource values
+	// could not be evaluated while the resource was matched
+	exprFailed bool
 }
+
+// reasonUnknownCondition is the result reason of a deny that applied
+// because its condition could not be evaluated.
+const reasonUnknownCondition = "condition sqe cannot evaluate"
 
 func (r *request) isAccessTypeAny() bool { return r.accessType == "" || r.accessType == anyAccess }
 
@@ -285,9 +301,13 @@ func (e *itemEval) match(r *request, policyID int64) bool {
 	}
 	switch allConds(e.conds, r) {
 	case triTrue:
+		// under restrictOnly, the policy matched only because something
+		// (its conditions, its validity, its resources) was unknown
+		r.st.matchedUnknown = r.restrictOnly
 		return true
 	case triUnknown:
 		if e.kind.restrictive() {
+			r.st.matchedUnknown = true
 			return true
 		}
 		if e.kind == itemMask || e.kind == itemRowFilter {
@@ -594,10 +614,11 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 			return
 		}
 		var mt matchType
+		unknownRes := false
 		if r.isTag {
 			mt = r.tagMatch
 		} else {
-			mt = m.matchType(r.res, r.elemScopes, r.evalCtx())
+			mt, unknownRes = pe.matchResource(m, r)
 		}
 		var matched bool
 		if r.isAccessTypeAny() || r.scope == reqSelfOrDescendants {
@@ -605,10 +626,18 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 		} else {
 			matched = mt == mtSelf || mt == mtSelfAndAllDescendants || (mt == mtAncestor && r.isTag)
 		}
+		if unknownRes {
+			// sqe cannot tell whether the policy covers the resource: it
+			// may take access away, as if it did, but not grant.
+			mt, matched = mtSelf, true
+		}
 		if !matched {
 			continue
 		}
 		pc := allConds(pe.conds, r)
+		if unknownRes && pc == triTrue {
+			pc = triUnknown
+		}
 		if pc == triFalse {
 			continue
 		}
@@ -627,6 +656,22 @@ func (pe *policyEval) evaluate(r *request, res *result) {
 	}
 }
 
+// matchResource matches the request's resource against one of the
+// policy's resources. unknown reports that a ${{...}} expression in the
+// policy's values could not be evaluated for sqe's own request, so the
+// match type cannot be trusted.
+func (pe *policyEval) matchResource(m *polResMatcher, r *request) (mt matchType, unknown bool) {
+	if r.st == nil {
+		return m.matchType(r.res, r.elemScopes, r.evalCtx()), false
+	}
+	saved := r.st.exprFailed
+	r.st.exprFailed = false
+	mt = m.matchType(r.res, r.elemScopes, r.evalCtx())
+	unknown = r.st.exprFailed
+	r.st.exprFailed = saved || unknown
+	return mt, unknown
+}
+
 func (pe *policyEval) matchingItem(r *request, res *result) *itemEval {
 	switch pe.ptype {
 	case PolicyTypeDataMask:
@@ -643,25 +688,39 @@ func (pe *policyEval) matchingItem(r *request, res *result) *itemEval {
 	return nil
 }
 
+// firstMatch returns the first item that matches and no exception
+// excepts. r.st.matchedUnknown then tells whether it matched only because
+// a condition could not be evaluated.
 func firstMatch(r *request, items, exceptions []*itemEval, policyID int64) *itemEval {
 	var ret *itemEval
+	unknown := false
 	for _, it := range items {
 		if it.match(r, policyID) {
 			ret = it
+			unknown = r.st.matchedUnknown
 			break
 		}
 	}
 	if ret != nil {
 		for _, ex := range exceptions {
 			if ex.match(r, policyID) {
+				if ex.kind == itemAllowEx && r.st.matchedUnknown && !r.st.exceptedUnknown {
+					r.st.exceptedUnknown, r.st.exceptedBy, r.st.exceptedByTag = true, policyID, r.isTag
+				}
+				r.st.matchedUnknown = false
 				return nil
 			}
 		}
 	}
+	r.st.matchedUnknown = unknown
 	return ret
 }
 
 func (pe *policyEval) applyItem(it *itemEval, res *result, mt matchType) {
+	reason := ""
+	if res.req.st.matchedUnknown {
+		reason = reasonUnknownCondition
+	}
 	switch it.kind {
 	case itemMask:
 		// RangerDefaultDataMaskPolicyItemEvaluator: the matched item's mask
@@ -687,7 +746,7 @@ func (pe *policyEval) applyItem(it *itemEval, res *result, mt matchType) {
 			pe.updateResult(res, mt, true, "")
 		}
 	default:
-		pe.updateResult(res, mt, it.kind != itemDeny, "")
+		pe.updateResult(res, mt, it.kind != itemDeny, reason)
 	}
 }
 
@@ -961,6 +1020,8 @@ type engine struct {
 	tags        *tagIndex
 	userStore   *UserStore
 	lenient     bool
+	// scriptFailures counts condition scripts that failed while they ran.
+	scriptFailures atomic.Uint64
 }
 
 func splitSet(s string) map[string]bool {
@@ -987,6 +1048,7 @@ func newEngine(in engineInput) *engine {
 	sp := in.policies
 	e := &engine{lenient: in.lenient, userStore: in.userStore}
 	e.sd = newSvcDef(sp.ServiceDef, "")
+	e.sd.scriptFailures = &e.scriptFailures
 	e.repo = newRepository(e.sd, sp.Policies, "", in.lenient)
 	e.auditMode = sp.AuditMode
 	cfg := sp.ServiceConfig
@@ -1003,6 +1065,7 @@ func newEngine(in engineInput) *engine {
 	e.auditExRole = splitSet(cfg["ranger.plugin.audit.exclude.roles"])
 	if tp := sp.TagPolicies; tp != nil && tp.ServiceDef != nil {
 		e.tagSD = newSvcDef(tp.ServiceDef, e.sd.name)
+		e.tagSD.scriptFailures = &e.scriptFailures
 		e.tagRepo = newRepository(e.tagSD, tp.Policies, e.sd.name, in.lenient)
 	}
 	e.roles = newRoleIndex(in.roles)
@@ -1150,6 +1213,9 @@ func (e *engine) evaluateOne(r *request, ptype int, cs candidateSource) *result 
 	if e.repo.policies > 0 {
 		res.determined = false
 		for _, pe := range cs.resource(r, ptype) {
+			if !pe.retrievable(r) {
+				continue
+			}
 			switch pe.applicable(r.accessTime) {
 			case triFalse:
 				continue
@@ -1183,6 +1249,26 @@ func (e *engine) evaluateOne(r *request, ptype int, cs candidateSource) *result 
 		r.st.isAnyAccess = false
 	}
 	return res
+}
+
+// retrievable reports whether Ranger's resource tries would hand the
+// policy to the request (RangerResourceEvaluatorsRetriever): only when its
+// resources can match the whole requested resource, database, table and
+// column. Ranger's evaluation loop relies on that: an allow from a policy
+// without deny items ends it, which is right only when every policy left
+// to evaluate could have applied. sqe's candidate lists are wider (per
+// database and table, or every policy), so the others are skipped here;
+// they could not change the result but that shortcut.
+func (pe *policyEval) retrievable(r *request) bool {
+	if r.res == nil || len(r.res.keys()) == 0 {
+		return true // Ranger evaluates every policy for an empty resource
+	}
+	for _, m := range pe.matchers {
+		if mt, unknown := pe.matchResource(m, r); mt != mtNone || unknown {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *engine) step(pe *policyEval, r *request, ptype int, res *result, deniedByTags bool) {
@@ -1274,8 +1360,9 @@ func (e *engine) evaluateTags(r *request, ptype int, res *result, cs candidateSo
 		tres := newResult(ptype, tr)
 		tres.setAccessFrom(res)
 		tres.setAuditFrom(res)
-		switch tp.pe.applicable(r.accessTime) {
-		case triUnknown:
+		// A policy or a tag sqe cannot place in time: only what it takes
+		// away counts.
+		if tp.pe.applicable(r.accessTime) == triUnknown || tp.tag.applicable(r.accessTime) == triUnknown {
 			tr.restrictOnly = true
 		}
 		tp.pe.evaluate(tr, tres)

@@ -174,7 +174,7 @@ func substituteSQL(s string, r *request) (string, error) {
 		expr := s[loc[2]:loc[3]]
 		v, err := evalRequestExpr(expr, r)
 		if err != nil {
-			return "", fmt.Errorf("request expression ${{%s}} uses JavaScript beyond the forms sqe evaluates", expr)
+			return "", fmt.Errorf("request expression ${{%s}} cannot be evaluated: it uses JavaScript beyond the forms sqe evaluates or failed while it ran", expr)
 		}
 		val := ""
 		if v != nil && v != any(undefined) {

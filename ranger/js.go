@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,9 @@ import (
 // operators with JavaScript's coercions, and if/else, blocks, var and
 // assignment to ctx.result or a local. A script that uses anything else
 // does not compile (errUnsupportedScript): sqe treats such a condition as
-// one it cannot evaluate.
+// one it cannot evaluate, and so is a script that fails while it runs (a
+// method of undefined, a method the interpreter does not implement): see
+// scriptCond.eval.
 
 var errUnsupportedScript = errors.New("unsupported script")
 
@@ -223,6 +226,18 @@ func (p *jsParser) expect(s string) error {
 type jsScript struct {
 	prog          *nBlock
 	timeSensitive bool
+	// unknownMethods are the methods the script calls on values (not on
+	// ctx) that no value of the interpreter has: calling one fails while
+	// the script runs.
+	unknownMethods []string
+}
+
+// jsValueMethods are the methods the interpreter's values have: strings
+// (stringMember), arrays (arrayMember) and Java maps (jsMap).
+var jsValueMethods = map[string]bool{
+	"toLowerCase": true, "toUpperCase": true, "trim": true, "includes": true, "startsWith": true,
+	"endsWith": true, "indexOf": true, "equals": true, "equalsIgnoreCase": true, "split": true,
+	"contains": true, "intersects": true, "join": true, "get": true, "containsKey": true,
 }
 
 var knownGlobals = map[string]bool{
@@ -289,8 +304,30 @@ var ctxMethods = map[string]bool{
 
 var timeMethods = map[string]bool{"isAccessedAfter": true, "isAccessedBefore": true}
 
+// reDoubleBrackets is Ranger's shorthand for splitting a value:
+// [[X]] is X.split(","), [[X,'|']] is X.split("|").
+var reDoubleBrackets = regexp.MustCompile(`\[\[([}{$"a-zA-Z0-9_.\[\]]+)(,['"](.+?)['"])*\]\]`)
+
+// replaceDoubleBrackets rewrites the shorthand as Ranger's JavaScriptEdits
+// does before it runs a script. Left as it is, [[X]] would be an array
+// holding an array, which compares equal to nothing.
+func replaceDoubleBrackets(src string) string {
+	if !strings.Contains(src, "[[") || !strings.Contains(src, "]]") {
+		return src
+	}
+	out := src
+	for _, m := range reDoubleBrackets.FindAllStringSubmatch(src, -1) {
+		sep := ","
+		if m[2] != "" {
+			sep = m[3]
+		}
+		out = strings.ReplaceAll(out, m[0], m[1]+".split("+strconv.Quote(sep)+")")
+	}
+	return out
+}
+
 func compileJS(src string) (*jsScript, error) {
-	src = expandMacros(src)
+	src = replaceDoubleBrackets(expandMacros(src))
 	toks, err := lexJS(src)
 	if err != nil {
 		return nil, err
@@ -606,6 +643,10 @@ func (sc *jsScript) check(n jsNode, locals map[string]bool) error {
 				}
 				if timeMethods[name] {
 					sc.timeSensitive = true
+				}
+			} else if lit, ok := m.prop.(nLit); ok {
+				if name, _ := lit.v.(string); !jsValueMethods[name] && !slices.Contains(sc.unknownMethods, name) {
+					sc.unknownMethods = append(sc.unknownMethods, name)
 				}
 			}
 		} else {
@@ -944,12 +985,40 @@ func stringMember(s, prop string) any {
 			}
 			return float64(strings.Index(s, jsToString(a[0]))), nil
 		})
+	case "split":
+		return jsFunc(func(a []any) (any, error) { return jsSplit(s, a), nil })
 	case "equals":
 		return jsFunc(func(a []any) (any, error) { return len(a) > 0 && s == jsToString(a[0]), nil })
 	case "equalsIgnoreCase":
 		return jsFunc(func(a []any) (any, error) { return len(a) > 0 && strings.EqualFold(s, jsToString(a[0])), nil })
 	}
 	return undefined
+}
+
+// jsSplit is String.prototype.split with a string separator (scripts
+// cannot write a regular expression literal) and an optional limit.
+func jsSplit(s string, a []any) []any {
+	limit := -1
+	if len(a) > 1 && a[1] != any(undefined) {
+		if n := jsToNumber(a[1]); !math.IsNaN(n) && n >= 0 {
+			limit = int(min(n, math.MaxInt32))
+		}
+	}
+	var parts []string
+	switch {
+	case len(a) == 0 || a[0] == any(undefined):
+		parts = []string{s}
+	case jsToString(a[0]) == "":
+		for _, c := range s {
+			parts = append(parts, string(c))
+		}
+	default:
+		parts = strings.Split(s, jsToString(a[0]))
+	}
+	if limit >= 0 && len(parts) > limit {
+		parts = parts[:limit]
+	}
+	return strsToAny(parts)
 }
 
 func arrayMember(a []any, prop string) any {
@@ -1793,6 +1862,11 @@ func evalRequestExpr(expr string, r *request) (any, error) {
 	}
 	v, _, err := sc.run(newScriptView(r))
 	if err != nil {
+		if r.strict {
+			// sqe's own requests: a value sqe could not compute must not
+			// become "" in a filter or mask (fail closed).
+			return nil, err
+		}
 		return nil, nil // a failing script yields null, as in Ranger
 	}
 	return v, nil
@@ -1800,6 +1874,8 @@ func evalRequestExpr(expr string, r *request) (any, error) {
 
 // resolveRequestExpressions replaces each ${{expr}} by its value, as
 // Ranger's RangerRequestExprResolver does (null and undefined become "").
+// For sqe's own requests, an expression that cannot be evaluated also
+// sets the request's exprFailed.
 func resolveRequestExpressions(s string, r *request) string {
 	if !hasRequestExpressions(s) {
 		return s
@@ -1807,6 +1883,11 @@ func resolveRequestExpressions(s string, r *request) string {
 	return reReqExpr.ReplaceAllStringFunc(s, func(m string) string {
 		expr := reReqExpr.FindStringSubmatch(m)[1]
 		v, err := evalRequestExpr(expr, r)
+		if err != nil && r.strict && r.st != nil {
+			// sqe's own request: the caller of the matcher must not take
+			// "" for the value (see policyEval.evaluate).
+			r.st.exprFailed = true
+		}
 		if err != nil || v == nil || v == any(undefined) {
 			return ""
 		}

@@ -128,6 +128,8 @@ func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
 	for _, c := range p.Conditions {
 		if _, info := buildCondition(c, sd, false); !info.supported {
 			add(SeverityError, "condition", "%s: the policy never grants and its denies always apply", info.reason)
+		} else if info.mayFail != "" {
+			add(SeverityError, "condition", "%s: then the policy does not grant and its denies apply", info.mayFail)
 		}
 	}
 	for i, vs := range p.ValiditySchedules {
@@ -147,12 +149,16 @@ func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
 			}
 			where := fmt.Sprintf("%s %d", kind, i+1)
 			for _, c := range it.Conditions {
-				if _, info := buildCondition(c, sd, false); !info.supported {
-					if restrictive {
-						add(SeverityError, where, "%s: the item always applies", info.reason)
-					} else {
-						add(SeverityError, where, "%s: the item never matches", info.reason)
-					}
+				_, info := buildCondition(c, sd, false)
+				switch {
+				case !info.supported && restrictive:
+					add(SeverityError, where, "%s: the item always applies", info.reason)
+				case !info.supported:
+					add(SeverityError, where, "%s: the item never matches", info.reason)
+				case info.mayFail != "" && restrictive:
+					add(SeverityError, where, "%s: then the item applies", info.mayFail)
+				case info.mayFail != "":
+					add(SeverityError, where, "%s: then the item does not match", info.mayFail)
 				}
 			}
 			if int(p.PolicyType) == PolicyTypeAccess {

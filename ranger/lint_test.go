@@ -44,6 +44,9 @@ func TestLint(t *testing.T) {
 		&Policy{ID: 75, Name: "recurring", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(`{"interval": 1}`)}}},
 			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
 		&Policy{ID: 76, Name: "off", IsEnabled: boolPtr(false), Resources: res("x", "t"), Conditions: cond("geo", "FR")},
+		&Policy{ID: 77, Name: "runtime", Resources: res("x", "t"),
+			PolicyItems:     []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, Conditions: cond("expression", "USER.dept.split(',').includes('x')")}},
+			DenyPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, Conditions: cond("expression", "USER.dept.substring(0, 4) == 'ENGG'")}}},
 	)
 	var got []string
 	for _, f := range Lint(b) {
@@ -61,12 +64,13 @@ func TestLint(t *testing.T) {
 		`warning: policy 74 (udfs), resources: resource "udf"`,
 		`warning: policy 74 (udfs), policy item 1: access types read`,
 		`error: policy 75 (recurring), validity schedule 1: recurrences are not evaluated`,
+		`error: policy 77 (runtime), deny item 1: condition "expression": script "USER.dept.substring(0, 4) == 'ENGG'" calls substring, which sqe's interpreter does not have, and fails when it gets there: then the item applies`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lint lacks %q; got:\n%s", want, text)
 		}
 	}
-	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1"} {
+	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1", "policy 77 (runtime), policy item 1"} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("lint reports %q; got:\n%s", unwanted, text)
 		}

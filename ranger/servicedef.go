@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Names of Ranger constants used by the engine.
@@ -43,6 +44,9 @@ type svcDef struct {
 	maskTypes     map[string]*DataMaskTypeDef
 	orderedNames  []string
 	shortest      sync.Map // hierKey -> []*resDef
+	// scriptFailures counts condition scripts that could not be evaluated
+	// (shared by the engine's service-defs; nil outside an engine)
+	scriptFailures *atomic.Uint64
 }
 
 func newSvcDef(sd *ServiceDef, componentType string) *svcDef {

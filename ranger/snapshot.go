@@ -43,6 +43,17 @@ func (s *Snapshot) TableTags(_ context.Context, t policy.TableName) (map[string]
 
 var _ policy.TagSource = (*Snapshot)(nil)
 
+// ScriptFailures counts the condition scripts that failed while they ran
+// in this snapshot's evaluations (each failure made its item count
+// against the caller). Decisions are cached, so a failure is counted when
+// a decision is made, not for each statement that reuses it.
+func (s *Snapshot) ScriptFailures() uint64 {
+	if s.eng == nil {
+		return 0
+	}
+	return s.eng.scriptFailures.Load()
+}
+
 // Info describes what a snapshot was built from.
 type Info struct {
 	ServiceName      string

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,7 @@ type Source struct {
 	lastErr error
 
 	polls, updates, unchanged, failures, consecutive, cacheLoads, cacheWriteFailures atomic.Uint64
+	serviceNotFound                                                                  atomic.Uint64
 	lastSuccess, lastFailure                                                         atomic.Int64
 
 	stop      chan struct{}
@@ -69,8 +71,9 @@ func NewStatic(b *Bundle, opts ...Option) (*Source, error) {
 // tags from the Ranger admin at adminURL (for example
 // "https://ranger.example.com:6182") and polls for changes. It makes the
 // first download before returning; when that fails it loads the cache
-// (WithCacheDir) if there is one, and otherwise the Source fails closed
-// until a download succeeds. An invalid URL or an empty service name is an
+// (WithCacheDir) if there is one, unless the admin answered 404 (the
+// service does not exist: the cache is removed), and otherwise the Source
+// fails closed until a download succeeds. An invalid URL or an empty service name is an
 // error. Close stops the polling.
 func New(adminURL, service string, opts ...Option) (*Source, error) {
 	cfg := buildConfig(opts)
@@ -84,7 +87,9 @@ func New(adminURL, service string, opts ...Option) (*Source, error) {
 		s.cachePath = filepath.Join(cfg.cacheDir, "ranger-"+sanitizeFileName(service)+".json")
 	}
 	if err := s.Refresh(context.Background()); err != nil {
-		if s.cachePath != "" {
+		// A service the admin does not know is not served from the cache
+		// (Refresh has removed it): every statement fails closed.
+		if s.cachePath != "" && !ServiceNotFound(err) {
 			if b, cerr := readBundleFile(s.cachePath); cerr == nil {
 				if snap, cerr := compileSnapshot(b, cfg); cerr == nil {
 					s.mu.Lock()
@@ -135,7 +140,11 @@ func (s *Source) Snapshot() (policy.Snapshot, error) {
 	if snap := s.cur.Load(); snap != nil {
 		return snap, nil
 	}
-	if last := s.Err(); last != nil {
+	last := s.Err()
+	if ServiceNotFound(last) {
+		return nil, fmt.Errorf("%w: ranger: the Ranger service was not found on the admin, so no policy applies and every statement is refused: %w", policy.ErrNotLoaded, last)
+	}
+	if last != nil {
 		return nil, fmt.Errorf("%w: ranger: %w", policy.ErrNotLoaded, last)
 	}
 	return nil, fmt.Errorf("%w: ranger: nothing downloaded yet", policy.ErrNotLoaded)
@@ -264,12 +273,36 @@ func (s *Source) failLocked(err error) error {
 	return err
 }
 
+// failDownloadLocked records a failed download. A 404 means the admin
+// does not have the service (it was deleted or renamed): as Ranger's
+// PolicyRefresher does, the policies are dropped and the cache disabled,
+// so that every statement fails closed until the service exists again.
+// Any other failure keeps the last good snapshot.
+func (s *Source) failDownloadLocked(err error) error {
+	if ServiceNotFound(err) {
+		s.serviceNotFound.Add(1)
+		s.cur.Store(nil)
+		s.last = nil
+		s.pub.Store(nil)
+		s.lastSum = [sha256.Size]byte{}
+		if s.cachePath != "" {
+			if rerr := os.Remove(s.cachePath); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				s.cacheWriteFailures.Add(1)
+			}
+		}
+	}
+	return s.failLocked(err)
+}
+
 // Refresh polls the admin once: policies, roles, tags and (WithUserStore)
 // the user store. A 200 replaces a part, 304 and 204 keep it; when any
 // part changed and every part downloaded, the new snapshot is compiled,
-// published and written to the cache. Any failure (404, other statuses,
-// malformed JSON, a transport error, a policy set that does not compile)
-// keeps the last good snapshot and counts a failure.
+// published and written to the cache. A 404 for any part (the admin does
+// not have the service) drops the snapshot and removes the cache file:
+// Snapshot then fails with policy.ErrNotLoaded wrapping
+// ErrServiceNotFound until a download succeeds again. Any other failure
+// (other statuses, malformed JSON, a transport error, a policy set that
+// does not compile) keeps the last good snapshot. Both count a failure.
 func (s *Source) Refresh(ctx context.Context) error {
 	if s.client == nil {
 		return s.Reload()
@@ -290,7 +323,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 	}
 	sp, st, err := s.client.policies(ctx, knownPolicies, s.activated)
 	if err != nil {
-		return s.failLocked(err)
+		return s.failDownloadLocked(err)
 	}
 	if st == fetchNew {
 		next.ServicePolicies = *sp
@@ -305,7 +338,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		r, st, err := s.client.roles(ctx, known, s.activated)
 		if err != nil {
-			return s.failLocked(err)
+			return s.failDownloadLocked(err)
 		}
 		if st == fetchNew {
 			next.Roles = r
@@ -319,7 +352,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		t, st, err := s.client.tags(ctx, known, s.activated)
 		if err != nil {
-			return s.failLocked(err)
+			return s.failDownloadLocked(err)
 		}
 		if st == fetchNew {
 			next.Tags = t
@@ -333,7 +366,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		u, st, err := s.client.userStore(ctx, known, s.activated)
 		if err != nil {
-			return s.failLocked(err)
+			return s.failDownloadLocked(err)
 		}
 		if st == fetchNew {
 			next.UserStore = u
@@ -394,8 +427,16 @@ type Stats struct {
 	ConsecutiveFailures uint64
 	// CacheLoads counts snapshots loaded from the on-disk cache.
 	CacheLoads uint64
-	// CacheWriteFailures counts cache files that could not be written.
+	// CacheWriteFailures counts cache files that could not be written (or,
+	// after a 404, removed).
 	CacheWriteFailures uint64
+	// ServiceNotFound counts downloads the admin answered with 404: each
+	// dropped the snapshot and the cache (Loaded is false until the
+	// service exists again).
+	ServiceNotFound uint64
+	// ScriptFailures counts condition scripts of the current snapshot that
+	// failed while they ran (Snapshot.ScriptFailures).
+	ScriptFailures uint64
 	// LastError is the last poll's error, or "" after a success.
 	LastError string
 	// LastSuccess and LastFailure are the times of the last publication and failure.
@@ -412,9 +453,11 @@ func (s *Source) Stats() Stats {
 		ConsecutiveFailures: s.consecutive.Load(),
 		CacheLoads:          s.cacheLoads.Load(),
 		CacheWriteFailures:  s.cacheWriteFailures.Load(),
+		ServiceNotFound:     s.serviceNotFound.Load(),
 	}
 	if snap := s.cur.Load(); snap != nil {
 		st.Loaded, st.Version, st.Info = true, snap.version, snap.info
+		st.ScriptFailures = snap.ScriptFailures()
 	}
 	if t := s.lastSuccess.Load(); t != 0 {
 		st.LastSuccess = time.Unix(0, t)

@@ -337,12 +337,23 @@ func (s *decideState) eval(elems map[string]any, accessType string, ptype int, k
 
 func policyName(res *result) string {
 	if res.policyID < 0 {
+		if st := res.req.st; !res.allowed && st != nil && st.exceptedUnknown {
+			kind := "ranger policy "
+			if st.exceptedByTag {
+				kind = "ranger tag policy "
+			}
+			return kind + strconv.FormatInt(st.exceptedBy, 10) + ": allow exception " + reasonUnknownCondition
+		}
 		return ReasonNoPolicy
 	}
+	name := "ranger policy " + strconv.FormatInt(res.policyID, 10)
 	if res.fromTag {
-		return "ranger tag policy " + strconv.FormatInt(res.policyID, 10)
+		name = "ranger tag policy " + strconv.FormatInt(res.policyID, 10)
 	}
-	return "ranger policy " + strconv.FormatInt(res.policyID, 10)
+	if !res.allowed && res.reason == reasonUnknownCondition {
+		name += ": deny " + reasonUnknownCondition
+	}
+	return name
 }
 
 // Decide returns the caller's Decision for the table. When the decision
