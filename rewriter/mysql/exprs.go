@@ -72,6 +72,11 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				}
 				return false
 			}
+			if !sc.policy {
+				if err = r.checkFunc(e); err != nil {
+					return false
+				}
+			}
 		case *sqlparser.ColName:
 			if _, isValues := c.Parent().(*sqlparser.ValuesFuncExpr); isValues {
 				// VALUES(col) of ON DUPLICATE KEY UPDATE is the value the
@@ -94,6 +99,12 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 		case *sqlparser.Variable:
 			err = r.variable(e, sc)
 			return false
+		case sqlparser.Expr:
+			if !sc.policy {
+				if err = r.checkExpr(e); err != nil {
+					return false
+				}
+			}
 		}
 		return true
 	}, nil)
