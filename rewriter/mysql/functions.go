@@ -52,6 +52,7 @@ old_password random_bytes kdf
 inet_aton inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv4_compat
 is_ipv4_mapped is_ipv6 uuid uuid_v4 uuid_v7 sys_guid
 charset collation coercibility name_const format_bytes format_pico_time
+weight_string
 statement_digest statement_digest_text
 
 adddate addtime add_months convert_tz curdate current_date current_time
