@@ -51,7 +51,7 @@ pg_input_is_valid pg_input_error_info
 var pgMeasures = namesOf(`
 pg_typeof pg_column_size pg_column_compression pg_size_pretty
 pg_size_bytes pg_client_encoding pg_char_to_encoding pg_encoding_to_char
-pg_encoding_max_length pg_input_is_valid pg_input_error_info
+pg_encoding_max_length pg_input_is_valid pg_input_error_info pg_collation_for
 `)
 
 // builtin reports whether name is an allowed built-in function.
