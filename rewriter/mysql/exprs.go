@@ -28,6 +28,21 @@ var forbiddenFunctions = map[string]string{
 // in a write, a masked column of the target is read masked. skip names
 // children of node that the caller handles itself.
 func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent sqlparser.SQLNode) bool) error {
+	if e, isExpr := node.(sqlparser.Expr); isExpr {
+		// The walk below does not look at its root: an expression given
+		// alone (a JOIN's ON, JSON_TABLE's document) is walked as the
+		// child of a holder, so that a function, a column or a context
+		// function at its top is checked like any other. The caller
+		// holds the expression itself, so it cannot be replaced.
+		holder := &sqlparser.Where{Type: sqlparser.WhereClause, Expr: e}
+		if err := r.exprs(holder, sc, skip); err != nil {
+			return err
+		}
+		if holder.Expr != e {
+			return rewriter.Unsupported("an expression sqe must rewrite sits where the statement form allows no replacement")
+		}
+		return nil
+	}
 	var err error
 	sqlparser.Rewrite(node, func(c *sqlparser.Cursor) bool {
 		if err != nil {

@@ -71,45 +71,55 @@ func TestEveryListedFunctionPasses(t *testing.T) {
 func TestRefusedFunctions(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
 	for sql, name := range map[string]string{
-		"SELECT GET_LOCK('x', 1)":                                     "get_lock",
-		"SELECT RELEASE_LOCK('x')":                                    "release_lock",
-		"SELECT RELEASE_ALL_LOCKS()":                                  "release_all_locks",
-		"SELECT IS_USED_LOCK('x')":                                    "is_used_lock",
-		"SELECT IS_FREE_LOCK('x')":                                    "is_free_lock",
-		"SELECT LAST_INSERT_ID()":                                     "last_insert_id",
-		"SELECT LAST_INSERT_ID(5)":                                    "last_insert_id",
-		"SELECT CONNECTION_ID()":                                      "connection_id",
-		"SELECT SLEEP(1)":                                             "sleep",
-		"SELECT id FROM customers WHERE SLEEP(0) = 0":                 "sleep",
-		"SELECT BENCHMARK(1000, MD5('x'))":                            "benchmark",
-		"SELECT MASTER_POS_WAIT('f', 1)":                              "master_pos_wait",
-		"SELECT MASTER_GTID_WAIT('0-1-1')":                            "master_gtid_wait",
-		"SELECT BINLOG_GTID_POS('f', 1)":                              "binlog_gtid_pos",
-		"SELECT GTID_SUBSET('a', 'b')":                                "gtid_subset",
-		"SELECT WAIT_FOR_EXECUTED_GTID_SET('a')":                      "wait_for_executed_gtid_set",
-		"SELECT PS_CURRENT_THREAD_ID()":                               "ps_current_thread_id",
-		"SELECT PS_THREAD_ID(1)":                                      "ps_thread_id",
-		"SELECT WSREP_LAST_SEEN_GTID()":                               "wsrep_last_seen_gtid",
-		"SELECT UUID_SHORT()":                                         "uuid_short",
-		"SELECT NEXTVAL(s)":                                           "nextval",
-		"SELECT SETVAL(s, 1)":                                         "setval",
-		"SELECT LASTVAL(s)":                                           "lastval",
-		"SELECT LOAD_FILE('/etc/passwd')":                             "load_file",
-		"SELECT FOUND_ROWS()":                                         "found_rows",
-		"SELECT ROW_COUNT()":                                          "row_count",
-		"SELECT shop.calc_tax(total) FROM orders":                     "shop.calc_tax",
-		"SELECT calc_tax(total) FROM orders":                          "calc_tax",
-		"SELECT id FROM customers ORDER BY my_fn(id)":                 "my_fn",
-		"SELECT COUNT(*) FROM customers WHERE my_fn(ssn)":             "my_fn",
-		"UPDATE orders SET total = my_fn(total)":                      "my_fn",
-		"DELETE FROM orders WHERE my_fn(id)":                          "my_fn",
-		"INSERT INTO orders (id) VALUES (my_fn(1))":                   "my_fn",
-		"INSERT INTO orders (id) SELECT my_fn(id) FROM customers":     "my_fn",
-		"SELECT (SELECT MAX(my_fn(id)) FROM customers)":               "my_fn",
-		"WITH x AS (SELECT my_fn(1) AS a) SELECT a FROM x":            "my_fn",
-		"SELECT id, SUM(my_fn(id)) OVER (ORDER BY id) FROM customers": "my_fn",
-		"SELECT GROUP_CONCAT(my_fn(ssn)) FROM customers":              "my_fn",
-		"SET @x = my_fn(1)":                                           "my_fn",
+		"SELECT GET_LOCK('x', 1)":                                                     "get_lock",
+		"SELECT RELEASE_LOCK('x')":                                                    "release_lock",
+		"SELECT RELEASE_ALL_LOCKS()":                                                  "release_all_locks",
+		"SELECT IS_USED_LOCK('x')":                                                    "is_used_lock",
+		"SELECT IS_FREE_LOCK('x')":                                                    "is_free_lock",
+		"SELECT LAST_INSERT_ID()":                                                     "last_insert_id",
+		"SELECT LAST_INSERT_ID(5)":                                                    "last_insert_id",
+		"SELECT CONNECTION_ID()":                                                      "connection_id",
+		"SELECT SLEEP(1)":                                                             "sleep",
+		"SELECT id FROM customers WHERE SLEEP(0) = 0":                                 "sleep",
+		"SELECT BENCHMARK(1000, MD5('x'))":                                            "benchmark",
+		"SELECT MASTER_POS_WAIT('f', 1)":                                              "master_pos_wait",
+		"SELECT MASTER_GTID_WAIT('0-1-1')":                                            "master_gtid_wait",
+		"SELECT BINLOG_GTID_POS('f', 1)":                                              "binlog_gtid_pos",
+		"SELECT GTID_SUBSET('a', 'b')":                                                "gtid_subset",
+		"SELECT WAIT_FOR_EXECUTED_GTID_SET('a')":                                      "wait_for_executed_gtid_set",
+		"SELECT PS_CURRENT_THREAD_ID()":                                               "ps_current_thread_id",
+		"SELECT PS_THREAD_ID(1)":                                                      "ps_thread_id",
+		"SELECT WSREP_LAST_SEEN_GTID()":                                               "wsrep_last_seen_gtid",
+		"SELECT UUID_SHORT()":                                                         "uuid_short",
+		"SELECT NEXTVAL(s)":                                                           "nextval",
+		"SELECT SETVAL(s, 1)":                                                         "setval",
+		"SELECT LASTVAL(s)":                                                           "lastval",
+		"SELECT LOAD_FILE('/etc/passwd')":                                             "load_file",
+		"SELECT FOUND_ROWS()":                                                         "found_rows",
+		"SELECT ROW_COUNT()":                                                          "row_count",
+		"SELECT shop.calc_tax(total) FROM orders":                                     "shop.calc_tax",
+		"SELECT calc_tax(total) FROM orders":                                          "calc_tax",
+		"SELECT id FROM customers ORDER BY my_fn(id)":                                 "my_fn",
+		"SELECT COUNT(*) FROM customers WHERE my_fn(ssn)":                             "my_fn",
+		"UPDATE orders SET total = my_fn(total)":                                      "my_fn",
+		"DELETE FROM orders WHERE my_fn(id)":                                          "my_fn",
+		"INSERT INTO orders (id) VALUES (my_fn(1))":                                   "my_fn",
+		"INSERT INTO orders (id) SELECT my_fn(id) FROM customers":                     "my_fn",
+		"SELECT (SELECT MAX(my_fn(id)) FROM customers)":                               "my_fn",
+		"WITH x AS (SELECT my_fn(1) AS a) SELECT a FROM x":                            "my_fn",
+		"SELECT id, SUM(my_fn(id)) OVER (ORDER BY id) FROM customers":                 "my_fn",
+		"SELECT GROUP_CONCAT(my_fn(ssn)) FROM customers":                              "my_fn",
+		"SET @x = my_fn(1)":                                                           "my_fn",
+		"INSERT INTO orders (id) VALUES (1) ON DUPLICATE KEY UPDATE total = my_fn(1)": "my_fn",
+		"UPDATE orders SET total = 1 ORDER BY my_fn(id) LIMIT 1":                      "my_fn",
+		"DELETE FROM orders ORDER BY my_fn(id) LIMIT 1":                               "my_fn",
+		"SELECT id FROM customers GROUP BY my_fn(id)":                                 "my_fn",
+		"SELECT c.id FROM customers c JOIN orders o ON my_fn(c.id) = o.id":            "my_fn",
+		"SELECT c.id FROM customers c, JSON_TABLE(my_fn(c.ssn), '$[*]' COLUMNS (x INT PATH '$')) j": "my_fn",
+		"SELECT id FROM customers WHERE id IN (SELECT my_fn(id) FROM orders)":                       "my_fn",
+		"SELECT id FROM customers UNION SELECT my_fn(1)":                                            "my_fn",
+		"SELECT id INTO @v FROM customers WHERE my_fn(id) LIMIT 1":                                  "my_fn",
+		"SELECT id FROM customers WHERE id = 1 AND GET_LOCK(ssn, 0)":                                "get_lock",
 	} {
 		refusedNaming(t, request(sql, dec), name)
 	}
@@ -136,6 +146,31 @@ func TestAllowedFunctions(t *testing.T) {
 	} {
 		if _, err := (Dialect{}).Rewrite(context.Background(), request(sql, dec)); err != nil {
 			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}
+
+// An expression alone in its place (a JOIN's ON, JSON_TABLE's document)
+// is checked like any other: its function, column or context function.
+func TestExpressionAloneInItsPlace(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON my_fn(c.id)", dec), "my_fn")
+	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON GET_LOCK('a', 0)", dec), "get_lock")
+	refusedNaming(t, request("SELECT c.id FROM customers c, JSON_TABLE(my_fn(c.ssn), '$[*]' COLUMNS (x INT PATH '$')) j", dec), "my_fn")
+	_, err := (Dialect{}).Rewrite(context.Background(), request("SELECT o.id FROM orders o JOIN customers c ON c.salary", dec))
+	if !errors.Is(err, policy.ErrColumnDenied) {
+		t.Fatalf("a restricted column alone in ON: %v", err)
+	}
+	for _, q := range []string{
+		"SELECT o.id FROM orders o JOIN customers c ON current_user()",
+		"SELECT j.x FROM JSON_TABLE(current_user(), '$[*]' COLUMNS (x INT PATH '$')) j",
+	} {
+		out, err := rewriteSQL(t, q, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if strings.Contains(strings.ToLower(out), "current_user") || !strings.Contains(out, "al''ice") {
+			t.Fatalf("%s: the context function is not inlined: %s", q, out)
 		}
 	}
 }
