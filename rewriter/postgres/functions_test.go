@@ -96,11 +96,14 @@ func TestRefusedFunctions(t *testing.T) {
 		"SELECT my_concat(VARIADIC ARRAY['a'])":                              "my_concat",
 		"SELECT lower(pg_backend_pid()::text COLLATE \"C\")":                 "pg_backend_pid",
 		// Everywhere in a statement.
-		"UPDATE orders SET total = calc(total)":                       "calc",
-		"DELETE FROM orders WHERE id = calc(1)":                       "calc",
-		"WITH x AS (SELECT calc(1)) SELECT * FROM x":                  "calc",
-		"SELECT id FROM orders GROUP BY id HAVING calc(id) > 0":       "calc",
-		"SELECT * FROM customers c JOIN LATERAL calc(c.id) f ON true": "calc",
+		"UPDATE orders SET total = calc(total)":                                                "calc",
+		"DELETE FROM orders WHERE id = calc(1)":                                                "calc",
+		"WITH x AS (SELECT calc(1)) SELECT * FROM x":                                           "calc",
+		"SELECT id FROM orders GROUP BY id HAVING calc(id) > 0":                                "calc",
+		"SELECT * FROM customers c JOIN LATERAL calc(c.id) f ON true":                          "calc",
+		"SELECT o.id FROM orders o JOIN customers c ON calc(c.id)":                             "calc",
+		"SELECT * FROM xmltable('/a' PASSING calc(1) COLUMNS x int)":                           "calc",
+		"SELECT o.id FROM orders o JOIN customers c USING (id) WHERE pg_backend_pid() IS NULL": "pg_backend_pid",
 	} {
 		refusedNaming(t, request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()}), name)
 	}
