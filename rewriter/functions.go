@@ -1,6 +1,10 @@
 package rewriter
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sqe-project/sqe/policy"
+)
 
 // Functions are an allow-list boundary. Each dialect lists the built-in
 // functions that compute only on their arguments (string, numeric, date
@@ -13,7 +17,8 @@ import "strings"
 // expressions (row filters, masks) are not checked: they are trusted.
 //
 // The application's own functions are allowed by name
-// (Request.AllowedFunctions, set with sqe.WithAllowedFunctions): "fn"
+// (Request.AllowedFunctions, set with sqe.WithAllowedFunctions, or the
+// native policy file's functions: allow: list, which the View carries): "fn"
 // allows the unqualified call fn(…), "schema.fn" allows schema.fn(…).
 // A name is compared case-insensitively.
 
@@ -33,9 +38,17 @@ func NameAllowed(list []string, schema, name string) bool {
 }
 
 // FunctionAllowed reports whether the application allowed the function
-// schema.name (schema "" when the call is unqualified) by name.
+// schema.name (schema "" when the call is unqualified) by name: on the
+// connector (AllowedFunctions) or in the policy set (a View that is a
+// policy.FunctionAllower: the native file's functions: allow: list).
 func (r *Request) FunctionAllowed(schema, name string) bool {
-	return NameAllowed(r.AllowedFunctions, schema, name)
+	if NameAllowed(r.AllowedFunctions, schema, name) {
+		return true
+	}
+	if fa, ok := r.View.(policy.FunctionAllower); ok {
+		return NameAllowed(fa.AllowedFunctions(), schema, name)
+	}
+	return false
 }
 
 // TypeAllowed reports whether the application allowed casts to the type

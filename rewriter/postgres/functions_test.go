@@ -231,3 +231,22 @@ func TestFunctionsInSchemaChanges(t *testing.T) {
 		mustRewrite(t, sql, nil)
 	}
 }
+
+// allowingView is a View whose policy set allows functions by name.
+type allowingView struct {
+	*testView
+	allowed []string
+}
+
+func (v allowingView) AllowedFunctions() []string { return v.allowed }
+
+func TestFunctionsAllowedByThePolicySet(t *testing.T) {
+	req := request("SELECT calc_tax(total), billing.fx(1) FROM orders", nil)
+	refusedNaming(t, req, "calc_tax")
+	req.View = allowingView{testView: req.View.(*testView), allowed: []string{"calc_tax"}}
+	refusedNaming(t, req, "billing.fx")
+	req.AllowedFunctions = []string{"billing.fx"}
+	if _, err := rewriteReq(t, req); err != nil {
+		t.Fatal(err)
+	}
+}
