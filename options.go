@@ -90,7 +90,9 @@ func WithTagSource(sources ...policy.TagSource) Option {
 // naming the function): see docs/security.md. A function runs with the
 // database user's rights, outside sqe's sight: allow only functions that
 // read nothing a caller may not see. Sequence functions (nextval, …) and
-// the other refused built-ins can be allowed the same way.
+// the other refused built-ins can be allowed the same way, except those
+// that read files or run programs. A native policy file can list the same
+// names (functions: allow: [...]); a name allowed in either place passes.
 func WithAllowedFunctions(names ...string) Option {
 	return func(c *config) { c.allowedFunctions = append(c.allowedFunctions, names...) }
 }

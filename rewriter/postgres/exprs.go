@@ -17,8 +17,9 @@ type protoMessage = proto.Message
 // change the session's identity or settings, run SQL given as text (which
 // sqe never sees), or read storage below the tables (large objects, raw
 // pages, WAL, replication slots). They are refused anywhere in a
-// statement, whatever schema qualifies them. forbiddenPrefixes covers
-// families.
+// statement, whatever schema qualifies them, even when the application
+// allows them by name (every other function off the allow-list in
+// functions.go can be allowed). forbiddenPrefixes covers families.
 var forbiddenFunctions = map[string]string{
 	"pg_read_file":                   "reads files on the server",
 	"pg_read_binary_file":            "reads files on the server",
