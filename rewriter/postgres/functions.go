@@ -37,26 +37,17 @@ func namesOf(s string) map[string]bool {
 	return m
 }
 
-// builtinsNewer are the functions of PostgreSQL 16 and 17 that compute
-// only on their arguments.
-var builtinsNewer = namesOf(`
-any_value array_sample array_shuffle date_add date_subtract erf erfc
-random_normal to_bin to_oct unistr uuid_extract_timestamp
-uuid_extract_version json_scalar json_serialize
-pg_input_is_valid pg_input_error_info
-`)
-
 // pgMeasures are the pg_* functions allowed: they measure or convert
 // their argument, or name the connection's encoding.
 var pgMeasures = namesOf(`
 pg_typeof pg_column_size pg_column_compression pg_size_pretty
 pg_size_bytes pg_client_encoding pg_char_to_encoding pg_encoding_to_char
-pg_encoding_max_length pg_input_is_valid pg_input_error_info pg_collation_for
+pg_encoding_max_length pg_collation_for
 `)
 
 // builtin reports whether name is an allowed built-in function.
 func builtin(name string) bool {
-	return builtinFunctions[name] || builtinsNewer[name] || pgMeasures[name]
+	return builtinFunctions[name] || pgMeasures[name]
 }
 
 // refusedWhy explains why a built-in that is not on the list is refused.

@@ -7,9 +7,10 @@
 //	  AND prorettype NOT IN (internal, cstring, trigger, event_trigger, handlers)
 //	  AND no argument is internal or cstring
 //
-// less the families and names refusedBuiltins (functions.go) explains.
-// The PostgreSQL 16 and 17 functions of the same kind are in
-// builtinsNewer. A change to either list is a security review: see the
+// less the families and names refusedWhy (functions.go) explains. The
+// functions later versions add are refused until someone reviews them:
+// an unqualified name that pg_catalog lacks would resolve to a function
+// of another schema. A change to the list is a security review: see the
 // Functions section of docs/security.md.
 
 package postgres

@@ -64,6 +64,21 @@ func TestServerFunctionsOffTheListAreRefused(t *testing.T) {
 		}
 	}
 	t.Logf("%d of the server's %d function names are refused", refused, len(names))
+
+	// Every listed name is a function of the server's pg_catalog: an
+	// unqualified name pg_catalog lacks would resolve to a function of
+	// another schema on the search path.
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	for _, l := range []map[string]bool{builtinFunctions, pgMeasures} {
+		for n := range l {
+			if !has[n] {
+				t.Errorf("%s is listed but pg_catalog has no such function", n)
+			}
+		}
+	}
 }
 
 // TestServerTypesOffTheListAreRefused: a cast to any type of the server
