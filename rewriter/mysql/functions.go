@@ -19,8 +19,12 @@ import (
 //
 // The names were derived from MariaDB 10.11's own lists
 // (information_schema.SQL_FUNCTIONS and the function categories of
-// mysql.help_topic), plus the MySQL functions the parser knows, less the
-// ones refusedWhy explains.
+// mysql.help_topic), less the ones refusedWhy explains, and kept only if
+// the server knows them as built-ins: an unqualified name the server lacks
+// calls a stored function of the current database. So functions of
+// MySQL 8 only (ANY_VALUE, REGEXP_LIKE, GROUPING, JSON_SCHEMA_VALID,
+// STATEMENT_DIGEST, FORMAT_BYTES, …) and of later MariaDB versions
+// (JSON_SCHEMA_VALID, KDF, UUID_V4, …) are refused until allowed by name.
 
 // namesOf splits a list of names separated by white space.
 func namesOf(s string) map[string]bool {
@@ -31,58 +35,47 @@ func namesOf(s string) map[string]bool {
 	return m
 }
 
+// builtinFunctions are the allowed built-in function names.
 var builtinFunctions = namesOf(`
 abs acos asin atan atan2 ceil ceiling conv cos cot crc32 crc32c degrees
-exp floor ln log log10 log2 mod oct pi pow power radians rand round
-sign sin sqrt tan truncate bit_count
-
-ascii bin bit_length char_length character_length chr concat concat_ws elt
-export_set field find_in_set format from_base64 hex instr lcase left length
-lengthb locate lower lpad ltrim make_set mid natural_sort_key octet_length
-ord position quote repeat replace reverse right rpad rtrim sformat soundex
-space strcmp substr substring substring_index to_base64 to_char trim ucase
-unhex upper insert regexp_instr regexp_like regexp_replace regexp_substr
-concat_operator_oracle lpad_oracle ltrim_oracle replace_oracle rpad_oracle
-rtrim_oracle substr_oracle trim_oracle decode_oracle to_number
+exp floor ln log log10 log2 mod oct pi pow power radians rand round sign
+sin sqrt tan truncate bit_count ascii bin bit_length char_length
+character_length chr concat concat_ws elt export_set field find_in_set
+format from_base64 hex instr lcase left length lengthb locate lower lpad
+ltrim make_set mid natural_sort_key octet_length ord position quote
+repeat replace reverse right rpad rtrim sformat soundex space strcmp
+substr substring substring_index to_base64 to_char trim ucase unhex
+upper insert regexp_instr regexp_replace regexp_substr
+concat_operator_oracle lpad_oracle ltrim_oracle replace_oracle
+rpad_oracle rtrim_oracle substr_oracle trim_oracle decode_oracle
 column_add column_check column_create column_delete column_exists
-column_get column_json column_list
-compress uncompress uncompressed_length md5 sha sha1 sha2 aes_encrypt
-aes_decrypt des_encrypt des_decrypt encode decode encrypt password
-old_password random_bytes kdf
-inet_aton inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv4_compat
-is_ipv4_mapped is_ipv6 uuid uuid_v4 uuid_v7 sys_guid
-charset collation coercibility name_const format_bytes format_pico_time
-weight_string
-statement_digest statement_digest_text
-
-adddate addtime add_months convert_tz curdate current_date current_time
-current_timestamp curtime date datediff date_add date_format date_sub day
-dayname dayofmonth dayofweek dayofyear extract from_days from_unixtime
-get_format hour last_day localtime localtimestamp makedate maketime
-microsecond minute month monthname months_between now period_add
-period_diff quarter second sec_to_time str_to_date subdate subtime sysdate
-time timediff timestamp timestampadd timestampdiff time_format time_to_sec
-to_date to_days to_seconds trunc unix_timestamp utc_date utc_time
-utc_timestamp week weekday weekofyear year yearweek
-
-if ifnull nullif nvl nvl2 coalesce greatest least isnull interval
-
-avg bit_and bit_or bit_xor count group_concat max min std stddev
-stddev_pop stddev_samp sum variance var_pop var_samp json_arrayagg
-json_objectagg median percentile_cont percentile_disc any_value grouping
-row_number rank dense_rank percent_rank cume_dist ntile lag lead
-first_value last_value nth_value
-
-json_array json_array_append json_array_insert json_array_intersect
-json_compact json_contains json_contains_path json_depth json_detailed
-json_equals json_exists json_extract json_insert json_keys json_key_value
-json_length json_loose json_merge json_merge_patch json_merge_preserve
-json_normalize json_object json_object_filter_keys json_object_to_array
-json_overlaps json_pretty json_query json_quote json_remove json_replace
-json_schema_valid json_search json_set json_type json_unquote json_valid
-json_value extractvalue updatexml
-
-database schema version decode_histogram
+column_get column_json column_list compress uncompress
+uncompressed_length md5 sha sha1 sha2 aes_encrypt aes_decrypt
+des_encrypt des_decrypt encode decode encrypt password old_password
+random_bytes inet_aton inet_ntoa inet6_aton inet6_ntoa is_ipv4
+is_ipv4_compat is_ipv4_mapped is_ipv6 uuid sys_guid charset collation
+coercibility name_const weight_string adddate addtime add_months
+convert_tz curdate current_date current_time current_timestamp curtime
+date datediff date_add date_format date_sub day dayname dayofmonth
+dayofweek dayofyear extract from_days from_unixtime get_format hour
+last_day localtime localtimestamp makedate maketime microsecond minute
+month monthname now period_add period_diff quarter second sec_to_time
+str_to_date subdate subtime sysdate time timediff timestamp timestampadd
+timestampdiff time_format time_to_sec to_days to_seconds unix_timestamp
+utc_date utc_time utc_timestamp week weekday weekofyear year yearweek if
+ifnull nullif nvl nvl2 coalesce greatest least isnull interval avg
+bit_and bit_or bit_xor count group_concat max min std stddev stddev_pop
+stddev_samp sum variance var_pop var_samp json_arrayagg json_objectagg
+median percentile_cont percentile_disc row_number rank dense_rank
+percent_rank cume_dist ntile lag lead first_value last_value nth_value
+json_array json_array_append json_array_insert json_compact
+json_contains json_contains_path json_depth json_detailed json_equals
+json_exists json_extract json_insert json_keys json_length json_loose
+json_merge json_merge_patch json_merge_preserve json_normalize
+json_object json_overlaps json_pretty json_query json_quote json_remove
+json_replace json_search json_set json_type json_unquote json_valid
+json_value extractvalue updatexml database schema version
+decode_histogram
 ` + geometryFunctions)
 
 // geometryFunctions compute on geometry values.
@@ -94,33 +87,31 @@ geometrycollectionfromtext geometrycollectionfromwkb geometryfromtext
 geometryfromwkb geometryn geometrytype geomfromtext geomfromwkb glength
 interiorringn intersects isclosed isempty isring issimple linefromtext
 linefromwkb linestring linestringfromtext linestringfromwkb mbrcontains
-mbrcoveredby mbrdisjoint mbrequal mbrintersects mbroverlaps mbrtouches
-mbrwithin mlinefromtext mlinefromwkb mpointfromtext mpointfromwkb
-mpolyfromtext mpolyfromwkb multilinestring multilinestringfromtext
+mbrdisjoint mbrequal mbrintersects mbroverlaps mbrtouches mbrwithin
+mlinefromtext mlinefromwkb mpointfromtext mpointfromwkb mpolyfromtext
+mpolyfromwkb multilinestring multilinestringfromtext
 multilinestringfromwkb multipoint multipointfromtext multipointfromwkb
 multipolygon multipolygonfromtext multipolygonfromwkb numgeometries
 numinteriorrings numpoints overlaps point pointfromtext pointfromwkb
 pointn pointonsurface polyfromtext polyfromwkb polygon polygonfromtext
-polygonfromwkb srid startpoint st_area st_asbinary st_asgeojson st_astext
-st_aswkb st_aswkt st_boundary st_buffer st_centroid st_collect
+polygonfromwkb srid startpoint st_area st_asbinary st_asgeojson
+st_astext st_aswkb st_aswkt st_boundary st_buffer st_centroid
 st_contains st_convexhull st_crosses st_difference st_dimension
 st_disjoint st_distance st_distance_sphere st_endpoint st_envelope
-st_equals st_exteriorring st_geohash st_geomcollfromtext
-st_geomcollfromwkb st_geometrycollectionfromtext
-st_geometrycollectionfromwkb st_geometryfromtext st_geometryfromwkb
-st_geometryn st_geometrytype st_geomfromgeojson st_geomfromtext
-st_geomfromwkb st_interiorringn st_intersection st_intersects
-st_isclosed st_isempty st_isring st_issimple st_isvalid
-st_latfromgeohash st_length st_linefromtext st_linefromwkb
-st_linestringfromtext st_linestringfromwkb st_longfromgeohash
-st_mlinefromtext st_mpointfromtext st_mpointfromwkb st_mpolyfromtext
-st_mpolyfromwkb st_multilinestringfromtext st_multipointfromtext
-st_multipointfromwkb st_multipolygonfromtext st_multipolygonfromwkb
-st_numgeometries st_numinteriorrings st_numpoints st_overlaps
-st_pointfromgeohash st_pointfromtext st_pointfromwkb st_pointn
-st_pointonsurface st_polyfromtext st_polyfromwkb st_polygonfromtext
-st_polygonfromwkb st_relate st_simplify st_srid st_startpoint
-st_symdifference st_touches st_union st_validate st_within st_x st_y
+st_equals st_exteriorring st_geomcollfromtext st_geomcollfromwkb
+st_geometrycollectionfromtext st_geometrycollectionfromwkb
+st_geometryfromtext st_geometryfromwkb st_geometryn st_geometrytype
+st_geomfromgeojson st_geomfromtext st_geomfromwkb st_interiorringn
+st_intersection st_intersects st_isclosed st_isempty st_isring
+st_issimple st_length st_linefromtext st_linefromwkb
+st_linestringfromtext st_linestringfromwkb st_mlinefromtext
+st_mpointfromtext st_mpointfromwkb st_mpolyfromtext st_mpolyfromwkb
+st_multilinestringfromtext st_multipointfromtext st_multipointfromwkb
+st_multipolygonfromtext st_multipolygonfromwkb st_numgeometries
+st_numinteriorrings st_numpoints st_overlaps st_pointfromtext
+st_pointfromwkb st_pointn st_pointonsurface st_polyfromtext
+st_polyfromwkb st_polygonfromtext st_polygonfromwkb st_relate st_srid
+st_startpoint st_symdifference st_touches st_union st_within st_x st_y
 touches within x y
 `
 
@@ -169,55 +160,71 @@ func (r *rewrite) checkFunc(e *sqlparser.FuncExpr) error {
 }
 
 // checkExpr refuses an expression node that is no known-safe form: a
-// function with a node type of its own that reads the server's state
-// (locks, replication, the performance schema), or a node type sqe does
-// not know.
+// function with a node type of its own whose name is not on the list
+// (or reads the server's state: locks, replication, the performance
+// schema), or a node type sqe does not know.
 func (r *rewrite) checkExpr(n sqlparser.Expr) error {
 	switch e := n.(type) {
 	case *sqlparser.FuncExpr:
 		return r.checkFunc(e)
-	case *sqlparser.PerformanceSchemaFuncExpr:
-		name := callName(e)
-		if name == "format_bytes" || name == "format_pico_time" || r.req.FunctionAllowed("", name) {
-			return nil
-		}
-		return rewriter.FunctionRefused(name, refusedWhy(name))
-	case *sqlparser.LockingFunc, *sqlparser.GTIDFuncExpr:
+	case *sqlparser.LockingFunc, *sqlparser.GTIDFuncExpr, *sqlparser.PerformanceSchemaFuncExpr:
 		name := callName(e)
 		if r.req.FunctionAllowed("", name) {
 			return nil
 		}
 		return rewriter.FunctionRefused(name, refusedWhy(name))
 	}
-	if safeExpr(n) {
+	if structuralExpr(n) {
 		return nil
+	}
+	if functionExpr(n) {
+		// The server reads the printed name: it must be a built-in of
+		// the list (a name the server lacks would call a stored
+		// function of the current database).
+		name := callName(n)
+		if builtinFunctions[name] || syntaxNames[name] || r.req.FunctionAllowed("", name) {
+			return nil
+		}
+		return rewriter.FunctionRefused(name, refusedWhy(name))
 	}
 	return rewriter.Unsupported("expression %s is not supported", strings.TrimPrefix(fmt.Sprintf("%T", n), "*sqlparser."))
 }
 
+// syntaxNames are the names of built-in forms with a grammar of their
+// own, as printed.
+var syntaxNames = namesOf(`cast convert match values char`)
+
 // callName is the lower-cased name of a function node, as printed.
 func callName(n sqlparser.Expr) string {
 	name, _, _ := strings.Cut(sqlparser.String(n), "(")
-	return strings.ToLower(strings.TrimSpace(name))
+	return strings.Trim(strings.ToLower(strings.TrimSpace(name)), "`")
 }
 
-// safeExpr reports whether n is an operator, a literal, a reference or a
-// built-in function of a node type of its own that computes only on its
-// arguments.
-func safeExpr(n sqlparser.Expr) bool {
+// structuralExpr reports whether n is an operator, a literal, a
+// reference, or a built-in form that prints no function name of its own.
+func structuralExpr(n sqlparser.Expr) bool {
 	switch n.(type) {
 	case *sqlparser.AndExpr, *sqlparser.OrExpr, *sqlparser.XorExpr, *sqlparser.NotExpr,
 		*sqlparser.ComparisonExpr, *sqlparser.BetweenExpr, *sqlparser.IsExpr, *sqlparser.ExistsExpr,
 		*sqlparser.AssignmentExpr, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal,
 		sqlparser.BoolVal, *sqlparser.ColName, sqlparser.ValTuple, *sqlparser.Subquery, sqlparser.ListArg,
 		*sqlparser.BinaryExpr, *sqlparser.UnaryExpr, *sqlparser.IntroducerExpr, *sqlparser.CollateExpr,
-		*sqlparser.CaseExpr, *sqlparser.Default, *sqlparser.Offset, *sqlparser.Variable, *sqlparser.NamedWindow:
+		*sqlparser.CaseExpr, *sqlparser.Default, *sqlparser.Offset, *sqlparser.Variable, *sqlparser.NamedWindow,
+		*sqlparser.IntervalDateExpr, *sqlparser.MemberOfExpr:
 		return true
+	}
+	return false
+}
+
+// functionExpr reports whether n is a built-in function the parser gives
+// a node type of its own; its printed name decides (checkExpr).
+func functionExpr(n sqlparser.Expr) bool {
+	switch n.(type) {
 	case *sqlparser.TimestampDiffExpr, *sqlparser.ExtractFuncExpr, *sqlparser.WeightStringFuncExpr,
 		*sqlparser.CurTimeFuncExpr, *sqlparser.ValuesFuncExpr, *sqlparser.CastExpr, *sqlparser.ConvertExpr,
 		*sqlparser.SubstrExpr, *sqlparser.InsertExpr, *sqlparser.IntervalFuncExpr, *sqlparser.LocateExpr,
 		*sqlparser.CharExpr, *sqlparser.ConvertUsingExpr, *sqlparser.MatchExpr, *sqlparser.TrimFuncExpr,
-		*sqlparser.IntervalDateExpr, *sqlparser.ExtractValueExpr, *sqlparser.UpdateXMLExpr, *sqlparser.MemberOfExpr,
+		*sqlparser.ExtractValueExpr, *sqlparser.UpdateXMLExpr,
 		*sqlparser.RegexpInstrExpr, *sqlparser.RegexpLikeExpr, *sqlparser.RegexpReplaceExpr, *sqlparser.RegexpSubstrExpr:
 		return true
 	case *sqlparser.JSONSchemaValidFuncExpr, *sqlparser.JSONSchemaValidationReportFuncExpr, *sqlparser.JSONPrettyExpr,

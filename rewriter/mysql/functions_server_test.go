@@ -2,9 +2,13 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/rewriter"
@@ -92,4 +96,36 @@ func TestServerFunctionsOffTheListAreRefused(t *testing.T) {
 		}
 	}
 	t.Logf("%d of the server's %d function names are refused (%d in a call that parses): %s", refused, len(names), named, strings.Join(list, " "))
+}
+
+// TestListedFunctionsAreServerBuiltins calls every listed name on the real
+// server: none may be unknown to it (error 1305, "FUNCTION db.name does
+// not exist"), since the server resolves an unqualified name it lacks to
+// a stored function of the current database.
+func TestListedFunctionsAreServerBuiltins(t *testing.T) {
+	db := testdb.OpenMySQL(t, testdb.MySQLDSN(t))
+	var names []string
+	for n := range builtinFunctions {
+		names = append(names, n)
+	}
+	for n := range syntaxNames {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		builtin := false
+		var last error
+		for _, args := range []string{"()", "(1)", "(1, 1)", "(1, 1, 1)"} {
+			_, err := db.Exec("DO " + n + args)
+			var me *gomysql.MySQLError
+			if !errors.As(err, &me) || me.Number != 1305 {
+				builtin = true
+				break
+			}
+			last = err
+		}
+		if !builtin {
+			t.Errorf("%s is listed but is not a built-in of the server: %v", n, last)
+		}
+	}
 }
