@@ -1,12 +1,16 @@
 package sqe
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,6 +126,10 @@ func TestOneAuditRecordPerLogicalStatement(t *testing.T) {
 				len(r.Tables[0].RowFilters) != 1 || r.Tables[0].RowFilters[0] != "eu-only" || r.SnapshotVersion == 0 || r.Dialect != "mysql" {
 				t.Fatalf("record: %+v", r)
 			}
+			// The rule that allowed the read is named.
+			if !slices.Equal(r.Tables[0].AllowedBy, []string{"read"}) || !slices.Contains(r.Tables[0].Policies, "read") {
+				t.Fatalf("allowed by: %+v", r.Tables[0])
+			}
 		})
 	}
 	t.Run("prepared statement executed three times", func(t *testing.T) {
@@ -154,6 +162,85 @@ func TestOneAuditRecordPerLogicalStatement(t *testing.T) {
 		got := rec.take()
 		if len(got) != 1 || got[0].Allowed || got[0].Error == "" || got[0].User != "ann" ||
 			len(got[0].Tables) != 1 || got[0].Tables[0].Name != "shop.secrets" {
+			t.Fatalf("records: %+v", got)
+		}
+		// A refusal says what was refused, under which snapshot, and how
+		// long deciding took.
+		r := got[0]
+		if r.Kind != "select" || r.SQLFingerprint != audit.Fingerprint("SELECT * FROM secrets") || r.SnapshotVersion == 0 ||
+			r.Duration <= 0 || r.Dialect != "mysql" {
+			t.Fatalf("refusal record: %+v", r)
+		}
+	})
+	t.Run("a refused write and a statement that does not parse", func(t *testing.T) {
+		rec := &recorder{}
+		db, _, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		write := "UPDATE customers SET region = 'US'"
+		if _, err := db.ExecContext(ctx, write); !errors.Is(err, ErrAccessDenied) {
+			t.Fatal(err)
+		}
+		bad := "SELEC id FROM customers"
+		if _, err := db.ExecContext(ctx, bad); !errors.Is(err, ErrSyntax) {
+			t.Fatal(err)
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 2 {
+			t.Fatalf("records: %+v", got)
+		}
+		if r := got[0]; r.Allowed || r.Kind != "update" || r.SQLFingerprint != audit.Fingerprint(write) || r.SnapshotVersion == 0 {
+			t.Fatalf("refused write: %+v", r)
+		}
+		if r := got[1]; r.Allowed || r.Kind != "" || r.SQLFingerprint != audit.Fingerprint(bad) || r.SnapshotVersion == 0 ||
+			r.Error != "sqe: syntax error at position 1 near 'SELEC'" {
+			t.Fatalf("syntax error: %+v", r)
+		}
+		// The Ranger sink writes the refused access type and the fingerprint.
+		var buf bytes.Buffer
+		audit.NewRangerSink(&buf, audit.RangerOptions{}).Audit(context.Background(), &got[0])
+		var ev audit.RangerEvent
+		if err := json.Unmarshal(buf.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.AccessType != "update" || ev.AccessResult != 0 || ev.RequestData != "sql-fingerprint:"+audit.Fingerprint(write) ||
+			ev.ResourcePath != "shop/customers" {
+			t.Fatalf("ranger event: %+v", ev)
+		}
+	})
+	t.Run("role statements", func(t *testing.T) {
+		rec := &recorder{}
+		db, _, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		if _, err := db.ExecContext(ctx, "USE SECONDARY ROLES NONE"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, "USE ROLE nosuch"); err == nil {
+			t.Fatal("a role the caller does not hold was accepted")
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 2 {
+			t.Fatalf("records: %+v", got)
+		}
+		if r := got[0]; !r.Allowed || r.User != "ann" || r.Kind != "session" || r.SnapshotVersion == 0 ||
+			r.SQLFingerprint != audit.Fingerprint("USE SECONDARY ROLES NONE") || r.Duration <= 0 {
+			t.Fatalf("allowed role statement: %+v", r)
+		}
+		if r := got[1]; r.Allowed || r.User != "ann" || r.SnapshotVersion == 0 || r.SQLFingerprint != audit.Fingerprint("USE ROLE nosuch") {
+			t.Fatalf("refused role statement: %+v", r)
+		}
+	})
+	t.Run("an error is recorded without values whoever the caller", func(t *testing.T) {
+		rec := &recorder{}
+		db, fdb, conn := engineDB(t, fakedriver.AllFlags(), WithAudit(rec))
+		fdb.Fail(fakedriver.OpQueryContext, "", errors.New(`invalid input syntax for type integer: "555-55-5555"`), 1)
+		// No table is under policy: the caller gets the server's error as it is.
+		_, err := db.QueryContext(ctx, "SELECT CAST('555-55-5555' AS SIGNED)")
+		if err == nil || !strings.Contains(err.Error(), "555-55-5555") {
+			t.Fatalf("the caller's error: %v", err)
+		}
+		flush(t, conn)
+		got := rec.take()
+		if len(got) != 1 || got[0].Error != `invalid input syntax for type integer: '<redacted>'` {
 			t.Fatalf("records: %+v", got)
 		}
 	})
@@ -215,7 +302,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	want := map[string]map[string]int64{
-		"sqe.statements":            {"decision=allowed,kind=select": 3, "decision=denied,kind=": 1},
+		"sqe.statements":            {"decision=allowed,kind=select": 3, "decision=denied,kind=select": 1},
 		"sqe.rewrite_cache.lookups": {"result=hit": 2, "result=miss": 2},
 		"sqe.fail_closed":           {"reason=access_denied": 1},
 		"sqe.audit.dropped":         {"": 0},

@@ -67,7 +67,10 @@ func (c *connCatalog) Version() uint64 { return c.cache.version.Load() }
 
 func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewriter.Column, bool, error) {
 	key := t.Schema + "\x00" + t.Table
-	if cols, ok := c.cache.get(key); ok {
+	// A temporary table belongs to one session: its metadata is read on
+	// the connection each time and never shared with other connections.
+	temporary := c.cache.dialect == "postgres" && t.Schema == "pg_temp"
+	if cols, ok := c.cache.get(key); ok && !temporary {
 		return cols, true, nil
 	}
 	var cols []rewriter.Column
@@ -83,7 +86,9 @@ func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewrit
 	if err != nil || len(cols) == 0 {
 		return nil, false, err
 	}
-	c.cache.put(key, cols)
+	if !temporary {
+		c.cache.put(key, cols)
+	}
 	return cols, true, nil
 }
 
@@ -120,8 +125,11 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 	rows, err := queryInner(ctx, conn,
 		"SELECT column_name::text, data_type::text, COALESCE(character_maximum_length, -1)::int8, "+
 			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
-			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), '') "+
-			"FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
+			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), ''), "+
+			"COALESCE((SELECT NOT co.collisdeterministic FROM pg_collation co JOIN pg_namespace ns ON ns.oid = co.collnamespace "+
+			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false) "+
+			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
+			"AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
 	if err != nil {
 		return nil, err
@@ -135,7 +143,8 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 		} else if dt == "numeric" && asInt(r[3]) >= 0 {
 			full = fmt.Sprintf("numeric(%d,%d)", asInt(r[3]), asInt(r[4]))
 		}
-		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5]))})
+		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5])),
+			Nondeterministic: asBool(r[6])})
 	}
 	return cols, nil
 }
@@ -208,6 +217,11 @@ func asString(v driver.Value) string {
 		return string(x)
 	}
 	return fmt.Sprint(v)
+}
+
+func asBool(v driver.Value) bool {
+	b, ok := v.(bool)
+	return ok && b
 }
 
 func asInt(v driver.Value) int64 {

@@ -110,7 +110,10 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
 	}
 	if err != nil {
-		c.planner.finish(ctx, c.cs, nil, err)
+		if p != nil && !p.refused {
+			p = nil
+		}
+		c.planner.finish(ctx, c.cs, p, err)
 		return nil, err
 	}
 	return p, nil
@@ -400,10 +403,18 @@ func (c *Conn) Ping(ctx context.Context) error {
 }
 
 // ResetSession forwards to the inner connection's ResetSession, if any.
-// database/sql calls it each time it hands a used connection out again;
-// the server-side session (current database, sql_mode, search_path)
-// survives that, so what sqe knows of it stays valid.
+// database/sql calls it each time it hands a used connection out again.
+// A connection on which a statement opened state by SQL text that outlives
+// it (a transaction begun by BEGIN, a session variable, USE, a temporary
+// table, a cursor WITH HOLD) is never handed to the next caller: sqe
+// returns driver.ErrBadConn, database/sql closes it (the server then rolls
+// the transaction back and drops the rest) and takes another, and the
+// audit sink is told.
 func (c *Conn) ResetSession(ctx context.Context) error {
+	if why := c.cs.held(); why != "" {
+		c.planner.discarded(c.cs, why)
+		return driver.ErrBadConn
+	}
 	c.cs.handOver()
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)

@@ -32,7 +32,18 @@
 //
 // A statement sqe cannot handle with certainty is refused and nothing is
 // sent: errors wrap ErrUnsupported, ErrAccessDenied or ErrColumnDenied and
-// name the table, column and policy, never a protected value.
+// name the table, column and policy, never a protected value. A statement
+// that does not parse is ErrSyntax, with the position and token the parser
+// stopped at (a literal shows as "a literal"); it also matches
+// ErrUnsupported. A defect of the policy itself that a statement meets (a
+// rule naming a column the table does not have, a mask the column's type
+// cannot take) is ErrPolicy, naming the rule: the table fails closed for
+// every caller until the policy or the table is fixed.
+//
+// Connection state opened by SQL text (BEGIN, SET, USE, a temporary
+// table, a cursor WITH HOLD) never reaches another caller: database/sql
+// is made to discard such a connection before handing it out again (see
+// Stats.ConnectionsDiscarded).
 //
 // database/sql reuses a driver statement across callers on a pooled
 // connection, so a prepared statement remembers the fingerprint it was

@@ -64,15 +64,20 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		cache:       newRewriteCache(cfg.cacheSize),
 		stats:       &counters{},
 	}
+	check := expressionCheck(d)
 	if e.source == nil {
 		if cfg.policyFile == "" {
 			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
 		}
-		src, err := openPolicyFile(cfg.policyFile)
+		src, err := openPolicyFile(cfg.policyFile, check)
 		if err != nil {
 			return nil, err
 		}
 		e.source, e.ownSource = src, true
+	} else if check != nil {
+		if err := checkGivenSource(e.source, d.Name(), check); err != nil {
+			return nil, err
+		}
 	}
 	m, err := newMetrics(cfg.meterProvider)
 	if err != nil {
@@ -294,14 +299,34 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	return &connCatalog{cache: e.schemas, conn: cs.inner}
 }
 
+// plan plans query for the caller on ctx. A refused statement returns,
+// with its error, a plan marked refused that holds what auditing the
+// refusal needs (the SQL's fingerprint, the snapshot version, the start);
+// it is only ever passed to finish.
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
+	var version uint64
+	p, err := e.planAt(ctx, cs, query, started, &version)
+	if err != nil {
+		return &plan{query: query, refused: true, started: started, version: version,
+			sqlFingerprint: audit.Fingerprint(query)}, err
+	}
+	return p, nil
+}
+
+// planAt is plan; it sets *snapVersion as soon as it knows the snapshot
+// the statement is planned under.
+func (e *engine) planAt(ctx context.Context, cs *connState, query string, started time.Time, snapVersion *uint64) (*plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
 			return nil, err
 		}
-		return e.planRoleStatement(ctx, cs, query, st)
+		p, err := e.planRoleStatement(ctx, cs, query, st, snapVersion)
+		if p != nil {
+			p.started = started
+		}
+		return p, err
 	}
 	// A caller the connection's memo knows, on the same native snapshot,
 	// needs no View (and no copy of the caller) for a cached rewrite.
@@ -318,6 +343,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		}
 		fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
 	}
+	*snapVersion = version
 	if err := e.loadSession(ctx, cs); err != nil {
 		e.stats.failClosed("session_state")
 		return nil, err
@@ -343,6 +369,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if v.Fingerprint() != fp {
 			// The snapshot changed in between: plan for the new one.
 			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+			*snapVersion = version
 			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
 		}
 	}
@@ -380,7 +407,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 		if !d.Passthrough() {
 			res.Protected = true
 		}
-		c.tables = append(c.tables, auditTable(t, d))
+		c.tables = append(c.tables, auditTable(t, d, res.Kind))
 	}
 	if res.Cacheable && e.cache.max > 0 {
 		e.cache.put(key, c)
@@ -411,8 +438,9 @@ func snapshotVersion(v policy.View) uint64 {
 	return 0
 }
 
-// auditTable summarises the policy applied to a table.
-func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
+// auditTable summarises the policy applied to a table by a statement of
+// the kind.
+func auditTable(t policy.TableName, d *policy.Decision, kind rewriter.Kind) audit.Table {
 	at := audit.Table{Name: t.String()}
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -420,6 +448,10 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 			seen[p] = true
 			at.Policies = append(at.Policies, p)
 		}
+	}
+	for _, p := range grantedBy(d, kind) {
+		at.AllowedBy = append(at.AllowedBy, p)
+		add(p)
 	}
 	for _, f := range d.RowFilters {
 		at.RowFilters = append(at.RowFilters, f.Policy)
@@ -449,12 +481,43 @@ func auditTable(t policy.TableName, d *policy.Decision) audit.Table {
 	return at
 }
 
+// grantedBy names the rules that granted a statement of the kind its
+// access on a table: a read's select; a write's update (select for a table
+// it only reads); a DDL statement's create, alter, drop and index grants.
+func grantedBy(d *policy.Decision, kind rewriter.Kind) []string {
+	first := func(as ...policy.Access) []string {
+		for _, a := range as {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) {
+				return []string{p}
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
+		return first(policy.Update, policy.Select)
+	case rewriter.KindDDL:
+		var out []string
+		for _, a := range []policy.Access{policy.Create, policy.Alter, policy.Drop, policy.Index} {
+			if p := d.AllowedBy[a]; p != "" && d.Allows(a) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return first(policy.Select)
+}
+
 func failReason(err error) string {
 	switch {
+	case errors.Is(err, policy.ErrPolicy):
+		return "policy_error"
 	case errors.Is(err, policy.ErrAccessDenied):
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):
 		return "column_denied"
+	case errors.Is(err, rewriter.ErrSyntax):
+		return "syntax"
 	case errors.Is(err, rewriter.ErrUnsupported):
 		return "unsupported"
 	}
@@ -512,6 +575,12 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 			cs.applyRoleStatement(u.Name, p.local)
 		}
 		return
+	}
+	if eff.EndsTransaction {
+		cs.endTransaction()
+	}
+	if eff.Holds != "" {
+		cs.hold(eff.Holds, p.who.Name)
 	}
 	if eff.SetSchema != "" {
 		cs.schema = eff.SetSchema
@@ -638,8 +707,10 @@ func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
 }
 
 // openPolicyFile opens a policy file: a Ranger bundle (JSON, as written by
-// "sqe fetch" or a Ranger policy download) or a native policy file (YAML).
-func openPolicyFile(path string) (policy.Source, error) {
+// "sqe fetch" or a Ranger policy download) or a native policy file (YAML),
+// whose every load (the first, which fails the open, and every reload)
+// check validates.
+func openPolicyFile(path string, check func(*policy.Compiled) error) (policy.Source, error) {
 	isBundle, err := ranger.IsBundleFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqe: policy file: %w", err)
@@ -647,5 +718,62 @@ func openPolicyFile(path string) (policy.Source, error) {
 	if isBundle {
 		return ranger.LoadBundle(path)
 	}
-	return policy.NewFileSource(path)
+	return policy.NewFileSource(path, policy.WithValidator(check))
+}
+
+// expressionCheck returns the check of a native policy set's SQL
+// expressions (row filters, mapping filters, CUSTOM masks) with the
+// dialect's own parser: each must parse as exactly one expression, or the
+// policy does not load. nil when the dialect offers no parser.
+func expressionCheck(d rewriter.Dialect) func(*policy.Compiled) error {
+	sd, ok := d.(interface{ Syntax() rewriter.Syntax })
+	if !ok {
+		return nil
+	}
+	syn, name := sd.Syntax(), d.Name()
+	return func(c *policy.Compiled) error {
+		return c.CheckExpressions(func(x policy.Expression) error {
+			text, what := x.Text, "row filter"
+			if x.Kind == policy.ExprCustomMask {
+				text, what = "("+strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col"))+")", "CUSTOM mask expression"
+			}
+			if _, err := syn.CanonicalExpr(text); err != nil {
+				return fmt.Errorf("%s does not parse as one %s SQL expression", what, name)
+			}
+			return nil
+		})
+	}
+}
+
+// checkGivenSource checks the current snapshot of a source given with
+// WithPolicy, when it is a native policy set, and installs the check on
+// the source for its later reloads, when the source takes validators.
+func checkGivenSource(src policy.Source, dialect string, check func(*policy.Compiled) error) error {
+	if vs, ok := src.(interface {
+		SetValidator(name string, v func(*policy.Compiled) error)
+	}); ok {
+		vs.SetValidator("sqe expressions: "+dialect, check)
+	}
+	snap, err := src.Snapshot()
+	if err != nil {
+		return nil // not loaded yet: statements fail closed until it is
+	}
+	if c, native := snap.(*policy.Compiled); native {
+		if err := check(c); err != nil {
+			return fmt.Errorf("sqe: policy: %w", err)
+		}
+	}
+	return nil
+}
+
+// discarded counts and audits a connection closed because it held state
+// opened by SQL text when database/sql was about to hand it out again.
+func (e *engine) discarded(cs *connState, why string) {
+	e.stats.discarded.Add(1)
+	if e.audit == nil {
+		return
+	}
+	e.audit.Emit(&audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: string(rewriter.KindSession),
+		User: cs.heldBy, Allowed: true,
+		Error: "connection closed before database/sql gave it to another caller: it held " + why})
 }

@@ -17,9 +17,23 @@ var (
 	ErrAccessDenied = policy.ErrAccessDenied
 	// ErrColumnDenied: the statement names a column restricted for the caller.
 	ErrColumnDenied = policy.ErrColumnDenied
-	// ErrUnsupported: sqe cannot parse the statement or prove it rewrote it
-	// completely; nothing was sent to the database.
+	// ErrUnsupported: sqe will not run the statement (a statement kind,
+	// function or form it has not decided is safe) or cannot prove it
+	// rewrote it completely; nothing was sent to the database.
 	ErrUnsupported = rewriter.ErrUnsupported
+	// ErrSyntax: the statement does not parse in the connection's dialect;
+	// nothing was sent to the database. The *rewriter.Error gives the
+	// position and the token the parser stopped at (a literal is shown as
+	// "a literal", never its value). A syntax error also matches
+	// ErrUnsupported, so that checks for "sqe refused it" written before
+	// ErrSyntax existed still hold: test ErrSyntax first to tell them apart.
+	ErrSyntax = rewriter.ErrSyntax
 	// ErrPolicyNotLoaded: the policy source has never loaded a policy set.
 	ErrPolicyNotLoaded = policy.ErrNotLoaded
+	// ErrPolicy: the statement met a defect of the policy itself (a rule
+	// naming a column the table does not have, a mask its column's type
+	// cannot take); the error names the rule and the table, and every
+	// statement on the table fails closed until the policy or the table is
+	// fixed.
+	ErrPolicy = policy.ErrPolicy
 )

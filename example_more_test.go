@@ -78,6 +78,6 @@ func ExampleWithAudit() {
 	// Output:
 	// eve: sqe: access denied: select denied (table shop.orders, policy "no allow rule")
 	// sam select allowed=true tables=1
-	// eve  allowed=false tables=1
+	// eve select allowed=false tables=1
 	// refused: 1
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqe-project/sqe"
 	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -399,11 +400,27 @@ func TestNoSessionAndUnparseable(t *testing.T) {
 			needle := "sqe_unparseable_" + testdb.UniqueName("x")
 			mark := e.mark(t)
 			_, err := e.db.QueryContext(as(admin), "SELEC "+needle+" FROM customers")
-			if !errors.Is(err, sqe.ErrUnsupported) {
-				t.Fatalf("unparseable SQL: %v", err)
+			if !errors.Is(err, sqe.ErrSyntax) || !errors.Is(err, sqe.ErrUnsupported) {
+				t.Fatalf("unparseable SQL: %v, want ErrSyntax that also matches ErrUnsupported", err)
 			}
 			if mark.Contains(needle) {
 				t.Fatal("unparseable SQL reached the database")
+			}
+			// The token the parser stopped at is a literal: the error
+			// gives its position and not its value.
+			q := "SELECT name FROM customers WHERE ssn = 1 '" + needle + "'"
+			_, err = e.db.QueryContext(as(admin), q)
+			var re *rewriter.Error
+			if !errors.Is(err, sqe.ErrSyntax) || !errors.As(err, &re) || re.Position != strings.Index(q, "'")+1 ||
+				re.Near != "a literal" || strings.Contains(err.Error(), needle) {
+				t.Fatalf("syntax error near a literal: %v (%+v)", err, re)
+			}
+			if mark.Contains(needle) {
+				t.Fatal("unparseable SQL reached the database")
+			}
+			// A valid statement sqe will not run is not a syntax error.
+			if _, err := e.db.ExecContext(as(admin), "CALL p()"); !errors.Is(err, sqe.ErrUnsupported) || errors.Is(err, sqe.ErrSyntax) {
+				t.Fatalf("CALL: %v, want ErrUnsupported only", err)
 			}
 		})
 	}
@@ -496,6 +513,52 @@ func TestErrorsCarryNoProtectedValue(t *testing.T) {
 				for _, u := range []session.User{analyst, support} {
 					rows, _, err := query(as(u), e.db, q)
 					assertNoCanary(t, u, q, rows, err)
+				}
+			}
+		})
+	}
+}
+
+// TestServerErrorsKeepNamesDropValues: the server's own errors for a
+// statement under policy keep the table and column names they quote and
+// lose the values.
+func TestServerErrorsKeepNamesDropValues(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			type probe struct {
+				sql        string
+				keep, drop []string
+			}
+			probes := map[string][]probe{
+				"mysql": {
+					{"SELECT id FROM customers WHERE no_such_col = 1", []string{"Unknown column 'no_such_col' in '"}, nil},
+					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+						[]string{"Duplicate entry '<redacted>' for key '", "PRIMARY'"}, []string{"'2'"}},
+					{"UPDATE customers SET id = CAST(ssn AS UNSIGNED) WHERE id = 1", nil, []string{"111-22-9999"}},
+				},
+				"postgres": {
+					{"SELECT id FROM customers WHERE no_such_col = 1", []string{`column "no_such_col" does not exist`}, nil},
+					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+						[]string{`duplicate key value violates unique constraint "customers_pkey"`, "Key (id)=(<redacted>)"}, []string{"(2)"}},
+					{"SELECT CAST(name AS INT) FROM customers WHERE id = 1", []string{"invalid input syntax for type integer"}, []string{"Ada"}},
+				},
+			}[b.name]
+			for _, p := range probes {
+				_, err := e.db.ExecContext(as(analyst), p.sql)
+				if err == nil {
+					t.Fatalf("%s: no error", p.sql)
+				}
+				text := errorText(err)
+				for _, k := range p.keep {
+					if !strings.Contains(text, k) {
+						t.Errorf("%s: %q lost %q", p.sql, text, k)
+					}
+				}
+				for _, d := range p.drop {
+					if strings.Contains(text, d) {
+						t.Errorf("%s: %q holds the value %q", p.sql, text, d)
+					}
 				}
 			}
 		})

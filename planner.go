@@ -16,15 +16,20 @@ import (
 type planner interface {
 	// plan rewrites query for the caller on ctx, as it will run on the
 	// connection whose state is cs. It returns the statement to send or a
-	// rejection (nothing is sent then).
+	// rejection (nothing is sent then), possibly with a plan marked
+	// refused that is only for finish.
 	plan(ctx context.Context, cs *connState, query string) (*plan, error)
 	// fingerprint identifies the caller's policy view on ctx. A Stmt
 	// prepared under one fingerprint is prepared again for another.
 	fingerprint(ctx context.Context, cs *connState) (string, error)
 	// finish is called once per logical statement after it ran or was
-	// rejected; p is nil when planning failed. On success it applies the
-	// statement's effect on the connection's state.
+	// rejected; p is nil or marked refused when planning failed. On
+	// success it applies the statement's effect on the connection's state.
 	finish(ctx context.Context, cs *connState, p *plan, err error)
+	// discarded reports that a connection holding state opened by SQL
+	// text (see connState.held) is closed instead of being handed to
+	// another caller.
+	discarded(cs *connState, why string)
 	// close releases what the planner holds (policy reloaders, caches).
 	close() error
 }
@@ -36,6 +41,9 @@ type plan struct {
 	fingerprint string
 	result      *rewriter.Result
 	started     time.Time
+	// refused marks the plan of a statement that was refused: it carries
+	// only what auditing the refusal needs, and nothing is run with it.
+	refused bool
 	// local is set for a statement sqe answers itself (USE ROLE …):
 	// nothing is sent to the database.
 	local *roleStatement
@@ -72,6 +80,13 @@ type connState struct {
 	fp *fingerprintMemo
 	// rewrites remembers the latest statements' rewrites.
 	rewrites connRewrites
+
+	// heldTx and heldState name the state a statement opened by SQL text
+	// that outlives it (see rewriter.Effect.Holds): a transaction, and the
+	// rest. heldBy is the caller who opened it. A connection that holds
+	// either is discarded before database/sql gives it to anyone again.
+	heldTx, heldState string
+	heldBy            string
 }
 
 func (cs *connState) memo() *fingerprintMemo {
@@ -87,9 +102,32 @@ func newConnState(inner driver.Conn) *connState { return &connState{inner: inner
 // next statement (after a pool reset or a statement that may change it).
 func (cs *connState) reset() { cs.loaded = false }
 
+// hold records state a statement by caller opened and left behind it.
+func (cs *connState) hold(what, caller string) {
+	if what == rewriter.HoldsTransaction {
+		cs.heldTx = what
+	} else if cs.heldState == "" {
+		cs.heldState = what
+	}
+	cs.heldBy = caller
+}
+
+// held names the state the connection holds for its last caller ("" when
+// none).
+func (cs *connState) held() string {
+	switch {
+	case cs.heldTx != "" && cs.heldState != "":
+		return cs.heldTx + " and " + cs.heldState
+	case cs.heldTx != "":
+		return cs.heldTx
+	}
+	return cs.heldState
+}
+
 // endTransaction is called when a transaction ends: state changed inside
 // it may have been undone, so it is read again.
 func (cs *connState) endTransaction() {
+	cs.heldTx = ""
 	if cs.sessionTouched {
 		cs.reset()
 		cs.sessionTouched = false

@@ -33,6 +33,7 @@ type fakePlanner struct {
 	finishes     []finishCall
 	fingerprints int
 	closes       int
+	discards     []string
 	closeErr     error
 }
 
@@ -139,6 +140,12 @@ func (f *fakePlanner) finish(ctx context.Context, cs *connState, p *plan, err er
 		c.query, c.sql = p.query, p.sql
 	}
 	f.finishes = append(f.finishes, c)
+}
+
+func (f *fakePlanner) discarded(cs *connState, why string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.discards = append(f.discards, why)
 }
 
 func (f *fakePlanner) close() error {

@@ -1,15 +1,19 @@
 package sqe_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
 	"github.com/sqe-project/sqe"
 
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/ranger"
 	"github.com/sqe-project/sqe/rewriter"
@@ -112,5 +116,65 @@ func TestPolicyFileMayBeARangerBundle(t *testing.T) {
 	}
 	if !strings.Contains(ex.SQL, "`shop`.`orders`.`region` = 'EU'") || len(ex.Tables) != 1 || len(ex.Tables[0].RowFilters) != 1 {
 		t.Fatalf("the bundle's row filter is not applied: %s", ex.SQL)
+	}
+}
+
+// TestRangerAuditNamesThePolicies: with a Ranger bundle, a statement's
+// audit record and its Ranger event name the policy that allowed it, and
+// a refusal's event the policy that denied it.
+func TestRangerAuditNamesThePolicies(t *testing.T) {
+	_, mock, err := sqlmock.NewWithDSN("sqe-bundle-audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock.MatchExpectationsInOrder(false)
+	mock.ExpectQuery("(?i)select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
+	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
+		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
+	var mu sync.Mutex
+	var records []audit.Record
+	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		records = append(records, *r)
+	})
+	db, err := sqe.Open("sqlmock", "sqe-bundle-audit", sqe.WithPolicyFile("ranger/testdata/shop_bundle.json"),
+		sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithAudit(sink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyst := session.NewContext(context.Background(), session.User{Name: "ann", Groups: []string{"analysts"}})
+	rows, err := db.QueryContext(analyst, "SELECT id FROM orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	mallory := session.NewContext(context.Background(), session.User{Name: "mallory", Groups: []string{"analysts"}})
+	if _, err := db.QueryContext(mallory, "SELECT id FROM orders"); !errors.Is(err, sqe.ErrAccessDenied) {
+		t.Fatalf("mallory: %v", err)
+	}
+	db.Close() // delivers the queued records
+	mu.Lock()
+	defer mu.Unlock()
+	if len(records) != 2 {
+		t.Fatalf("records: %+v", records)
+	}
+	allowed := records[0]
+	if !allowed.Allowed || len(allowed.Tables) != 1 || !reflect.DeepEqual(allowed.Tables[0].AllowedBy, []string{"ranger policy 1"}) {
+		t.Fatalf("allowed: %+v", allowed)
+	}
+	var buf bytes.Buffer
+	rs := audit.NewRangerSink(&buf, audit.RangerOptions{})
+	rs.Audit(context.Background(), &records[0])
+	rs.Audit(context.Background(), &records[1])
+	dec := json.NewDecoder(&buf)
+	for i, want := range []int64{1, 3} {
+		var ev audit.RangerEvent
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.PolicyID != want || ev.AccessType != "select" {
+			t.Errorf("event %d: policy %d, access %q, want policy %d, select (%+v)", i, ev.PolicyID, ev.AccessType, want, records[i])
+		}
 	}
 }

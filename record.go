@@ -18,34 +18,44 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 	if errors.Is(err, driver.ErrBadConn) {
 		return
 	}
+	refused := p == nil || p.refused
 	decision, kind := "allowed", ""
 	switch {
-	case p == nil:
+	case refused:
 		decision = "denied"
 	case err != nil:
 		decision = "error"
 	}
-	if p != nil && p.result != nil {
+	var re *rewriter.Error
+	isRewriterErr := err != nil && errors.As(err, &re)
+	switch {
+	case p != nil && p.result != nil:
 		kind = string(p.result.Kind)
+	case isRewriterErr:
+		kind = string(re.Statement)
 	}
 	e.metrics.statement(ctx, decision, kind)
 	if e.audit == nil {
 		return
 	}
-	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: p != nil}
+	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: !refused}
 	if p != nil {
-		r.User, r.PrimaryRole, r.Groups = p.who.Name, p.who.PrimaryRole, slices.Clone(p.who.Groups)
-		r.Tables = p.tables
 		r.Duration = time.Since(p.started)
 		r.SnapshotVersion = p.version
 		r.SQLFingerprint = p.sqlFingerprint
+	}
+	if !refused {
+		r.User, r.PrimaryRole, r.Groups = p.who.Name, p.who.PrimaryRole, slices.Clone(p.who.Groups)
+		r.Tables = p.tables
 	} else if u, uerr := e.user(ctx); uerr == nil {
 		r.User, r.PrimaryRole, r.Groups = u.Name, u.PrimaryRole, slices.Clone(u.Groups)
 	}
 	if err != nil {
-		r.Error = err.Error()
-		var re *rewriter.Error
-		if p == nil && errors.As(err, &re) && re.Table != "" {
+		// The same text whoever the caller: an error of a statement that
+		// read nothing under policy reaches its caller unredacted, but the
+		// record keeps no value.
+		r.Error = redactValues(err).Error()
+		if refused && isRewriterErr && re.Table != "" {
 			r.Tables = []audit.Table{{Name: re.Table, Policies: nonEmpty(re.Policy)}}
 		}
 	}

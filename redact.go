@@ -5,7 +5,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // Database errors echo values: a failed cast names the text it could not
@@ -13,7 +16,10 @@ import (
 // row. For a statement that read data under a mask or row filter, those
 // values may be protected ones (the server may evaluate an application's
 // predicate on a row before the policy's filter rejects it), so sqe removes
-// every quoted value from the error before the application sees it.
+// every quoted value from the error before the application sees it. Table,
+// column, key and constraint names are not values: in the server messages
+// that name them in a known form (unknown column, missing table, duplicate
+// key, constraint violations) they stay, and only the values go.
 //
 // The error keeps its type when it is a driver's error struct
 // (*mysql.MySQLError, *pgconn.PgError, …): a copy is returned with its
@@ -36,14 +42,39 @@ func redactError(p *plan, err error) error {
 	if err == nil || p == nil || p.result == nil || !p.result.Protected {
 		return err
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, driver.ErrSkip) ||
+	return redactValues(err)
+}
+
+// redactValues returns err with every value removed from its text, for any
+// statement: audit records are redacted this way whoever the caller was.
+// sqe's own errors carry no values and pass unchanged.
+func redactValues(err error) error {
+	if err == nil || errors.Is(err, driver.ErrBadConn) || errors.Is(err, driver.ErrSkip) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var re *rewriter.Error
+	if errors.As(err, &re) || isSentinel(err) {
 		return err
 	}
 	if copy, ok := redactStruct(err); ok {
 		return copy
 	}
 	return &redactedError{msg: redactText(err.Error())}
+}
+
+// isSentinel reports whether err is one of sqe's sentinels, bare or
+// wrapped with fmt.Errorf("%w: …") by sqe itself.
+func isSentinel(err error) bool {
+	for _, s := range []error{ErrNoSession, ErrAccessDenied, ErrColumnDenied, ErrUnsupported, ErrPolicyNotLoaded} {
+		if err == s {
+			return true
+		}
+		if u, ok := err.(interface{ Unwrap() error }); ok && u.Unwrap() == s && strings.HasPrefix(err.Error(), s.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // redactedError is an error whose text had values removed.
@@ -91,8 +122,13 @@ func redactStruct(err error) (error, bool) {
 
 // redactText replaces every quoted or parenthesised value in a database
 // message: '…' and "…" (with doubled or escaped quotes inside), and the
-// (…)=(…) key/value form of PostgreSQL's DETAIL lines.
+// (…)=(…) key/value form of PostgreSQL's DETAIL lines. Names are not
+// values: a message of a known form keeps the table, column, key and
+// constraint names it quotes (see identifierForms).
 func redactText(s string) string {
+	if out, ok := redactKnownForm(s); ok {
+		return out
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -133,7 +169,10 @@ func pastLastParen(s string, i int) int {
 }
 
 // closingQuote returns the index just past the quote closing the one at i
-// (or the end of s when it is not closed).
+// (or the end of s when it is not closed). Servers do not escape quotes
+// inside the values they echo, so a quote followed by a letter, a digit
+// or another quote does not close: the value runs on to a quote that ends
+// a word.
 func closingQuote(s string, i int) int {
 	q := s[i]
 	for j := i + 1; j < len(s); j++ {
@@ -141,7 +180,7 @@ func closingQuote(s string, i int) int {
 		case '\\':
 			j++
 		case q:
-			if j+1 < len(s) && s[j+1] == q {
+			if j+1 < len(s) && (s[j+1] == q || isWordByte(s[j+1])) {
 				j++
 				continue
 			}
@@ -149,4 +188,79 @@ func closingQuote(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// identifierForms are the server messages whose quoted names sqe keeps:
+// each matches a whole message, its quoted names (no quote inside) outside
+// any group, and each group is a value that is replaced. A value is
+// matched greedily, so the names that the server writes after it are the
+// last ones in the message whatever the value holds. A message of no known
+// form has every quoted part redacted.
+var identifierForms = func() []*regexp.Regexp {
+	const (
+		sq   = `'[^'\\]*'`              // 'name'
+		bq   = "`[^`]*`(?:\\.`[^`]*`)*" // `db`.`t`.`c`
+		dq   = `"[^"\\]*"`              // "name"
+		kind = `(?:relation|table|schema|type|index|view|sequence|database|role|constraint|column|function|operator|collation|extension|trigger)`
+	)
+	forms := []string{
+		// MySQL and MariaDB.
+		`Unknown column (?:` + sq + `|` + bq + `) in ` + sq,
+		`Table ` + sq + ` doesn't exist`,
+		`Unknown table ` + sq + `(?: in [A-Za-z ]+)?`,
+		`Unknown database ` + sq,
+		`Column ` + sq + ` in [a-zA-Z ]+ is ambiguous`,
+		`Column ` + sq + ` cannot be null`,
+		`Field ` + sq + ` doesn't have a default value`,
+		`Data too long for column ` + sq + ` at row \d+`,
+		`Out of range value for column ` + sq + ` at row \d+`,
+		`Duplicate entry '(.*)' for key ` + sq,
+		// PostgreSQL.
+		`column ` + dq + `(?: of relation ` + dq + `)? does not exist`,
+		kind + ` ` + dq + ` does not exist`,
+		`column reference ` + dq + ` is ambiguous`,
+		`column ` + dq + ` specified more than once`,
+		`missing FROM-clause entry for table ` + dq,
+		`duplicate key value violates unique constraint ` + dq,
+		`null value in column ` + dq + `(?: of relation ` + dq + `)? violates not-null constraint`,
+		`new row for relation ` + dq + ` violates check constraint ` + dq,
+		`insert or update on table ` + dq + ` violates foreign key constraint ` + dq,
+		`update or delete on table ` + dq + ` violates foreign key constraint ` + dq + ` on table ` + dq,
+	}
+	out := make([]*regexp.Regexp, len(forms))
+	for i, f := range forms {
+		out[i] = regexp.MustCompile(`^` + f + `$`)
+	}
+	return out
+}()
+
+// redactKnownForm redacts a message of a known form: its names stay, its
+// values go.
+func redactKnownForm(s string) (string, bool) {
+	if len(s) > 4096 {
+		return "", false
+	}
+	for _, re := range identifierForms {
+		m := re.FindStringSubmatchIndex(s)
+		if m == nil {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] < 0 {
+				continue
+			}
+			b.WriteString(s[last:m[g]])
+			b.WriteString("<redacted>")
+			last = m[g+1]
+		}
+		b.WriteString(s[last:])
+		return b.String(), true
+	}
+	return "", false
 }

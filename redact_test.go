@@ -2,6 +2,7 @@ package sqe
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,13 +47,49 @@ func TestRedactErrorKeepsTypesAndDropsValues(t *testing.T) {
 		t.Fatalf("unprotected statement: %v", got)
 	}
 	for in, want := range map[string]string{
-		`Duplicate entry 'a''b' for key 'email'`:         `Duplicate entry '<redacted>' for key '<redacted>'`,
-		`Unknown column ` + "`x`" + ` in 'where clause'`: `Unknown column ` + "`x`" + ` in '<redacted>'`,
-		`Key (id, ssn)=(1, 'x') already exists.`:         `Key (id, ssn)=(<redacted>) already exists.`,
-		`unterminated 'abc`:                              `unterminated '<redacted>'`,
+		`Duplicate entry 'a''b' for key 'email'`:         `Duplicate entry '<redacted>' for key 'email'`,
+		`Unknown column ` + "`x`" + ` in 'where clause'`: `Unknown column ` + "`x`" + ` in 'where clause'`,
+		// A value that imitates the message's form cannot pass for a name:
+		// the names are the server's last ones.
+		`Duplicate entry 'x' for key 'secret' for key 'customers.PRIMARY'`: `Duplicate entry '<redacted>' for key 'customers.PRIMARY'`,
+		`Unknown column 'foo' in 'field list'`:                             `Unknown column 'foo' in 'field list'`,
+		`Truncated incorrect INTEGER value: '555-55-5555'`:                 `Truncated incorrect INTEGER value: '<redacted>'`,
+		`column "foo" does not exist`:                                      `column "foo" does not exist`,
+		`column "foo" of relation "customers" does not exist`:              `column "foo" of relation "customers" does not exist`,
+		`relation "nope" does not exist`:                                   `relation "nope" does not exist`,
+		`invalid input syntax for type integer: "secret"`:                  `invalid input syntax for type integer: '<redacted>'`,
+		// A message of a known form with a quote in a name is redacted whole.
+		`column "a""b" does not exist`:           `column '<redacted>' does not exist`,
+		`Key (id, ssn)=(1, 'x') already exists.`: `Key (id, ssn)=(<redacted>) already exists.`,
+		`unterminated 'abc`:                      `unterminated '<redacted>'`,
 	} {
 		if got := redactText(in); got != want {
 			t.Errorf("redactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactTextValuesThatImitateNames: a value holding quotes and the
+// words of a message's form never survives redaction.
+func TestRedactTextValuesThatImitateNames(t *testing.T) {
+	forms := []string{
+		"Duplicate entry '%s' for key 'PRIMARY'",
+		"Duplicate entry '%s' for key 'customers.email'",
+		"Truncated incorrect INTEGER value: '%s'",
+		"Incorrect integer value: '%s' for column `shop`.`customers`.`id` at row 1",
+		`invalid input syntax for type integer: "%s"`,
+		`value "%s" is out of range for type integer`,
+	}
+	values := []string{
+		"SECRET", "x' for key 'SECRET", "SECRET' for key 'k", "a'b'SECRET", `SECRET" does not exist`,
+		`x"SECRET"`, "SECRET`", "`SECRET`", "x' in 'SECRET", `column "SECRET`, "SECRET\\",
+	}
+	for _, f := range forms {
+		for _, v := range values {
+			msg := fmt.Sprintf(f, v)
+			if got := redactText(msg); strings.Contains(got, "SECRET") {
+				t.Errorf("redactText(%q) = %q", msg, got)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
@@ -136,7 +137,7 @@ func checkRoles(v policy.View, u session.User, st roleStatement) error {
 
 // planRoleStatement plans a USE ROLE / USE SECONDARY ROLES: nothing is
 // sent; finish applies it to the connection.
-func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query string, st roleStatement) (*plan, error) {
+func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query string, st roleStatement, snapVersion *uint64) (*plan, error) {
 	u, err := e.user(ctx)
 	if err != nil {
 		return nil, err
@@ -146,12 +147,14 @@ func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query str
 	if err != nil {
 		return nil, err
 	}
+	*snapVersion = snapshotVersion(v)
 	if err := checkRoles(v, u, st); err != nil {
 		e.stats.failClosed("access_denied")
 		return nil, err
 	}
 	return &plan{query: query, fingerprint: v.Fingerprint(), local: &st,
-		result: &rewriter.Result{Kind: rewriter.KindSession}}, nil
+		result: &rewriter.Result{Kind: rewriter.KindSession}, user: u.Name, who: u,
+		version: *snapVersion, sqlFingerprint: audit.Fingerprint(query)}, nil
 }
 
 // applyRoleStatement records a successful role statement on the connection.

@@ -14,11 +14,16 @@ type Stats struct {
 	RewriteCacheHits   uint64
 	RewriteCacheMisses uint64
 	// FailClosed counts statements refused, by reason: no_session,
-	// policy_not_loaded, view, session_state, access_denied,
-	// column_denied, unsupported, error.
+	// policy_not_loaded, view, session_state, policy_error, access_denied,
+	// column_denied, syntax, unsupported, error.
 	FailClosed map[string]uint64
 	// AuditDropped counts audit records dropped because the buffer was full.
 	AuditDropped uint64
+	// ConnectionsDiscarded counts connections closed instead of being
+	// handed to another caller because a statement had opened state by
+	// SQL text on them (a transaction, a session setting, USE, a temporary
+	// table, a held cursor).
+	ConnectionsDiscarded uint64
 	// Policy holds the policy source's counters (reloads, reload failures,
 	// partial loads, unreadable views, superseded retries, merges built, its
 	// own fail-closed reasons), for sources that keep them.
@@ -27,6 +32,7 @@ type Stats struct {
 
 type counters struct {
 	hits, misses atomic.Uint64
+	discarded    atomic.Uint64
 	mu           sync.Mutex
 	failed       map[string]uint64
 	onFail       func(reason string) // also reports the refusal as a metric
@@ -48,7 +54,8 @@ func (c *counters) failClosed(reason string) {
 }
 
 func (c *counters) snapshot() Stats {
-	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(), FailClosed: map[string]uint64{}}
+	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(), FailClosed: map[string]uint64{},
+		ConnectionsDiscarded: c.discarded.Load()}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	keys := make([]string, 0, len(c.failed))

@@ -16,13 +16,18 @@ type Record struct {
 	PrimaryRole string
 	Groups      []string
 	// Kind is the statement's kind: select, insert, update, delete, ddl,
-	// session, other; "" when it could not be parsed.
+	// session, other; "" when it could not be parsed. A refused statement
+	// has its kind too when sqe parsed it.
 	Kind   string
 	Tables []Table
 	// Allowed is false when sqe refused the statement.
 	Allowed bool
-	// Error is the error the application received ("" on success).
-	Error    string
+	// Error is the error the application received ("" on success), with
+	// every value removed (whoever the caller: the application of a
+	// statement under no policy gets the server's text as it is).
+	Error string
+	// Duration runs from the statement's start to its end, or to its
+	// refusal.
 	Duration time.Duration
 	// SnapshotVersion is the version of the policy snapshot the statement ran under.
 	SnapshotVersion uint64
@@ -37,6 +42,9 @@ type Table struct {
 	Name string // schema.table
 	// Policies names every policy that shaped the table's access, filters and masks.
 	Policies []string
+	// AllowedBy names the rules that granted the statement its access to
+	// the table (select for a read, update for a write's target, …).
+	AllowedBy []string
 	// RowFilters names the row-filter policies applied.
 	RowFilters []string
 	// Masks maps masked columns to their mask type.

@@ -86,3 +86,57 @@ func TestAsyncNeverBlocksAndCountsDrops(t *testing.T) {
 		t.Fatal("emit after close must drop")
 	}
 }
+
+func TestSlogSinkWritesOneTimeKeyWithTheStatementsTime(t *testing.T) {
+	var buf bytes.Buffer
+	NewSlogSink(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))).
+		Audit(context.Background(), sample())
+	line := buf.String()
+	if n := strings.Count(line, "time="); n != 1 {
+		t.Fatalf("%d time keys in %s", n, line)
+	}
+	if !strings.HasPrefix(line, "time=2026-12-01T10:00:00.123Z ") {
+		t.Fatalf("the time is not the statement's: %s", line)
+	}
+}
+
+func TestRangerSinkNamesTheDecidingPolicy(t *testing.T) {
+	r := sample()
+	r.Tables = []Table{
+		{Name: "shop.customers", Policies: []string{"ranger policy 12", "ranger policy 20"}, AllowedBy: []string{"ranger policy 12"}},
+		{Name: "shop.orders", Policies: []string{"read"}, AllowedBy: []string{"read"}},
+	}
+	refused := sample()
+	refused.Allowed, refused.Kind = false, "update"
+	refused.Tables = []Table{{Name: "shop.payments", Policies: []string{"ranger tag policy 7"}}}
+	var buf bytes.Buffer
+	sink := NewRangerSink(&buf, RangerOptions{})
+	sink.Audit(context.Background(), r)
+	sink.Audit(context.Background(), refused)
+	var evs []RangerEvent
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var ev RangerEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	if len(evs) != 3 {
+		t.Fatalf("%d events", len(evs))
+	}
+	// A native rule has no Ranger id: -1, as Ranger writes for no policy.
+	want := []struct {
+		id     int64
+		access string
+		result int
+	}{{12, "select", 1}, {-1, "select", 1}, {7, "update", 0}}
+	for i, w := range want {
+		if evs[i].PolicyID != w.id || evs[i].AccessType != w.access || evs[i].AccessResult != w.result ||
+			evs[i].RequestData != "sql-fingerprint:"+Fingerprint("SELECT 1") {
+			t.Errorf("event %d: %+v, want policy %d, access %s, result %d", i, evs[i], w.id, w.access, w.result)
+		}
+	}
+	if !strings.Contains(evs[0].AdditionalInfo, `"allowed_by":["ranger policy 12"]`) {
+		t.Errorf("additional info: %s", evs[0].AdditionalInfo)
+	}
+}

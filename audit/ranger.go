@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,7 +62,9 @@ const rangerTime = "2006-01-02 15:04:05.000"
 // NewRangerSink writes each record as Ranger audit events, one JSON object
 // per line: one event per table the statement touched (one without a
 // resource when it touched none). The SQL text is not written; its
-// fingerprint is in reqData.
+// fingerprint is in reqData. The event's policy is the Ranger policy that
+// granted the access (Table.AllowedBy), or that denied it, when it was one
+// (-1 otherwise, as Ranger writes for no policy).
 func NewRangerSink(w io.Writer, opts RangerOptions) Sink {
 	if opts.Service == "" {
 		opts.Service = "sqe"
@@ -91,8 +94,17 @@ func NewRangerSink(w io.Writer, opts RangerOptions) Sink {
 			e := ev
 			e.ResourcePath = strings.ReplaceAll(t.Name, ".", "/")
 			e.ResourceType = "@table"
-			if info, err := json.Marshal(map[string]any{"policies": t.Policies, "row_filters": t.RowFilters,
-				"masks": t.Masks, "restricted": t.Restricted}); err == nil {
+			// The policy that decided: the one that granted the access,
+			// or, for a refusal, the one that denied it.
+			decided := t.AllowedBy
+			if !r.Allowed {
+				decided = t.Policies
+			}
+			if len(decided) > 0 {
+				e.PolicyID = rangerPolicyID(decided[0])
+			}
+			if info, err := json.Marshal(map[string]any{"policies": t.Policies, "allowed_by": t.AllowedBy,
+				"row_filters": t.RowFilters, "masks": t.Masks, "restricted": t.Restricted}); err == nil {
 				e.AdditionalInfo = string(info)
 			}
 			events = append(events, e)
@@ -120,6 +132,19 @@ func rangerAccess(kind string) string {
 		return "alter"
 	}
 	return kind
+}
+
+// rangerPolicyID is the id in a Ranger policy's name as sqe writes it
+// ("ranger policy 12", "ranger tag policy 7"); -1 for any other policy.
+func rangerPolicyID(name string) int64 {
+	for _, prefix := range []string{"ranger policy ", "ranger tag policy "} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			if id, err := strconv.ParseInt(rest, 10, 64); err == nil && id >= 0 {
+				return id
+			}
+		}
+	}
+	return -1
 }
 
 func newEventID() string {

@@ -7,7 +7,8 @@ import (
 
 // NewSlogSink writes records through logger: allowed statements at
 // LevelDebug, refused and failed ones at LevelWarn. A nil logger means
-// slog.Default().
+// slog.Default(). The log record's time is the statement's (Record.Time),
+// under the handler's own time key.
 func NewSlogSink(logger *slog.Logger) Sink {
 	return SinkFunc(func(ctx context.Context, r *Record) {
 		l := logger
@@ -25,12 +26,15 @@ func NewSlogSink(logger *slog.Logger) Sink {
 		for _, t := range r.Tables {
 			tables = append(tables, slog.Group(t.Name,
 				slog.Any("policies", t.Policies),
+				slog.Any("allowed_by", t.AllowedBy),
 				slog.Any("row_filters", t.RowFilters),
 				slog.Any("masks", t.Masks),
 				slog.Any("restricted", t.Restricted)))
 		}
-		l.LogAttrs(ctx, level, "sqe statement",
-			slog.Time("time", r.Time),
+		// The record's time is the log record's time: the handler writes
+		// it under its own time key, once.
+		rec := slog.NewRecord(r.Time, level, "sqe statement", 0)
+		rec.AddAttrs(
 			slog.String("user", r.User),
 			slog.String("primary_role", r.PrimaryRole),
 			slog.Any("groups", r.Groups),
@@ -42,5 +46,6 @@ func NewSlogSink(logger *slog.Logger) Sink {
 			slog.String("sql_fingerprint", r.SQLFingerprint),
 			slog.String("dialect", r.Dialect),
 			slog.Group("tables", tables...))
+		_ = l.Handler().Handle(ctx, rec)
 	})
 }

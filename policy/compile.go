@@ -120,6 +120,10 @@ type Compiled struct {
 	governed []bool // by resource: the entry has an allow rule
 
 	tags *tagIndex // the tags section and tag-mask bindings; nil when none
+	// named holds, per exact table, the columns its rules name (see
+	// ColumnNamer); nil when no rule names one.
+	named map[tkey][]ColumnRef
+	exprs []Expression // the SQL texts of the rules (see Expressions)
 
 	memo snapshotMemo // what the snapshot's Views resolve and decide, shared
 }
@@ -183,6 +187,8 @@ func Compile(f *File, version uint64, opts ...Option) (*Compiled, error) {
 	c.compileUnresolved(f)
 	c.compileTables(f)
 	c.tags = compileTags(f)
+	c.compileNamedColumns(f)
+	c.compileExpressions(f)
 	c.memo = newSnapshotMemo(o.memoSize)
 	return c, nil
 }

@@ -14,6 +14,7 @@ func (d *Decision) Clone() *Decision {
 		Table:      d.Table,
 		Allowed:    maps.Clone(d.Allowed),
 		DeniedBy:   maps.Clone(d.DeniedBy),
+		AllowedBy:  maps.Clone(d.AllowedBy),
 		RowFilters: slices.Clone(d.RowFilters),
 		Restricted: maps.Clone(d.Restricted),
 	}
@@ -50,14 +51,34 @@ var (
 	noAllowMaps [allAccess + 1]map[Access]string
 	// defaultDenyMap: every type is denied by ReasonDefaultDeny.
 	defaultDenyMap map[Access]string
+	// defaultAllowMaps[b]: the types in b are granted by ReasonDefaultAllow.
+	defaultAllowMaps [allAccess + 1]map[Access]string
 )
 
 func init() {
 	for b := accessBits(0); b <= allAccess; b++ {
 		allowedMaps[b] = allowedMap(b)
 		noAllowMaps[b] = deniedMap(b, ReasonNoAllow)
+		defaultAllowMaps[b] = grantedMap(b, ReasonDefaultAllow)
 	}
 	defaultDenyMap = deniedMap(0, ReasonDefaultDeny)
+}
+
+// grantedMap names reason for every type in allowed; nil when none is.
+func grantedMap(allowed accessBits, reason string) map[Access]string {
+	if allowed == 0 {
+		return nil
+	}
+	m := make(map[Access]string, len(Accesses)+1)
+	for i, a := range Accesses {
+		if allowed&(1<<i) != 0 {
+			m[a] = reason
+		}
+	}
+	if allowed == allAccess {
+		m[All] = reason
+	}
+	return m
 }
 
 func allowedMap(b accessBits) map[Access]bool {

@@ -59,6 +59,11 @@
 //     access type); case-insensitive.
 //   - row_filters have filter: a boolean SQL expression over the table's raw
 //     columns, passed to the rewriter as written (it must not be empty).
+//     This package parses no SQL: the driver checks every expression of a
+//     policy set (Compiled.Expressions: filters, mapping filters compiled,
+//     CUSTOM masks) with its dialect's parser when it loads, through
+//     WithValidator or SetValidator, so that one that does not parse fails
+//     the load with file, line and field.
 //   - masks have column, type (one of package udf's mask types: MASK,
 //     MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4, MASK_HASH, MASK_NULL, MASK_NONE,
 //     MASK_DATE_SHOW_YEAR, CUSTOM, MASK_SHOW_FIRST_N, MASK_SHOW_LAST_N, REDACT,
@@ -153,6 +158,17 @@
 // names the first entry that restricted the column). A restricted column is
 // never also masked: restricted wins.
 //
+// Policy errors. What a policy names is checked against the table when a
+// statement reads or writes it (package rewriter, PlanTable), and a defect
+// fails closed with an error wrapping ErrPolicy that names the rule, the
+// table and the column: a column that a mask, a restricted entry, a
+// mapping filter's key or the tags section names on an exact table entry
+// and that the table does not have fails every caller's statements on the
+// table (ColumnNamer; wildcard entries are not checked); a mask that its
+// column's type cannot take (see package udf) fails the statements of the
+// callers it applies to, on every dialect alike. DDL is not refused, so
+// that the table can be fixed.
+//
 // # Evaluator
 //
 // Compile turns a File into per-principal indexes. Principals (public,
@@ -222,8 +238,10 @@
 //     error wrapping ErrNotLoaded (naming the last load error).
 //     NewFileSource fails when the first load fails, unless
 //     WithDeferredLoad is given.
-//   - A reload that fails keeps the last good snapshot and is counted
-//     (Stats.ReloadFailures, Stats.LastError).
+//   - A reload that fails — the file does not parse, or a validator
+//     (WithValidator, SetValidator) refuses the compiled set — keeps the
+//     last good snapshot and is counted (Stats.ReloadFailures,
+//     Stats.LastError).
 //   - A View built on a snapshot that was superseded while it was built is
 //     built again on the newer one by ViewWithRetry, up to WithViewRetries
 //     times (backing off by WithRetryBackoff from the second retry on);

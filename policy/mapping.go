@@ -21,13 +21,17 @@ import (
 // where <match> is, for Match
 //
 //	role            is_role_in_session(sqe_map.match_column)  (any active role, with its hierarchy)
-//	primary_role    sqe_map.match_column = current_role()
-//	user            sqe_map.match_column = current_user()
+//	primary_role    sqe_map.match_column = invoker_role()
+//	user            sqe_map.match_column = current_user
 //	group           is_group_in_session(sqe_map.match_column)
 //	attribute:NAME  sqe_map.match_column = session_attribute('NAME')
 //
 // The session values are inlined as literals when a statement is
-// rewritten. The mapping table is itself under policy like any table (its
+// rewritten. The spellings are the ones both dialects parse: PostgreSQL
+// has no current_user() or current_role() with parentheses (they are
+// keywords there), so the user is the bare keyword current_user, which
+// MySQL and MariaDB accept too, and the primary role is sqe's
+// invoker_role(), which is a plain function call on both. The mapping table is itself under policy like any table (its
 // own row filter applies inside the EXISTS), and an index on (column,
 // match_column) lets both databases answer the semi-join from the index.
 // Names must be plain lower-case SQL identifiers.
@@ -77,9 +81,9 @@ func (m *MappingFilter) filterSQL() (string, error) {
 	case "role":
 		match = "is_role_in_session(" + mc + ")"
 	case "primary_role":
-		match = mc + " = current_role()"
+		match = mc + " = invoker_role()"
 	case "user":
-		match = mc + " = current_user()"
+		match = mc + " = current_user"
 	case "group":
 		match = "is_group_in_session(" + mc + ")"
 	case "attribute":

@@ -46,6 +46,7 @@ type options struct {
 	partialLoads  bool
 	deferredLoad  bool
 	counters      *Counters
+	validators    []func(*Compiled) error
 }
 
 func defaultOptions() options {
@@ -143,4 +144,20 @@ func WithDeferredLoad() Option { return func(o *options) { o.deferredLoad = true
 // compiled by another package's source) share one set of counters.
 func WithCounters(c *Counters) Option {
 	return func(o *options) { o.counters = c }
+}
+
+// WithValidator makes a source (NewFileSource, NewMemorySource) check every
+// policy set it compiles with v before publishing it: an error makes the
+// load fail like a malformed file (the first load fails NewFileSource; a
+// reload or Publish keeps the last good snapshot and is counted in
+// Stats.ReloadFailures). The driver installs one that parses every
+// expression for its dialect (see Compiled.CheckExpressions); sources also
+// take validators after they were built (FileSource.SetValidator).
+// Several WithValidator options add up.
+func WithValidator(v func(*Compiled) error) Option {
+	return func(o *options) {
+		if v != nil {
+			o.validators = append(o.validators[:len(o.validators):len(o.validators)], v)
+		}
+	}
 }

@@ -15,6 +15,12 @@ var (
 	ErrColumnDenied = errors.New("sqe: column access denied")
 	// ErrNotLoaded: the policy source has never loaded a policy set (fail closed).
 	ErrNotLoaded = errors.New("sqe: policy source has not loaded")
+	// ErrPolicy: the statement met a defect of the policy itself — a rule
+	// that names a column the table does not have, a mask its column's type
+	// cannot take, an expression that does not parse. The error names the
+	// rule; the table's statements fail closed until the policy or the
+	// table is fixed (see ColumnNamer).
+	ErrPolicy = errors.New("sqe: policy error")
 )
 
 // Access is an access type a statement needs on a table.
@@ -89,6 +95,12 @@ type Decision struct {
 	Allowed map[Access]bool
 	// DeniedBy names, per denied access type, the policy (or default) that denied it.
 	DeniedBy map[Access]string
+	// AllowedBy names, per allowed access type, the rule that granted it:
+	// the first allow rule in rule order (native file; ReasonDefaultAllow
+	// when the file's default granted it) or the Ranger policy that
+	// allowed it ("ranger policy 12"). All is named when one rule granted
+	// every type.
+	AllowedBy map[Access]string
 	// RowFilters are ANDed; the rows a statement may see or touch are those
 	// every filter admits.
 	RowFilters []RowFilter

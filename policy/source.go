@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,8 +26,29 @@ type publisher struct {
 	opts *options // nil: defaults
 	own  Counters
 
-	mu      sync.Mutex // serialises reloads; guards lastErr
-	lastErr error
+	mu         sync.Mutex // serialises reloads; guards lastErr and validators
+	lastErr    error
+	validators map[string]func(*Compiled) error // SetValidator's, by name
+}
+
+// SetValidator installs (or, with a nil v, removes) a check that every
+// later reload or Publish runs on the policy set it compiled, before
+// publishing it, as WithValidator does: an error fails that load and the
+// current snapshot stays. Validators are kept by name, so installing the
+// same one twice (two databases opened on one source with the same
+// dialect) keeps one. It does not check the current snapshot: call v on
+// it for that.
+func (p *publisher) SetValidator(name string, v func(*Compiled) error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v == nil {
+		delete(p.validators, name)
+		return
+	}
+	if p.validators == nil {
+		p.validators = map[string]func(*Compiled) error{}
+	}
+	p.validators[name] = v
 }
 
 func (p *publisher) options() options {
@@ -43,13 +65,29 @@ func (p *publisher) counters() *Counters {
 	return &p.own
 }
 
-// compile compiles f with the source's options and counters.
+// compile compiles f with the source's options and counters and runs the
+// validators on it (mu held).
 func (p *publisher) compile(f *File) (*Compiled, error) {
 	o := p.options()
 	o.counters = p.counters()
 	c, err := Compile(f, NextVersion(), func(x *options) { *x = o })
 	if err != nil {
 		return nil, err
+	}
+	for _, v := range o.validators {
+		if err := v(c); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(p.validators))
+	for name := range p.validators {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := p.validators[name](c); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

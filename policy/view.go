@@ -18,6 +18,9 @@ const (
 	// ReasonDefaultDeny: no allow rule governs the table and the file's
 	// default is deny.
 	ReasonDefaultDeny = "default: deny"
+	// ReasonDefaultAllow is recorded in Decision.AllowedBy when no allow
+	// rule governs the table and the file's default is allow.
+	ReasonDefaultAllow = "default: allow"
 )
 
 // RoleView is implemented by Views that resolve a role hierarchy (the
@@ -877,8 +880,9 @@ func (c *Compiled) fillDecision(d *Decision, buf []RowFilter, allow accessBits, 
 		switch {
 		case governed:
 			d.Allowed, d.DeniedBy = allowedMaps[allow&allAccess], noAllowMaps[allow&allAccess]
+			d.AllowedBy = c.allowedBy(allow&allAccess, refs)
 		case c.defaultAllow:
-			d.Allowed = allowedMaps[allAccess]
+			d.Allowed, d.AllowedBy = allowedMaps[allAccess], defaultAllowMaps[allAccess]
 		default:
 			d.Allowed, d.DeniedBy = allowedMaps[0], defaultDenyMap
 		}
@@ -907,6 +911,40 @@ func (c *Compiled) fillDecision(d *Decision, buf []RowFilter, allow accessBits, 
 		d.DeniedBy[a] = reason
 	}
 	d.Allowed = allowedMaps[allowed]
+	if governed {
+		d.AllowedBy = c.allowedBy(allowed, refs)
+	} else {
+		d.AllowedBy = defaultAllowMaps[allowed]
+	}
+}
+
+// allowedBy names, for each type in allowed, the first allow rule in refs
+// (rule order) that grants it.
+func (c *Compiled) allowedBy(allowed accessBits, refs []int32) map[Access]string {
+	if allowed == 0 {
+		return nil
+	}
+	m := make(map[Access]string, len(Accesses)+1)
+	rest := allowed
+	for _, ri := range refs {
+		r := &c.rules[ri]
+		if r.kind != kindAllow || r.bits&rest == 0 {
+			continue
+		}
+		name := c.ruleName(r)
+		if rest == allAccess && r.bits&allAccess == allAccess {
+			m[All] = name
+		}
+		for i, a := range Accesses {
+			if r.bits&rest&(1<<i) != 0 {
+				m[a] = name
+			}
+		}
+		if rest &^= r.bits; rest == 0 {
+			break
+		}
+	}
+	return m
 }
 
 // checkUnresolved refuses a decision that could change if the user held

@@ -71,7 +71,9 @@
 //     and all when every one is allowed. Ranger's read and write do not
 //     apply to hive; refresh, repladmin, serviceadmin and tempudfadmin are
 //     never asked for. DeniedBy names the policy ("ranger policy 12",
-//     "ranger tag policy 7") or ReasonNoPolicy.
+//     "ranger tag policy 7") or ReasonNoPolicy; AllowedBy names the policy
+//     that allowed each granted type (for select, the one that allowed the
+//     first allowed column).
 //   - Restricted: when select is allowed on some columns, each column
 //     without an allowed select (a column-level policy that does not cover
 //     it, a deny on it), with the policy that denied it or "no policy". A

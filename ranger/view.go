@@ -414,9 +414,9 @@ type colResult struct {
 func (s *decideState) evalColumn(db, tbl, col string) colResult {
 	elems := map[string]any{"database": db, "table": tbl, "column": col}
 	res, _ := s.eval(elems, string(policy.Select), PolicyTypeAccess, false)
-	cr := colResult{name: col, allowed: res.allowed}
+	// The policy that allowed or denied the column.
+	cr := colResult{name: col, allowed: res.allowed, reason: policyName(res)}
 	if !res.allowed {
-		cr.reason = policyName(res)
 		return cr
 	}
 	mres, mr := s.eval(elems, string(policy.Select), PolicyTypeDataMask, true)
@@ -501,6 +501,16 @@ func (v *View) decide(t policy.TableName, cols []string, known bool) (*policy.De
 		}
 		d.DeniedBy[a] = reason
 	}
+	// grant names the policy that allowed a.
+	grant := func(a policy.Access, reason string) {
+		if reason == ReasonNoPolicy {
+			return
+		}
+		if d.AllowedBy == nil {
+			d.AllowedBy = map[policy.Access]string{}
+		}
+		d.AllowedBy[a] = reason
+	}
 	for _, a := range []policy.Access{policy.Update, policy.Create, policy.Drop, policy.Alter, policy.Index, policy.Lock} {
 		res, _ := s.eval(tableElems, string(a), PolicyTypeAccess, false)
 		allowed := res.allowed
@@ -508,11 +518,12 @@ func (v *View) decide(t policy.TableName, cols []string, known bool) (*policy.De
 		if !allowed && a == policy.Create {
 			// CREATE TABLE is authorised on the database in Hive.
 			if dres, _ := s.eval(map[string]any{"database": db}, string(a), PolicyTypeAccess, false); dres.allowed {
-				allowed = true
+				allowed, reason = true, policyName(dres)
 			}
 		}
 		if allowed {
 			d.Allowed[a] = true
+			grant(a, reason)
 		} else {
 			deny(a, reason)
 		}
@@ -555,6 +566,17 @@ func (v *View) decide(t policy.TableName, cols []string, known bool) (*policy.De
 	}
 	if anyAllowed {
 		d.Allowed[policy.Select] = true
+		// The policy that allowed the first allowed column (or the table's
+		// other columns) names the select grant.
+		for _, r := range results {
+			if r.allowed {
+				grant(policy.Select, r.reason)
+				break
+			}
+		}
+		if d.AllowedBy[policy.Select] == "" && other != nil && other.allowed {
+			grant(policy.Select, other.reason)
+		}
 		for _, r := range results {
 			col := lower(r.name)
 			if !r.allowed {
@@ -620,6 +642,15 @@ func (v *View) decide(t policy.TableName, cols []string, known bool) (*policy.De
 	}
 	if all {
 		d.Allowed[policy.All] = true
+		one := d.AllowedBy[policy.Accesses[0]]
+		for _, a := range policy.Accesses {
+			if d.AllowedBy[a] != one {
+				one = ""
+			}
+		}
+		if one != "" {
+			grant(policy.All, one)
+		}
 	}
 	return d, nil
 }

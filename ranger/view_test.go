@@ -477,3 +477,24 @@ func TestConcurrentDecisions(t *testing.T) {
 	wg.Wait()
 	<-done
 }
+
+func TestDecisionNamesThePolicyThatAllowed(t *testing.T) {
+	s := shopSnapshot(t)
+	analyst := session.User{Name: "ann", Groups: []string{"analysts"}}
+	d := decide(t, s, analyst, "customers")
+	if d.AllowedBy[policy.Select] != "ranger policy 1" {
+		t.Errorf("analyst select allowed by %v", d.AllowedBy)
+	}
+	if _, ok := d.AllowedBy[policy.Update]; ok || d.Allows(policy.Update) {
+		t.Errorf("analyst update: %v", d.AllowedBy)
+	}
+	auditor := session.User{Name: "aud", Roles: []string{"auditor"}}
+	if d := decide(t, s, auditor, "payments"); d.AllowedBy[policy.Select] != "ranger policy 4" {
+		t.Errorf("auditor select allowed by %v", d.AllowedBy)
+	}
+	// The database-level policy grants CREATE TABLE.
+	dba := session.User{Name: "dan", Groups: []string{"dba"}}
+	if d := decide(t, s, dba, "payments"); d.AllowedBy[policy.Create] != "ranger policy 5" {
+		t.Errorf("dba allowed by %v", d.AllowedBy)
+	}
+}

@@ -36,8 +36,10 @@
 // Fail closed: a statement the dialect cannot parse, a statement form it
 // does not handle, a reference it cannot resolve with certainty, and any
 // table reference in the output that the rewrite did not itself produce or
-// check is an Error wrapping ErrUnsupported, and nothing is sent. Errors
-// name tables, columns and policies, never data values.
+// check is an Error wrapping ErrUnsupported, and nothing is sent; a
+// statement that does not parse is an Error of kind ErrSyntax (which
+// matches ErrUnsupported too) with the position and token the parser
+// stopped at. Errors name tables, columns and policies, never data values.
 //
 // Functions are an allow-list (functions.go): the application's SQL may
 // call only the dialect's built-ins that compute on their arguments, and

@@ -46,6 +46,9 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNamedColumns(ctx, req, t, access); err != nil {
+		return nil, err
+	}
 	if !d.Allows(access) {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Policy: d.Reason(access),
 			Detail: fmt.Sprintf("%s denied", access)}
@@ -81,7 +84,96 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	if len(p.Columns) == 0 {
 		return nil, &Error{Kind: policy.ErrColumnDenied, Table: t.String(), Detail: "every column is restricted"}
 	}
+	if err := p.checkMasks(req); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkMasks fails closed, with an error wrapping policy.ErrPolicy, when a
+// mask of the caller's decision cannot be computed for its column's type
+// (a REDACT constant the type cannot hold, a regexp over a number): the
+// table's plan fails for every statement of the callers the mask applies
+// to, whichever columns the statement reads, the same way on every
+// dialect. (A tag's mask that cannot be computed restricts the column
+// instead; see applyTagMasks.)
+func (p *TablePlan) checkMasks(req *Request) error {
+	if req.Dialect == "" {
+		return nil // MaskExpr reports it when the column is read
+	}
+	for _, c := range p.Columns {
+		m, masked := p.Mask(c.Name)
+		if !masked {
+			continue
+		}
+		if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: c.Name, DataType: c.DataType,
+			ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
+			return p.maskError(c, m, err)
+		}
+	}
+	return nil
+}
+
+// maskError is the policy error of a mask that cannot be computed.
+func (p *TablePlan) maskError(c Column, m policy.Mask, err error) error {
+	return &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
+		Detail: "the column's type cannot take the mask: " + strings.TrimPrefix(err.Error(), "udf: ")}
+}
+
+// checkNamedColumns fails closed, with an error wrapping policy.ErrPolicy
+// that names the rule, when a rule of the table's policy names a column the
+// table does not have: a mask or restriction on a misspelt column protects
+// nobody, so every caller's reads and writes of the table are refused (not
+// only those of the callers the rule applies to) until the policy or the
+// table is fixed. Only statements that read or write rows (select, update)
+// are checked: DDL can still fix the table. A table that does not exist is
+// left to the server. The check costs one map lookup for a table whose
+// rules name no column.
+func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, access policy.Access) error {
+	if access != policy.Select && access != policy.Update {
+		return nil
+	}
+	cn, ok := columnNamer(req.View)
+	if !ok {
+		return nil
+	}
+	refs := cn.NamedColumns(t)
+	if len(refs) == 0 {
+		return nil
+	}
+	if req.Catalog == nil {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "no catalog to check the columns the table's policy names"}
+	}
+	cols, found, err := req.Catalog.Columns(ctx, t)
+	if err != nil {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "reading table metadata failed: " + err.Error()}
+	}
+	if !found {
+		return nil
+	}
+	for _, ref := range refs {
+		if !slices.ContainsFunc(cols, func(c Column) bool { return strings.EqualFold(c.Name, ref.Column) }) {
+			return &Error{Kind: policy.ErrPolicy, Table: t.String(), Column: ref.Column, Policy: ref.Rule,
+				Detail: fmt.Sprintf("%s rule names column %q, which the table does not have", ref.Section, ref.Column)}
+		}
+	}
+	return nil
+}
+
+// columnNamer finds the policy.ColumnNamer behind v, looking through views
+// that wrap another (Unwrap() policy.View).
+func columnNamer(v policy.View) (policy.ColumnNamer, bool) {
+	for v != nil {
+		if cn, ok := v.(policy.ColumnNamer); ok {
+			return cn, true
+		}
+		u, ok := v.(interface{ Unwrap() policy.View })
+		if !ok {
+			return nil, false
+		}
+		v = u.Unwrap()
+	}
+	return nil, false
 }
 
 // needsColumns reports whether a View asks for the table's columns to
@@ -167,8 +259,7 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		ColumnType: col.ColumnType,
 	}, m.Type, m.Args, m.Expr)
 	if err != nil {
-		return "", false, &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: col.Name, Policy: m.Policy,
-			Detail: "mask cannot be computed: " + err.Error()}
+		return "", false, p.maskError(col, m, err)
 	}
 	return expr, true, nil
 }
@@ -196,7 +287,7 @@ func (p *TablePlan) DerivedSelect(syn Syntax) (string, error) {
 			canon, err := syn.CanonicalExpr(expr)
 			if err != nil {
 				m, _ := p.Mask(c.Name)
-				return "", &Error{Kind: ErrUnsupported, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
+				return "", &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
 					Detail: "mask expression is not a single SQL expression"}
 			}
 			b.WriteString("(" + canon + ")")
@@ -236,9 +327,10 @@ func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
 	return b.String(), nil
 }
 
-// FilterError wraps a problem with a row filter expression of the plan's table.
+// FilterError reports a row filter of the plan's table that sqe cannot
+// place: a defect of the policy (policy.ErrPolicy), naming the rule.
 func (p *TablePlan) FilterError(f policy.RowFilter, detail string) error {
-	return &Error{Kind: ErrUnsupported, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
+	return &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Policy: f.Policy, Detail: "row filter: " + detail}
 }
 
 // applyTagMasks returns the decision with the masks its tag bindings give

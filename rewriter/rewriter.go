@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/sqe-project/sqe/policy"
@@ -15,21 +16,45 @@ import (
 // rewrote it completely; nothing was sent to the database.
 var ErrUnsupported = errors.New("sqe: unsupported statement")
 
+// ErrSyntax: the statement is not valid SQL of the connection's dialect
+// (it does not parse); nothing was sent to the database. An Error of this
+// kind also matches ErrUnsupported under errors.Is, so that code which
+// treats ErrUnsupported as "sqe refused the statement" keeps doing so;
+// test ErrSyntax first to tell the two apart.
+var ErrSyntax = errors.New("sqe: syntax error")
+
 // Error is a rejection that names what it is about. It wraps one of the
-// sentinels (ErrUnsupported, policy.ErrAccessDenied, policy.ErrColumnDenied)
-// and never carries a protected value.
+// sentinels (ErrUnsupported, policy.ErrAccessDenied, policy.ErrColumnDenied,
+// policy.ErrPolicy) and never carries a protected value.
 type Error struct {
 	Kind   error  // the sentinel
 	Table  string // schema.table, when the error is about a table
 	Column string // when the error is about a column
 	Policy string // the policy that decided, when one did
 	Detail string // what happened, without data values
+	// Position is, for a syntax error, the 1-based position (in characters
+	// of the statement text) of the token the parser stopped at; 0 when
+	// the parser did not tell.
+	Position int
+	// Near is, for a syntax error, that token as the message shows it: a
+	// keyword, identifier or operator in quotes, "a literal" for a value
+	// (a statement's values never appear in an error), or "end of input".
+	Near string
+	// Statement is the kind of the refused statement, when sqe parsed it
+	// far enough to know ("" otherwise).
+	Statement Kind
 }
 
 func (e *Error) Error() string {
 	msg := e.Kind.Error()
 	if e.Detail != "" {
 		msg += ": " + e.Detail
+	}
+	if e.Position > 0 {
+		msg += " at position " + strconv.Itoa(e.Position)
+	}
+	if e.Near != "" {
+		msg += " near " + e.Near
 	}
 	if e.Table != "" {
 		if e.Column != "" {
@@ -48,6 +73,11 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Kind }
+
+// Is makes a syntax error match ErrUnsupported too (see ErrSyntax).
+func (e *Error) Is(target error) bool {
+	return target == ErrUnsupported && e.Kind == ErrSyntax
+}
 
 // Unsupported returns an ErrUnsupported error with the detail.
 func Unsupported(format string, args ...any) error {
@@ -78,6 +108,9 @@ type Column struct {
 	// Tags are the column's tags from the database (a column comment
 	// "tags: PII, EMAIL"), upper-cased.
 	Tags []string
+	// Nondeterministic is set when the column's collation is
+	// nondeterministic (PostgreSQL): LIKE fails on such a column.
+	Nondeterministic bool
 }
 
 // Catalog supplies table metadata. Implementations cache; Invalidate drops
@@ -137,7 +170,42 @@ type Effect struct {
 	RefreshSession bool
 	// InvalidateCatalog asks the driver to drop cached metadata (DDL).
 	InvalidateCatalog bool
+	// Holds names the connection state the statement opens by SQL text
+	// and leaves behind it: a transaction, a session variable, the
+	// current database, a temporary table, a cursor held past its
+	// transaction ("" when none). A connection that holds such state is
+	// never handed to another caller: the driver discards it when
+	// database/sql gives it out again.
+	Holds string
+	// EndsTransaction: the statement ends a transaction (COMMIT,
+	// ROLLBACK), and with it a transaction that Holds named.
+	EndsTransaction bool
 }
+
+// MergeHolds combines the connection state of two statements run one after
+// the other (a multi-statement string): a transaction the second ends is
+// no longer held, state the second opens is.
+func MergeHolds(a, b Effect) Effect {
+	if b.EndsTransaction {
+		a.EndsTransaction = true
+		if a.Holds == HoldsTransaction {
+			a.Holds = ""
+		}
+	}
+	if b.Holds != "" {
+		a.Holds = b.Holds
+	}
+	return a
+}
+
+// Descriptions of the state Effect.Holds names.
+const (
+	HoldsTransaction    = "a transaction begun by SQL text"
+	HoldsSessionSetting = "a session setting changed by SQL text"
+	HoldsDatabase       = "a current database changed by USE"
+	HoldsTemporaryTable = "a temporary table"
+	HoldsCursor         = "a cursor held past its transaction"
+)
 
 // Result is a rewritten statement.
 type Result struct {

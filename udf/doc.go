@@ -78,7 +78,12 @@
 //
 // sqe's additions: MASK_FIRST_N and MASK_LAST_N (Hive's mask_first_n and
 // mask_last_n with any n), REDACT (a constant, default "REDACTED" for
-// strings and NULL otherwise; NULL stays NULL) and REGEXP_REPLACE (pattern,
+// strings and NULL otherwise; NULL stays NULL; a constant for a column
+// that is not a string must be a value the column's type holds as written,
+// the same on both servers: an integer in range, a date, a timestamp or
+// time of day, a number within a DECIMAL's digits, a finite float, a
+// boolean, a UUID or a JSON document, and other types take no constant)
+// and REGEXP_REPLACE (pattern,
 // literal replacement). REGEXP_REPLACE accepts a portable grammar only:
 // literals, classes, '.', greedy quantifiers on single characters (bounds up
 // to 255), ^ and $ at the ends, (?i) and (?s); no alternation of longer

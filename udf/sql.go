@@ -1,7 +1,9 @@
 package udf
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -356,7 +358,86 @@ func (g gen) redact(s *spec) (string, error) {
 	if !s.hasConstant {
 		return g.typedNull(), nil
 	}
-	return g.nullGuard(g.cast(g.lit(s.constant), g.castType())), nil
+	typ := g.castType()
+	if typ == "" {
+		return "", fmt.Errorf("udf: mask %s: a constant cannot be given type %q", s.typ, g.typeName())
+	}
+	if err := g.checkConstant(s); err != nil {
+		return "", err
+	}
+	return g.nullGuard(g.cast(g.lit(s.constant), typ)), nil
+}
+
+var (
+	timestampLiteral = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?)?$`)
+	timeLiteral      = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?$`)
+	decimalLiteral   = regexp.MustCompile(`^-?([0-9]+)(\.([0-9]+))?$`)
+	floatLiteral     = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+	uuidLiteral      = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// checkConstant reports a REDACT constant that the column's type cannot
+// take exactly on both servers. A cast that fails would fail every
+// statement on PostgreSQL and give NULL on MariaDB; a constant that one
+// server rounds or clamps differently from the other would give the two
+// different results. So only constants whose value the type holds as
+// written are accepted, for the types whose literals are the same on both
+// servers; any other type takes REDACT without a constant (NULL).
+func (g gen) checkConstant(s *spec) error {
+	c := s.constant
+	bad := func(want string) error {
+		return fmt.Errorf("udf: mask %s: constant %q is not %s, as column %s of type %q needs", s.typ, c, want, g.t.Column, g.typeName())
+	}
+	switch dt := normType(g.t.DataType); dt {
+	case "datetime", "timestamp", "timestamp without time zone", "timestamp with time zone":
+		layout := time.DateTime
+		if len(c) == len(time.DateOnly) {
+			layout = time.DateOnly
+		}
+		v, err := time.Parse(layout, strings.SplitN(c, ".", 2)[0])
+		if !timestampLiteral.MatchString(c) || err != nil || v.Year() < 1000 {
+			return bad("a timestamp (YYYY-MM-DD[ HH:MM:SS[.ffffff]], year 1000 or later)")
+		}
+	case "time", "time without time zone":
+		if _, err := time.Parse(time.TimeOnly, strings.SplitN(c, ".", 2)[0]); !timeLiteral.MatchString(c) || err != nil {
+			return bad("a time of day (HH:MM:SS[.ffffff])")
+		}
+	case "decimal", "numeric":
+		m := decimalLiteral.FindStringSubmatch(c)
+		if m == nil {
+			return bad("a decimal number")
+		}
+		if d := decimal.FindStringSubmatch(normType(g.t.ColumnType)); d != nil {
+			p, _ := strconv.Atoi(d[2])
+			sc := 0
+			if d[4] != "" {
+				sc, _ = strconv.Atoi(d[4])
+			}
+			if len(strings.TrimLeft(m[1], "0")) > p-sc || len(m[3]) > sc {
+				return bad(fmt.Sprintf("a number with at most %d digits before and %d after the point", p-sc, sc))
+			}
+		}
+	case "float", "double", "real", "double precision":
+		if f, err := strconv.ParseFloat(c, 64); !floatLiteral.MatchString(c) || err != nil || math.IsInf(f, 0) ||
+			(dt == "float" || dt == "real") && math.Abs(f) > math.MaxFloat32 {
+			return bad("a finite number")
+		}
+	case "boolean", "bool":
+		if c != "true" && c != "false" {
+			return bad("true or false")
+		}
+	case "uuid":
+		if !uuidLiteral.MatchString(c) {
+			return bad("a UUID")
+		}
+	case "json", "jsonb":
+		if !json.Valid([]byte(c)) {
+			return bad("a JSON document")
+		}
+	default:
+		return fmt.Errorf("udf: mask %s: a constant cannot be checked for column %s of type %q (REDACT without a constant gives NULL)", s.typ, g.t.Column, g.typeName())
+	}
+	return nil
 }
 
 // ---- strings -----------------------------------------------------------------

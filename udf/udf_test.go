@@ -572,3 +572,39 @@ func TestPassOrder(t *testing.T) {
 		t.Error("swap not detected")
 	}
 }
+
+// TestRedactConstantMustFitType: a REDACT constant is accepted only when
+// the column's type holds it as written, the same for both dialects, so
+// that no server turns it into NULL, rounds it, or fails on it.
+func TestRedactConstantMustFitType(t *testing.T) {
+	for _, d := range []Dialect{MySQL, Postgres} {
+		for _, c := range []struct {
+			dataType, columnType, constant string
+			ok                             bool
+		}{
+			{"datetime", "datetime", "REDACTED", false},
+			{"timestamp without time zone", "timestamp without time zone", "REDACTED", false},
+			{"timestamp without time zone", "timestamp without time zone", "2000-02-30 00:00:00", false},
+			{"timestamp", "timestamp", "2000-01-02 03:04:05.5", true},
+			{"datetime", "datetime", "2000-01-02", true},
+			{"time", "time", "25:00:00", false},
+			{"time", "time", "23:59:59", true},
+			{"decimal", "decimal(6,2)", "1234.5", true},
+			{"decimal", "decimal(6,2)", "12345.5", false},
+			{"decimal", "decimal(6,2)", "1.555", false},
+			{"numeric", "numeric(6,2)", "abc", false},
+			{"double", "double", "1e3", true},
+			{"double", "double", "NaN", false},
+			{"boolean", "boolean", "yes", false},
+			{"bytea", "bytea", "x", false},
+		} {
+			_, err := MaskSQL(Target{Dialect: d, Column: "c", DataType: c.dataType, ColumnType: c.columnType}, TypeRedact, []string{c.constant}, "")
+			if (err == nil) != c.ok {
+				t.Errorf("%s: REDACT %q on %s: err %v, want ok=%v", d, c.constant, c.columnType, err, c.ok)
+			}
+		}
+	}
+	if _, err := MaskSQL(Target{Dialect: Postgres, Column: "c", DataType: "boolean", ColumnType: "boolean"}, TypeRedact, []string{"true"}, ""); err != nil {
+		t.Errorf("REDACT true on a PostgreSQL boolean: %v", err)
+	}
+}

@@ -58,14 +58,14 @@ var demoQueries = []struct{ title, sql string }{
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sqe demo\n\nStarts an embedded MySQL-compatible server (go-mysql-server) with a small shop\ndatabase and runs the same queries through sqe as three users.")
+		fmt.Fprintln(fs.Output(), "usage: sqe demo\n\nStarts an embedded MySQL-compatible server (go-mysql-server) with a small shop\ndatabase and runs the same queries through sqe as three users.")
 	}
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseFlags(fs, args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	if len(positional) > 0 {
 		return usageError("demo takes no arguments")
 	}
 	addr, stop, err := startEmbeddedServer()
@@ -107,13 +107,17 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "sqe demo: one shop database, three users, the same SQL.")
 	fmt.Fprintln(stdout, "Policy: cmd/sqe/demo_policy.yaml. Server: go-mysql-server on "+addr+".")
 	for _, q := range demoQueries {
-		fmt.Fprintf(stdout, "\n== %s\n   %s\n\n", q.title, q.sql)
+		fmt.Fprintf(stdout, "\n== %s\n", q.title)
+		for _, line := range wrapText(q.sql, demoWidth-3) {
+			fmt.Fprintln(stdout, "   "+line)
+		}
+		fmt.Fprintln(stdout)
 		var blocks [][]string
 		for _, u := range demoUsers {
 			ctx := session.NewContext(context.Background(), u.user)
 			blocks = append(blocks, append([]string{u.label, strings.Repeat("-", len(u.label))}, queryBlock(ctx, db, q.sql)...))
 		}
-		for _, line := range sideBySide(blocks, 3) {
+		for _, line := range sideBySideWithin(blocks, 3, demoWidth) {
 			fmt.Fprintln(stdout, line)
 		}
 	}
@@ -206,6 +210,44 @@ func wrapText(s string, width int) []string {
 		line += w
 	}
 	return append(lines, line)
+}
+
+// demoWidth is the width the demo's output fits in.
+const demoWidth = 100
+
+// sideBySideWithin lays text blocks out side by side, as many on a row as
+// fit in width columns; the blocks that do not fit follow below, after a
+// blank line.
+func sideBySideWithin(blocks [][]string, gap, width int) []string {
+	var out []string
+	for len(blocks) > 0 {
+		n, used := 0, 0
+		for n < len(blocks) {
+			w := blockWidth(blocks[n])
+			if n > 0 {
+				w += gap
+			}
+			if n > 0 && used+w > width {
+				break
+			}
+			used += w
+			n++
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, sideBySide(blocks[:n], gap)...)
+		blocks = blocks[n:]
+	}
+	return out
+}
+
+func blockWidth(b []string) int {
+	w := 0
+	for _, l := range b {
+		w = max(w, len([]rune(l)))
+	}
+	return w
 }
 
 // sideBySide lays text blocks out in columns, gap spaces apart.

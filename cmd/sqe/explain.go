@@ -8,20 +8,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/sqe-project/sqe"
+	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
 
 func runExplain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	policyFile := fs.String("policy", "", "policy file (required)")
-	dialect := fs.String("dialect", "", "SQL dialect: mysql or postgres (required)")
+	dialect := fs.String("dialect", "", "SQL dialect: mysql or postgres (required without --dsn, which implies it)")
 	user := fs.String("user", "", "user name (required)")
 	roles := fs.String("roles", "", "comma-separated granted roles")
 	groups := fs.String("groups", "", "comma-separated groups")
@@ -29,23 +31,27 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	secondary := fs.String("secondary-roles", "", "secondary roles: ALL or a comma-separated list")
 	schema := fs.String("schema", "", "file of CREATE TABLE statements describing the tables (instead of --dsn)")
 	dsn := fs.String("dsn", "", "DSN of the database to read table metadata from (go-sql-driver/mysql or pgx form)")
-	verbose := fs.Bool("v", false, "also list the filters, masks and restrictions applied per table")
+	verbose := fs.Bool("v", false, "also list the filters, masks and restrictions applied per table, and with --run the audit record")
 	runIt := fs.Bool("run", false, "also run the statement as the user (needs --dsn) and print what the user gets")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: sqe explain --policy FILE --dialect mysql|postgres --user NAME [--roles r1,r2] [--groups g1]
-                   [--primary-role r] [--secondary-roles ALL|r1,r2] [--schema DDL.sql | --dsn DSN [--run]] [-v] "SQL"
+		fmt.Fprintln(fs.Output(), `usage: sqe explain --policy FILE --user NAME [--roles r1,r2] [--groups g1]
+                   [--primary-role r] [--secondary-roles ALL|r1,r2]
+                   (--dialect mysql|postgres --schema DDL.sql | --dsn DSN [--run]) [-v] "SQL"
 
 Prints the statement as sqe would send it for the user (exit 0), or the
 reason sqe refuses it (exit 1, on stderr). Nothing is executed unless
 --run is given, which also runs it through sqe as the user and prints the
-rows (or rows affected) the user gets.`)
+rows (or rows affected) the user gets. The dialect follows from --dsn: a
+postgres:// URL (or key=value DSN) is PostgreSQL, anything else MySQL.
+Flags may also follow the SQL.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
+	positional, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if *dialect == "" && *dsn != "" {
+		*dialect = dialectOfDSN(*dsn)
 	}
 	switch {
 	case *policyFile == "":
@@ -54,7 +60,7 @@ rows (or rows affected) the user gets.`)
 		return usageError("--dialect must be mysql or postgres")
 	case *user == "":
 		return usageError("--user is required")
-	case fs.NArg() != 1:
+	case len(positional) != 1:
 		return usageError("give exactly one SQL statement (quote it)")
 	case (*schema == "") == (*dsn == ""):
 		return usageError("give either --schema or --dsn")
@@ -64,12 +70,19 @@ rows (or rows affected) the user gets.`)
 	u := session.User{Name: *user, Groups: splitList(*groups), Roles: splitList(*roles), PrimaryRole: *primary,
 		SecondaryRoles: splitList(*secondary)}
 
-	db, err := explainDB(*dialect, *policyFile, *schema, *dsn)
+	query := positional[0]
+	// Audit records go to stderr with -v only: explain's output is the
+	// statement and what the user gets.
+	auditOpt := sqe.WithoutAudit()
+	if *verbose {
+		auditOpt = sqe.WithAudit(audit.NewSlogSink(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	db, err := explainDB(*dialect, *policyFile, *schema, *dsn, auditOpt)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	ex, err := sqe.Explain(context.Background(), db, u, fs.Arg(0))
+	ex, err := sqe.Explain(context.Background(), db, u, query)
 	if err != nil {
 		return err
 	}
@@ -94,7 +107,7 @@ rows (or rows affected) the user gets.`)
 		}
 	}
 	if *runIt {
-		return runAs(context.Background(), db, u, fs.Arg(0), stdout)
+		return runAs(context.Background(), db, u, query, stdout)
 	}
 	return nil
 }
@@ -157,8 +170,8 @@ func splitList(s string) []string {
 // explainDB opens an sqe database for explaining: over the real database
 // when a DSN is given, or over a connector that refuses every statement
 // with the metadata taken from a schema file.
-func explainDB(dialect, policyFile, schemaFile, dsn string) (*sql.DB, error) {
-	opts := []sqe.Option{sqe.WithPolicyFile(policyFile), sqe.WithDialect(dialect)}
+func explainDB(dialect, policyFile, schemaFile, dsn string, more ...sqe.Option) (*sql.DB, error) {
+	opts := append([]sqe.Option{sqe.WithPolicyFile(policyFile), sqe.WithDialect(dialect)}, more...)
 	if dsn != "" {
 		name := "mysql"
 		if dialect == "postgres" {
@@ -188,6 +201,22 @@ func explainDB(dialect, policyFile, schemaFile, dsn string) (*sql.DB, error) {
 	}
 	return sql.OpenDB(conn), nil
 }
+
+// dialectOfDSN tells a PostgreSQL DSN (a postgres:// or postgresql://
+// URL, or pgx's key=value form) from a go-sql-driver/mysql one
+// (user:pass@tcp(host)/db). An explicit --dialect wins over it.
+func dialectOfDSN(dsn string) string {
+	lower := strings.ToLower(strings.TrimSpace(dsn))
+	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
+		return "postgres"
+	}
+	if keyValueDSN.MatchString(lower) {
+		return "postgres" // host=… dbname=…
+	}
+	return "mysql"
+}
+
+var keyValueDSN = regexp.MustCompile(`^[a-z_]+\s*=`)
 
 // offlineConnector stands in for a database when explaining from a schema
 // file: connecting works, running anything fails.

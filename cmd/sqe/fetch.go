@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,7 +28,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	userStore := fs.Bool("user-store", false, "also download the user store (user and group attributes)")
 	pluginID := fs.String("plugin-id", "sqe-fetch", "pluginId shown in the admin's plugin status")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: sqe fetch --url URL --service NAME --out FILE [--user NAME | --token] [--ca FILE]
+		fmt.Fprintln(fs.Output(), `usage: sqe fetch --url URL --service NAME --out FILE [--user NAME | --token] [--ca FILE]
 
 Downloads a Ranger service's policies (with its serviceDef and tag
 policies), roles and tags from the admin and writes them as one bundle
@@ -38,18 +37,13 @@ or "sqe explain --policy FILE". Credentials come from the environment:
 RANGER_PASSWORD with --user, RANGER_TOKEN with --token.`)
 		fs.PrintDefaults()
 	}
-	fs.SetOutput(io.Discard) // a bad flag is reported in one line, not with the usage
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.Usage()
-			return err
-		}
-		return usageError("%v (run sqe fetch --help)", err)
+	positional, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() != 0:
-		return usageError("unexpected argument %q", fs.Arg(0))
+	case len(positional) != 0:
+		return usageError("unexpected argument %q", positional[0])
 	case *adminURL == "":
 		return usageError("--url is required")
 	case *service == "":

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sqe-project/sqe/internal/testdb"
 )
@@ -101,9 +102,104 @@ func TestDemo(t *testing.T) {
 	if strings.Contains(out, "Error ") {
 		t.Errorf("the demo shows a database error:\n%s", out)
 	}
+	// Every line fits in 100 columns.
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
 	// The EU analyst never sees a US customer: Grace Hopper appears for the
 	// admin and the support agent only.
 	if n := strings.Count(out, "Grace Hopper"); n != 4 {
 		t.Errorf("Grace Hopper appears %d times, want 4 (admin and support, two queries)", n)
+	}
+}
+
+// TestHelpIsPrintedOnce: each command's usage appears once, for
+// "sqe CMD --help" and "sqe help CMD" alike.
+func TestHelpIsPrintedOnce(t *testing.T) {
+	for _, c := range []struct{ cmd, head string }{
+		{"explain", "usage: sqe explain"}, {"fetch", "usage: sqe fetch"}, {"demo", "usage: sqe demo"}, {"lint", "usage: sqe lint"},
+	} {
+		for _, args := range [][]string{{c.cmd, "--help"}, {c.cmd, "-h"}, {"help", c.cmd}} {
+			code, out, errOut := runCLI(args...)
+			if code != 0 || out != "" || strings.Count(errOut, c.head) != 1 {
+				t.Errorf("%v: exit %d, stdout %q, usage shown %d times:\n%s", args, code, out, strings.Count(errOut, c.head), errOut)
+			}
+		}
+	}
+	// A bad flag is one line, without the usage.
+	code, _, errOut := runCLI("fetch", "--bogus")
+	if code != 2 || strings.Contains(errOut, "usage: sqe fetch") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("fetch --bogus: exit %d: %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "version"} {
+		code, out, _ := runCLI(arg)
+		// A test binary's main module has no release version: (devel).
+		if code != 0 || !strings.HasPrefix(out, "sqe ") || !strings.Contains(out, "(devel)") || !strings.Contains(out, "go1.") {
+			t.Errorf("%s: exit %d, %q", arg, code, out)
+		}
+	}
+}
+
+// TestExplainFlagsAfterTheSQL: flags may follow the statement.
+func TestExplainFlagsAfterTheSQL(t *testing.T) {
+	code, out, errOut := runCLI("explain", "SELECT name FROM customers WHERE id = ?", "--policy", "demo_policy.yaml",
+		"--dialect", "mysql", "--user", "erin", "--roles", "eu_analyst", "--schema", "testdata/shop.sql")
+	if code != 0 || !strings.Contains(out, "`shop`.`customers`.`region` = 'EU'") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	// After "--", everything is an argument.
+	code, _, errOut = runCLI("explain", "--policy", "demo_policy.yaml", "--dialect", "mysql", "--user", "erin",
+		"--schema", "testdata/shop.sql", "--", "SELECT 1", "--user")
+	if code != 2 || !strings.Contains(errOut, "exactly one SQL statement") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestDialectOfDSN(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"postgres://u:p@localhost:5432/db?sslmode=disable": "postgres",
+		"postgresql://localhost/db":                        "postgres",
+		"host=/var/run/postgresql dbname=db user=u":        "postgres",
+		"u:p@tcp(127.0.0.1:3306)/db?parseTime=true":        "mysql",
+		"root@unix(/tmp/mysql.sock)/db":                    "mysql",
+		"u@/db":                                            "mysql",
+	} {
+		if got := dialectOfDSN(dsn); got != want {
+			t.Errorf("dialectOfDSN(%q) = %s, want %s", dsn, got, want)
+		}
+	}
+}
+
+// TestExplainRunTakesTheDialectFromTheDSN runs against the real
+// PostgreSQL server without --dialect, and keeps audit lines out of the
+// output unless -v asks for them.
+func TestExplainRunTakesTheDialectFromTheDSN(t *testing.T) {
+	dbDSN, _ := testdb.NewPostgresDatabase(t)
+	raw := testdb.OpenPostgres(t, dbDSN)
+	testdb.Exec(t, raw, "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), region VARCHAR(8), ssn VARCHAR(11), email VARCHAR(60), salary INT)",
+		"INSERT INTO customers VALUES (1, 'Ada', 'EU', '123-45-6789', 'a@x', 1), (2, 'Bob', 'US', '987-65-4321', 'b@x', 2)")
+	policy := strings.ReplaceAll(string(demoPolicy), "shop.", "public.")
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", "SELECT id, name FROM customers ORDER BY id", "--policy", path, "--user", "erin",
+		"--roles", "eu_analyst", "--dsn", dbDSN, "--run")
+	if code != 0 || !strings.Contains(out, "FROM public.customers WHERE") || !strings.Contains(out, "Ada") || strings.Contains(out, "Bob") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "sqe statement") {
+		t.Fatalf("audit lines without -v:\n%s\n%s", out, errOut)
+	}
+	code, out, errOut = runCLI("explain", "SELECT id, name FROM customers ORDER BY id", "--policy", path, "--user", "erin",
+		"--roles", "eu_analyst", "--dsn", dbDSN, "--run", "-v")
+	if code != 0 || strings.Contains(out, "sqe statement") || !strings.Contains(errOut, "sqe statement") ||
+		!strings.Contains(errOut, "user=erin") {
+		t.Fatalf("-v: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

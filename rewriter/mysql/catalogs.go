@@ -216,7 +216,13 @@ func (r *rewrite) showColumns(tn sqlparser.TableName, full bool, like string, wh
 	if full {
 		b.WriteString(", COLLATION_NAME as `Collation`")
 	}
-	b.WriteString(", IS_NULLABLE as `Null`, COLUMN_KEY as `Key`, COLUMN_DEFAULT as `Default`, EXTRA as `Extra`")
+	// MariaDB's COLUMN_DEFAULT quotes literals and spells a NULL default
+	// 'NULL'; SHOW COLUMNS gives the value itself.
+	b.WriteString(", IS_NULLABLE as `Null`, COLUMN_KEY as `Key`")
+	b.WriteString(", case when COLUMN_DEFAULT = 'NULL' then null when COLUMN_DEFAULT like '''%''' " +
+		"then replace(substring(COLUMN_DEFAULT, 2, char_length(COLUMN_DEFAULT) - 2), '''''', '''') " +
+		"else COLUMN_DEFAULT end as `Default`")
+	b.WriteString(", EXTRA as `Extra`")
 	if full {
 		b.WriteString(", `PRIVILEGES` as `Privileges`, COLUMN_COMMENT as `Comment`")
 	}

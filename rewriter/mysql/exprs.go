@@ -383,7 +383,9 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 	}
 	e, err := parseExpr(text)
 	if err != nil {
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: target.table.String(), Column: name, Detail: "mask expression is not a single SQL expression"}
+		m, _ := target.plan.Mask(name)
+		return nil, &rewriter.Error{Kind: policy.ErrPolicy, Table: target.table.String(), Column: name, Policy: m.Policy,
+			Detail: "mask expression is not a single SQL expression"}
 	}
 	if err := r.policyExprs(target.plan, target.qualifier, e, nil); err != nil {
 		return nil, err

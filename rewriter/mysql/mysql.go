@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -35,6 +36,10 @@ func mustParser() *sqlparser.Parser {
 	}
 	return p
 }
+
+// Syntax returns the dialect's Syntax (its expression parser, for checking
+// policy expressions when a policy loads).
+func (Dialect) Syntax() rewriter.Syntax { return Syntax }
 
 // Syntax is the MySQL syntax for the dialect-neutral planner.
 var Syntax rewriter.Syntax = syntax{}
@@ -115,11 +120,21 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 	}
 	pieces, err := splitStatements(req.SQL)
 	if err != nil {
-		return nil, rewriter.Unsupported("statement does not parse")
+		if _, perr := parse(req.SQL); perr != nil {
+			return nil, parseError(req.SQL, 0, req.SQL, perr)
+		}
+		return nil, rewriter.SyntaxError(req.SQL, -1, -1, '`', "")
 	}
 	var out *rewriter.Result
 	var sqls []string
+	at := 0
 	for _, piece := range pieces {
+		// The pieces are substrings of the text, in order.
+		if i := strings.Index(req.SQL[at:], piece); i >= 0 {
+			at += i
+		}
+		pieceAt := at
+		at += len(piece)
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
@@ -129,7 +144,7 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 			// server no longer has when it runs them.
 			return nil, rewriter.Unsupported("a statement that changes the session state must be the last one of a multi-statement string")
 		}
-		res, err := rewriteOne(ctx, req, piece)
+		res, err := rewriteOne(ctx, req, piece, pieceAt)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +173,7 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return a
+	return rewriter.MergeHolds(a, b)
 }
 
 // splitStatements splits a string into statements; the splitter's panics
@@ -172,20 +187,40 @@ func splitStatements(sql string) (pieces []string, err error) {
 	return parser.SplitStatementToPieces(sql)
 }
 
-// parse parses one statement; a panic of the parser is an error.
+// parse parses one statement; a panic of the parser is an error. A schema
+// change is parsed strictly: the parser's lenient mode would return the
+// part of it that it read (and log the statement, literals and all), and
+// sqe sends nothing but what it has read.
 func parse(sql string) (stmt sqlparser.Statement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			stmt, err = nil, rewriter.Unsupported("statement does not parse")
 		}
 	}()
-	return parser.Parse(sql)
+	stmt, err = parser.ParseStrictDDL(sql)
+	if err != nil && sqlparser.Preview(sql) == sqlparser.StmtDDL {
+		return nil, rewriter.Unsupported("this form of schema change is not supported through sqe: its parser does not read all of it, and sqe sends nothing but what it has read")
+	}
+	return stmt, err
 }
 
-func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewriter.Result, error) {
+// parseError is the error for a statement (piece, at byte offset at of
+// sql) that did not parse: a syntax error, unless the parser failed
+// otherwise.
+func parseError(sql string, at int, piece string, err error) error {
+	var re *rewriter.Error
+	if errors.As(err, &re) {
+		return err // the parser panicked
+	}
+	return syntaxError(sql, at, piece, err)
+}
+
+// rewriteOne rewrites the statement sql, found at byte offset at of the
+// request's text.
+func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) (*rewriter.Result, error) {
 	stmt, err := parse(sql)
 	if err != nil {
-		return nil, rewriter.Unsupported("statement does not parse")
+		return nil, parseError(req.SQL, at, sql, err)
 	}
 	r := newRewrite(ctx, req)
 	r.mergeable = !canFailOnARow(stmt)
@@ -194,6 +229,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string) (*rewrit
 	}
 	res, err := r.statement(stmt)
 	if err != nil {
+		if res != nil {
+			rewriter.SetStatementKind(err, res.Kind)
+		}
 		return nil, err
 	}
 	if r.replacement != nil {

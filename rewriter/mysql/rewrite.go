@@ -215,9 +215,12 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 		if s.DBName.IsEmpty() {
 			return nil, rewriter.Unsupported("USE without a database")
 		}
-		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String()}}, nil
-	case *sqlparser.Begin, *sqlparser.Commit, *sqlparser.Rollback, *sqlparser.SRollback,
-		*sqlparser.Savepoint, *sqlparser.Release:
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String(), Holds: rewriter.HoldsDatabase}}, nil
+	case *sqlparser.Begin:
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{Holds: rewriter.HoldsTransaction}}, nil
+	case *sqlparser.Commit, *sqlparser.Rollback:
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{EndsTransaction: true}}, nil
+	case *sqlparser.SRollback, *sqlparser.Savepoint, *sqlparser.Release:
 		return &rewriter.Result{Kind: rewriter.KindSession}, nil
 	case *sqlparser.Show:
 		return r.show(s)

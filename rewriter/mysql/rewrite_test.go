@@ -450,3 +450,24 @@ func TestSchemaChangesCannotEscapeAPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyTextDefectIsAPolicyError: a row filter or CUSTOM mask that is
+// not one expression reaches no statement, and the error is a policy
+// error naming the rule, in the flat and the derived form alike.
+func TestPolicyTextDefectIsAPolicyError(t *testing.T) {
+	for _, sql := range []string{"SELECT id, total FROM orders", "SELECT o.total FROM orders o JOIN customers c ON c.id = o.customer_id"} {
+		for _, d := range []*policy.Decision{
+			{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "total = = 1", Policy: "bad-filter"}}},
+			{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "1) OR (1=1", Policy: "bad-filter"}}},
+			{Allowed: allAccess(), Masks: map[string]policy.Mask{"total": {Type: "CUSTOM", Expr: "{col} +", Policy: "bad-mask"}}},
+		} {
+			_, err := rewriteSQL(t, sql, map[string]*policy.Decision{"shop.orders": d})
+			if !errors.Is(err, policy.ErrPolicy) || errors.Is(err, rewriter.ErrUnsupported) {
+				t.Fatalf("%s with %+v: want a policy error, got %v", sql, d, err)
+			}
+			if !strings.Contains(err.Error(), "policy error") || !strings.Contains(err.Error(), `"bad-`) {
+				t.Fatalf("%s: error does not name the rule: %v", sql, err)
+			}
+		}
+	}
+}

@@ -62,6 +62,9 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 			if sessionStateVariables[name] {
 				res.Effect.RefreshSession = true
 			}
+			// A system variable outlives the statement (autocommit = 0
+			// opens a transaction that outlives it too).
+			res.Effect.Holds = rewriter.HoldsSessionSetting
 		}
 		if err := r.exprs(se, root, func(n, parent sqlparser.SQLNode) bool { return n == se.Var }); err != nil {
 			return nil, err
@@ -115,9 +118,11 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 	switch in := s.Internal.(type) {
 	case *sqlparser.ShowBasic:
 		switch in.Command {
-		case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.StatusSession, sqlparser.Charset,
+		case sqlparser.VariableSession, sqlparser.VariableGlobal, sqlparser.Charset,
 			sqlparser.Collation, sqlparser.Engines, sqlparser.Database:
 			return &rewriter.Result{Kind: rewriter.KindSession}, nil
+		case sqlparser.StatusSession, sqlparser.StatusGlobal:
+			return nil, rewriter.Unsupported("SHOW STATUS is not supported through sqe: its counters (Rows_read, Handler_read_*) count the rows a policy hides")
 		case sqlparser.Table:
 			// Table names only: SHOW [FULL] TABLES [FROM db] [LIKE | WHERE].
 			return &rewriter.Result{Kind: rewriter.KindSession}, nil
@@ -147,6 +152,9 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 // ddl checks a schema change against the table's access and rewrites the
 // queries it embeds as reads.
 func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, error) {
+	if err := partiallyParsed(d); err != nil {
+		return nil, err
+	}
 	res := &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}
 	var last *rewriter.TablePlan
 	need := func(tn sqlparser.TableName, a policy.Access) error {
@@ -160,13 +168,11 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 	var err error
 	switch s := d.(type) {
 	case *sqlparser.CreateTable:
+		if s.Temp {
+			res.Effect.Holds = rewriter.HoldsTemporaryTable
+		}
 		if err = need(s.Table, policy.Create); err != nil {
 			return nil, err
-		}
-		if s.OptLike != nil {
-			if err = need(s.OptLike.LikeTable, policy.Select); err != nil {
-				return nil, err
-			}
 		}
 		if s.Select != nil {
 			err = r.tableStatement(s.Select, root)
@@ -217,6 +223,9 @@ func (r *rewrite) ddl(d sqlparser.DDLStatement, root *scope) (*rewriter.Result, 
 		return nil, rewriter.Unsupported("this DDL statement is not supported through sqe")
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := r.ddlNamedTables(d); err != nil {
 		return nil, err
 	}
 	return res, nil

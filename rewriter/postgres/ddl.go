@@ -13,6 +13,9 @@ import (
 func (r *rewrite) ddlStatement(n *pg.Node, root *scope) error {
 	switch s := n.Node.(type) {
 	case *pg.Node_CreateStmt:
+		if err := createForm(s.CreateStmt); err != nil {
+			return err
+		}
 		return r.createTable(s.CreateStmt)
 	case *pg.Node_CreateTableAsStmt:
 		c := s.CreateTableAsStmt
@@ -43,6 +46,9 @@ func (r *rewrite) ddlStatement(n *pg.Node, root *scope) error {
 		return r.query(v.Query, root)
 	case *pg.Node_IndexStmt:
 		ix := s.IndexStmt
+		if err := indexForm(ix); err != nil {
+			return err
+		}
 		if err := r.existing(ix.Relation, policy.Index, false, true); err != nil {
 			return err
 		}
@@ -53,6 +59,9 @@ func (r *rewrite) ddlStatement(n *pg.Node, root *scope) error {
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 		default:
 			return rewriter.Unsupported("this ALTER statement is not supported through sqe")
+		}
+		if err := alterForm(a); err != nil {
+			return err
 		}
 		if err := r.existing(a.Relation, policy.Alter, a.MissingOk, true); err != nil {
 			return err

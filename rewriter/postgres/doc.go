@@ -95,9 +95,11 @@
 // expressions; in a view or CREATE TABLE AS they are therefore fixed at
 // creation. current_database() and current_schema are left alone.
 // (PostgreSQL's grammar has no current_user() or current_role() with
-// parentheses: a policy written for PostgreSQL uses the keywords. A policy
-// expression written with the parentheses does not parse, and every
-// statement that reads its table is refused: it fails closed.)
+// parentheses: a policy written for PostgreSQL uses the keywords, or
+// invoker_role() for the primary role. A native policy expression written
+// with the parentheses does not parse, and the policy does not load; one
+// that reaches a statement all the same, from another source, fails the
+// statement closed with a policy error.)
 //
 // # Writes
 //

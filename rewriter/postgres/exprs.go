@@ -602,7 +602,7 @@ func (r *rewrite) maskExpr(target *tableRef, col rewriter.Column) (*pg.Node, err
 	e, err := parseExpr(text)
 	if err != nil {
 		m, _ := target.plan.Mask(col.Name)
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: target.table.String(), Column: col.Name, Policy: m.Policy,
+		return nil, &rewriter.Error{Kind: policy.ErrPolicy, Table: target.table.String(), Column: col.Name, Policy: m.Policy,
 			Detail: "mask expression is not a single SQL expression"}
 	}
 	holder := &pg.ResTarget{Val: e}

@@ -22,6 +22,10 @@ type Dialect struct{}
 // Name returns "postgres".
 func (Dialect) Name() string { return Name }
 
+// Syntax returns the dialect's Syntax (its expression parser, for checking
+// policy expressions when a policy loads).
+func (Dialect) Syntax() rewriter.Syntax { return Syntax }
+
 // Syntax is the PostgreSQL syntax for the dialect-neutral planner.
 var Syntax rewriter.Syntax = syntax{}
 
@@ -146,7 +150,7 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 	if req.PostgresNonStandardStrings && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported(`a backslash in SQL while standard_conforming_strings is off (pass values as arguments)`)
 	}
-	tree, err := parse(req.SQL)
+	tree, err := parseStatement(req.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +195,7 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return a
+	return rewriter.MergeHolds(a, b)
 }
 
 // rewriteOne rewrites one parsed statement in place, proves that it
@@ -199,12 +203,18 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
 	r := newRewrite(ctx, req)
 	// Decided on the statement as the application wrote it.
-	r.mergeable = !canFailOnARow(stmt)
+	r.mergeable = !canFailOnARow(stmt, r.fromTypes(stmt.GetSelectStmt()))
 	if r.mergeable {
 		r.conds = collectConditionColumns(stmt.GetSelectStmt())
 	}
 	res, err := r.statement(stmt)
 	if err != nil {
+		if res != nil {
+			rewriter.SetStatementKind(err, res.Kind)
+		}
+		return nil, err
+	}
+	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
 		return nil, err
 	}
 	if err := r.verify(stmt); err != nil {

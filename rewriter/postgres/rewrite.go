@@ -20,6 +20,9 @@ const maxPolicyDepth = 8
 type rewrite struct {
 	ctx context.Context
 	req *rewriter.Request
+	// nondeterministic names the columns of filtered tables whose
+	// collation is nondeterministic (see refuseLikeOnNondeterministic).
+	nondeterministic map[string]bool
 	// sanctioned holds every table reference the rewrite produced or
 	// checked; verify refuses a statement with any other.
 	sanctioned map[*pg.RangeVar]bool
@@ -146,7 +149,18 @@ func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.Tabl
 		cp.View = overlay
 		req = &cp
 	}
-	return rewriter.PlanTable(r.ctx, req, t, access)
+	p, err := rewriter.PlanTable(r.ctx, req, t, access)
+	if err == nil && len(p.Decision.RowFilters) > 0 {
+		for _, c := range p.All {
+			if c.Nondeterministic {
+				if r.nondeterministic == nil {
+					r.nondeterministic = map[string]bool{}
+				}
+				r.nondeterministic[c.Name] = true
+			}
+		}
+	}
+	return p, err
 }
 
 // searchPath is the path unqualified relation names resolve in, as the

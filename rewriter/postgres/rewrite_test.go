@@ -607,11 +607,15 @@ func TestPolicyExpressionsAreIsolated(t *testing.T) {
 	_, err = rewriteSQL(t, "SELECT * FROM orders", dec)
 	wantKind(t, err, rewriter.ErrUnsupported)
 
-	// Text that is not one expression never reaches the statement.
+	// Text that is not one expression never reaches the statement; it is
+	// a defect of the policy, and the error says so and names the rule.
 	for _, expr := range []string{"1) OR (1=1", "true; DROP TABLE x", "1 FROM customers", "*", "x AS y"} {
 		dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: expr, Policy: "bad"}}}
 		_, err := rewriteSQL(t, "SELECT * FROM orders", dec)
-		wantKind(t, err, rewriter.ErrUnsupported)
+		wantKind(t, err, policy.ErrPolicy)
+		if !strings.Contains(err.Error(), "policy error") || !strings.Contains(err.Error(), `"bad"`) {
+			t.Fatalf("%s: %v", expr, err)
+		}
 	}
 }
 

@@ -27,7 +27,13 @@ import (
 // the statement has a shape (subqueries, CTEs, set operations, derived
 // tables, functions in FROM, windows) whose evaluation order sqe does not
 // reason about.
-func canFailOnARow(stmt *pg.Node) bool {
+//
+// A comparison of two columns (or a column with a list of columns) is safe
+// only when types, read from the catalog, proves that no side is cast to
+// the other's type by a cast that can fail on a value (numeric = float8
+// casts the numeric, which overflows beyond float8's range); nil types
+// prove nothing.
+func canFailOnARow(stmt *pg.Node, types columnTypes) bool {
 	sel := stmt.GetSelectStmt()
 	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || sel.IntoClause != nil ||
 		sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 {
@@ -39,7 +45,7 @@ func canFailOnARow(stmt *pg.Node) bool {
 		}
 	}
 	for _, f := range sel.FromClause {
-		if !safeFromItem(f) {
+		if !safeFromItem(f, types) {
 			return true
 		}
 	}
@@ -50,7 +56,7 @@ func canFailOnARow(stmt *pg.Node) bool {
 			return true
 		}
 	}
-	if sel.WhereClause != nil && !safeCondition(sel.WhereClause) {
+	if sel.WhereClause != nil && !safeCondition(sel.WhereClause, types) {
 		return true
 	}
 	for _, g := range sel.GroupClause {
@@ -74,7 +80,7 @@ func canFailOnARow(stmt *pg.Node) bool {
 	return collectConditionColumns(sel).wholeRow
 }
 
-func safeFromItem(n *pg.Node) bool {
+func safeFromItem(n *pg.Node, types columnTypes) bool {
 	if n == nil {
 		return false
 	}
@@ -83,29 +89,29 @@ func safeFromItem(n *pg.Node) bool {
 		return true
 	case *pg.Node_JoinExpr:
 		j := t.JoinExpr
-		if !safeFromItem(j.Larg) || !safeFromItem(j.Rarg) {
+		if !safeFromItem(j.Larg, types) || !safeFromItem(j.Rarg, types) {
 			return false
 		}
-		return j.Quals == nil || safeCondition(j.Quals)
+		return j.Quals == nil || safeCondition(j.Quals, types)
 	}
 	return false
 }
 
 // safeCondition accepts comparisons and their boolean combinations.
-func safeCondition(n *pg.Node) bool {
+func safeCondition(n *pg.Node, types columnTypes) bool {
 	if n == nil {
 		return false
 	}
 	switch e := n.Node.(type) {
 	case *pg.Node_BoolExpr:
 		for _, a := range e.BoolExpr.Args {
-			if !safeCondition(a) {
+			if !safeCondition(a, types) {
 				return false
 			}
 		}
 		return len(e.BoolExpr.Args) > 0
 	case *pg.Node_AExpr:
-		return safeAExpr(e.AExpr)
+		return safeAExpr(e.AExpr) && sameTypeFamily(e.AExpr, types) && likeIsDeterministic(e.AExpr, types)
 	case *pg.Node_NullTest:
 		return safeValue(e.NullTest.Arg)
 	case *pg.Node_BooleanTest:
@@ -441,7 +447,7 @@ func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
 	if cond == nil {
 		return false
 	}
-	if !simpleFilter(filter) || !safeCondition(cond) {
+	if !simpleFilter(filter) || !safeCondition(cond, targetTypes(ref)) {
 		return true
 	}
 	var cc conditionColumns
@@ -465,4 +471,216 @@ func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
 		return true, nil
 	})
 	return readsMasked(ref.plan, &cc)
+}
+
+// columnTypes resolves a column reference to its type as the catalog
+// reports it (information_schema's data_type), when it can.
+type columnTypes func(c *pg.ColumnRef) (rewriter.Column, bool)
+
+// typeFamilies are the types whose values compare without a cast that can
+// fail: the integers and numeric (an integer widens to numeric exactly),
+// the floating-point types, and the character types. Any other type
+// compares safely only with itself.
+var typeFamilies = map[string]string{
+	"smallint": "exact", "integer": "exact", "bigint": "exact", "numeric": "exact",
+	"real": "float", "double precision": "float",
+	"text": "text", "character varying": "text", "character": "text", "name": "text",
+}
+
+// sameTypeFamily reports whether the columns a comparison reads (its two
+// sides, IN and BETWEEN lists included) all have types of one family.
+// Literals and placeholders take the type of what they are compared with;
+// a comparison with at most one column casts nothing on a value.
+func sameTypeFamily(x *pg.A_Expr, types columnTypes) bool {
+	var cols []*pg.ColumnRef
+	add := func(n *pg.Node) {
+		if c := n.GetColumnRef(); c != nil {
+			cols = append(cols, c)
+		}
+	}
+	add(x.Lexpr)
+	if l := x.Rexpr.GetList(); l != nil {
+		for _, it := range l.Items {
+			add(it)
+		}
+	} else {
+		add(x.Rexpr)
+	}
+	if len(cols) < 2 {
+		return true
+	}
+	if types == nil {
+		return false
+	}
+	family := ""
+	for i, c := range cols {
+		col, ok := types(c)
+		if !ok {
+			return false
+		}
+		t := col.DataType
+		f, known := typeFamilies[t]
+		if !known {
+			f = "=" + t
+			if t == "user-defined" || t == "array" {
+				return false // information_schema does not say which type
+			}
+		}
+		if i > 0 && f != family {
+			return false
+		}
+		family = f
+	}
+	return true
+}
+
+// fromTypes resolves the column references of a SELECT whose FROM list is
+// made of tables (see safeFromItem) through the catalog: a qualified
+// reference in the table its qualifier names, an unqualified one in the
+// one table of FROM that has the column.
+func (r *rewrite) fromTypes(sel *pg.SelectStmt) columnTypes {
+	if sel == nil {
+		return nil
+	}
+	type entry struct {
+		name string // alias, or the table's name
+		cols []rewriter.Column
+	}
+	var tables []entry
+	var collect func(n *pg.Node) bool
+	collect = func(n *pg.Node) bool {
+		switch t := n.GetNode().(type) {
+		case *pg.Node_RangeVar:
+			tn, err := r.resolve(t.RangeVar, false)
+			if err != nil {
+				return false
+			}
+			cols, found, err := r.req.Catalog.Columns(r.ctx, tn)
+			if err != nil || !found {
+				return false
+			}
+			name := t.RangeVar.Relname
+			if t.RangeVar.Alias != nil && t.RangeVar.Alias.Aliasname != "" {
+				name = t.RangeVar.Alias.Aliasname
+			}
+			tables = append(tables, entry{name: name, cols: cols})
+			return true
+		case *pg.Node_JoinExpr:
+			return collect(t.JoinExpr.Larg) && collect(t.JoinExpr.Rarg)
+		}
+		return false
+	}
+	if r.req.Catalog == nil {
+		return nil
+	}
+	for _, f := range sel.FromClause {
+		if !collect(f) {
+			return nil
+		}
+	}
+	columnIn := func(cols []rewriter.Column, name string) (rewriter.Column, bool) {
+		for _, c := range cols {
+			if c.Name == name {
+				return c, true
+			}
+		}
+		return rewriter.Column{}, false
+	}
+	return func(c *pg.ColumnRef) (rewriter.Column, bool) {
+		names, star, ok := colFields(c)
+		if !ok || star || len(names) == 0 || len(names) > 2 {
+			return rewriter.Column{}, false
+		}
+		found, col := 0, rewriter.Column{}
+		for _, t := range tables {
+			if len(names) == 2 && t.name != names[0] {
+				continue
+			}
+			if cc, ok := columnIn(t.cols, names[len(names)-1]); ok {
+				found++
+				col = cc
+			}
+		}
+		return col, found == 1
+	}
+}
+
+// likeIsDeterministic reports whether a LIKE or ILIKE reads a column whose
+// collation the catalog shows to be deterministic: on a nondeterministic
+// one the server refuses LIKE when it first evaluates it, and whether it
+// evaluates it at all would tell whether the table has rows the filter
+// hides. Other comparisons pass.
+func likeIsDeterministic(x *pg.A_Expr, types columnTypes) bool {
+	if x.Kind != pg.A_Expr_Kind_AEXPR_LIKE && x.Kind != pg.A_Expr_Kind_AEXPR_ILIKE {
+		return true
+	}
+	c := x.Lexpr.GetColumnRef()
+	if c == nil {
+		return true // a constant or a placeholder
+	}
+	if types == nil {
+		return false
+	}
+	col, ok := types(c)
+	return ok && !col.Nondeterministic
+}
+
+// targetTypes resolves the column references of a write's condition that
+// name a column of its target table (unqualified, or qualified by the
+// target's name or alias); others are unknown.
+func targetTypes(ref *tableRef) columnTypes {
+	if ref == nil || ref.plan == nil || len(ref.plan.All) == 0 {
+		return nil
+	}
+	return func(c *pg.ColumnRef) (rewriter.Column, bool) {
+		names, star, ok := colFields(c)
+		if !ok || star || len(names) == 0 || len(names) > 2 {
+			return rewriter.Column{}, false
+		}
+		if len(names) == 2 && !strings.EqualFold(names[0], ref.alias) && !strings.EqualFold(names[0], ref.table.Table) {
+			return rewriter.Column{}, false
+		}
+		for _, col := range ref.plan.All {
+			if col.Name == names[len(names)-1] {
+				return col, true
+			}
+		}
+		return rewriter.Column{}, false
+	}
+}
+
+// refuseLikeOnNondeterministic refuses LIKE, ILIKE and SIMILAR TO on a
+// column of a filtered table whose collation is nondeterministic (names
+// compared without qualifiers). The server cannot evaluate them on such a
+// column, and finds out when it plans the statement, by trying the pattern
+// on the column's statistics, which sample every row, hidden ones
+// included: whether the statement fails would tell whether the table has
+// rows the caller cannot see. No fence helps, since planning comes first.
+func (r *rewrite) refuseLikeOnNondeterministic(stmt *pg.Node) error {
+	if len(r.nondeterministic) == 0 {
+		return nil
+	}
+	var found string
+	_ = walk(stmt, func(m proto.Message, _ *pg.Node) (bool, error) {
+		x, ok := m.(*pg.A_Expr)
+		if !ok || found != "" {
+			return found == "", nil
+		}
+		switch x.Kind {
+		case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
+		default:
+			return true, nil
+		}
+		if c := x.Lexpr.GetColumnRef(); c != nil {
+			if names, _, ok := colFields(c); ok && len(names) > 0 && r.nondeterministic[names[len(names)-1]] {
+				found = names[len(names)-1]
+			}
+		}
+		return true, nil
+	})
+	if found != "" {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Column: found,
+			Detail: "LIKE, ILIKE and SIMILAR TO on a column with a nondeterministic collation are not supported through sqe: the server refuses them when it plans the statement, after reading statistics of rows the policy hides"}
+	}
+	return nil
 }

@@ -87,7 +87,11 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 		if err := r.cursorName(&s.DeclareCursorStmt.Portalname); err != nil {
 			return nil, err
 		}
-		return &rewriter.Result{Kind: rewriter.KindSelect}, r.query(s.DeclareCursorStmt.Query, root)
+		res := &rewriter.Result{Kind: rewriter.KindSelect}
+		if s.DeclareCursorStmt.Options&cursorOptHold != 0 {
+			res.Effect.Holds = rewriter.HoldsCursor
+		}
+		return res, r.query(s.DeclareCursorStmt.Query, root)
 	case *pg.Node_FetchStmt:
 		if err := r.cursorName(&s.FetchStmt.Portalname); err != nil {
 			return nil, err
@@ -119,7 +123,11 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 		if err := r.ddlStatement(n, root); err != nil {
 			return nil, err
 		}
-		return &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}, nil
+		res := &rewriter.Result{Kind: rewriter.KindDDL, Effect: rewriter.Effect{InvalidateCatalog: true}}
+		if createsTemporary(n) {
+			res.Effect.Holds = rewriter.HoldsTemporaryTable
+		}
+		return res, nil
 	}
 	if c, ok := n.Node.(*pg.Node_CommentStmt); ok {
 		if err := r.comment(c.CommentStmt); err != nil {
@@ -177,11 +185,16 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 func transaction(t *pg.TransactionStmt) (*rewriter.Result, error) {
 	res := &rewriter.Result{Kind: rewriter.KindSession}
 	switch t.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START,
-		pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		res.Effect.Holds = rewriter.HoldsTransaction
 		return res, nil
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
-		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+		return res, nil
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		res.Effect.RefreshSession = true
+		res.Effect.EndsTransaction = true
+		return res, nil
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 		res.Effect.RefreshSession = true
 		return res, nil
 	}
@@ -210,9 +223,11 @@ func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
 	switch s.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		res.Effect.RefreshSession = true
+		res.Effect.Holds = rewriter.HoldsSessionSetting
 		return res, nil
 	case pg.VariableSetKind_VAR_SET_MULTI:
 		// SET TRANSACTION …, SET SESSION CHARACTERISTICS AS TRANSACTION …
+		res.Effect.Holds = rewriter.HoldsSessionSetting
 		return res, nil
 	case pg.VariableSetKind_VAR_SET_VALUE, pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
 	default:
@@ -236,7 +251,29 @@ func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
 		}
 	}
 	res.Effect.RefreshSession = sessionStateVariables[name]
+	if !s.IsLocal {
+		// SET LOCAL ends with its transaction; SET and RESET outlive the
+		// statement.
+		res.Effect.Holds = rewriter.HoldsSessionSetting
+	}
 	return res, nil
+}
+
+// cursorOptHold is PostgreSQL's CURSOR_OPT_HOLD (DECLARE … WITH HOLD).
+const cursorOptHold = 0x0020
+
+// createsTemporary reports whether a CREATE makes a temporary relation.
+func createsTemporary(n *pg.Node) bool {
+	var rv *pg.RangeVar
+	switch s := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		rv = s.CreateStmt.Relation
+	case *pg.Node_CreateTableAsStmt:
+		rv = s.CreateTableAsStmt.GetInto().GetRel()
+	case *pg.Node_ViewStmt:
+		rv = s.ViewStmt.View
+	}
+	return rv != nil && rv.Relpersistence == "t"
 }
 
 // maxCursorName is the server's identifier length.

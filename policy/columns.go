@@ -1,0 +1,104 @@
+package policy
+
+import "strings"
+
+// ColumnRef is a column that a rule of the native policy file names on
+// one table: a mask's column, a restricted column, a mapping filter's
+// key, a column of the tags section.
+type ColumnRef struct {
+	// Rule names the rule: its name, its default name
+	// ("shop.customers/masks[1]") or, for the tags section,
+	// "tags:schema.table.column".
+	Rule string
+	// Section is masks, restricted, row_filters or tags.
+	Section string
+	// Column is the column named, lower-cased.
+	Column string
+	// Line is the rule's line in the file (0 when unknown).
+	Line int
+	// Path is the field that names the column, e.g.
+	// tables."shop.customers".restricted[0].columns.
+	Path string
+}
+
+// ColumnNamer is implemented by Views (and snapshots) whose policy names
+// columns of tables: the native file's. The rewriter checks the columns
+// against the catalog whenever a statement reads or writes the table,
+// for every caller, and fails closed (ErrPolicy) when one does not exist:
+// a rule on a misspelt column protects nobody.
+type ColumnNamer interface {
+	// NamedColumns returns the columns the rules of t's exact table entry
+	// and the tags section name for t, in file order; nil when none. The
+	// slice is shared and read-only.
+	NamedColumns(t TableName) []ColumnRef
+}
+
+var (
+	_ ColumnNamer = (*Compiled)(nil)
+	_ ColumnNamer = (*fileView)(nil)
+)
+
+// NamedColumns implements ColumnNamer. Wildcard table entries are not
+// included: a mask on a column of "shop.*" applies to the tables that
+// have the column, by design.
+func (c *Compiled) NamedColumns(t TableName) []ColumnRef {
+	if len(c.named) == 0 {
+		return nil
+	}
+	return c.named[tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}]
+}
+
+// NamedColumns implements ColumnNamer.
+func (v *fileView) NamedColumns(t TableName) []ColumnRef { return v.c.NamedColumns(t) }
+
+// compileNamedColumns records, per exact table, the columns its rules
+// name, once, so that a statement's check is one map lookup.
+func (c *Compiled) compileNamedColumns(f *File) {
+	add := func(k tkey, ref ColumnRef) {
+		if c.named == nil {
+			c.named = map[tkey][]ColumnRef{}
+		}
+		c.named[k] = append(c.named[k], ref)
+	}
+	for ti := range f.Tables {
+		t := &f.Tables[ti]
+		if t.Wildcard() {
+			continue
+		}
+		k := tkey{t.Schema, t.Table}
+		path := "tables." + pathKey(t.Key())
+		name := func(n, section string, i int) string {
+			if n == "" {
+				return defaultName(t.Key(), section, i)
+			}
+			return n
+		}
+		for i := range t.RowFilters {
+			r := &t.RowFilters[i]
+			if r.Mapping != nil {
+				add(k, ColumnRef{Rule: name(r.Name, "row_filters", i), Section: "row_filters", Column: strings.ToLower(r.Mapping.Key), Line: r.Line,
+					Path: elemPath(path+".row_filters", i) + ".mapping.key"})
+			}
+		}
+		for i := range t.Masks {
+			m := &t.Masks[i]
+			add(k, ColumnRef{Rule: name(m.Name, "masks", i), Section: "masks", Column: strings.ToLower(m.Column), Line: m.Line,
+				Path: elemPath(path+".masks", i) + ".column"})
+		}
+		for i := range t.Restricted {
+			r := &t.Restricted[i]
+			for _, col := range r.Columns {
+				add(k, ColumnRef{Rule: name(r.Name, "restricted", i), Section: "restricted", Column: strings.ToLower(col), Line: r.Line,
+					Path: elemPath(path+".restricted", i) + ".columns"})
+			}
+		}
+	}
+	for _, tg := range f.Tags {
+		if tg.Column == "" {
+			continue
+		}
+		key := tg.Schema + "." + tg.Table + "." + tg.Column
+		add(tkey{tg.Schema, tg.Table}, ColumnRef{Rule: "tags:" + key, Section: "tags", Column: tg.Column, Line: tg.Line,
+			Path: "tags." + pathKey(key)})
+	}
+}

@@ -1,0 +1,63 @@
+package mysql
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// positionRE finds the position in the parser's error: one past the byte
+// offset just after the token it stopped at. The rest of its text (the
+// token itself, which may be a literal) is not used.
+var positionRE = regexp.MustCompile(`^[a-z ]+ at position (\d+)( near )?`)
+
+// syntaxError turns the parser's error for piece, which starts at byte
+// offset at of sql, into an ErrSyntax error positioned in sql.
+func syntaxError(sql string, at int, piece string, err error) error {
+	m := positionRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return rewriter.SyntaxError(sql, -1, -1, '`', "")
+	}
+	pos, convErr := strconv.Atoi(m[1])
+	if convErr != nil {
+		return rewriter.SyntaxError(sql, -1, -1, '`', "")
+	}
+	// Without "near", the parser stopped at the end of the text.
+	start, end := tokenEnding(piece, pos-1, m[2] == "")
+	if start >= 0 {
+		start, end = start+at, end+at
+	}
+	return rewriter.SyntaxError(sql, start, end, '`', "")
+}
+
+// tokenEnding returns the byte offsets in piece of the token that ends at
+// end, as the tokenizer scans it (start == end == len(piece) for the end of
+// the text, -1, -1 when no token ends there).
+func tokenEnding(piece string, end int, atEOF bool) (int, int) {
+	if atEOF || end > len(piece) {
+		return len(piece), len(piece)
+	}
+	tk := parser.NewStringTokenizer(piece)
+	for {
+		prev := tk.Pos
+		typ, _ := tk.Scan()
+		if typ == 0 || tk.Pos <= prev {
+			return -1, -1
+		}
+		if tk.Pos >= end {
+			if tk.Pos != end {
+				return -1, -1
+			}
+			start := prev
+			for start < end && isBlank(piece[start]) {
+				start++
+			}
+			return start, end
+		}
+	}
+}
+
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
