@@ -292,6 +292,18 @@ var advCommon = []advCase{
 
 	// Refused outright, whoever asks.
 	refuse("SELECT '{N}'; SELECT note FROM secrets; LOCK TABLE secrets"),
+	// Functions are allowed by list: an application's function, one
+	// qualified by a schema, and the sequence functions (they count the
+	// rows a filter hides and write with read access) are refused.
+	refuse("SELECT calc_tax('{N}')"),
+	refuse("SELECT id FROM customers WHERE calc_tax(ssn) = '{N}'"),
+	refuse("SELECT {S}.lower('{N}')"),
+	refuse("SELECT COUNT(*) FROM customers GROUP BY region HAVING MAX(calc_tax(ssn)) = '{N}'"),
+	refuse("UPDATE notes SET body = calc_tax(body) WHERE body = '{N}'"),
+	refuse("SELECT nextval('{N}')"),
+	refuse("SELECT setval('{N}', 1)"),
+	refuse("SELECT lastval(), '{N}'"),
+	refuse("INSERT INTO notes (id, body) VALUES (nextval('notes_seq'), '{N}')"),
 }
 
 // advMySQL are MariaDB/MySQL forms.
@@ -456,6 +468,30 @@ var advMySQL = []advCase{
 	refuse("KILL QUERY {N}"),
 	refuse("SELECT sys_exec('{N}')"),
 	refuse("EXECUTE IMMEDIATE 'SELECT ''{N}'''"),
+	// Functions that report the connection's or the server's state, hold
+	// locks past the statement or measure time.
+	refuse("SELECT GET_LOCK('{N}', 0)"),
+	refuse("SELECT RELEASE_LOCK('{N}')"),
+	refuse("SELECT IS_USED_LOCK('{N}'), IS_FREE_LOCK('x')"),
+	refuse("SELECT RELEASE_ALL_LOCKS(), '{N}'"),
+	refuse("SELECT id FROM customers WHERE GET_LOCK(ssn, 0) = 1 AND name <> '{N}'"),
+	refuse("SELECT LAST_INSERT_ID(), '{N}'"),
+	refuse("SELECT LAST_INSERT_ID(7), '{N}'"),
+	refuse("SELECT CONNECTION_ID(), '{N}'"),
+	refuse("UPDATE notes SET body = CONNECTION_ID() WHERE body = '{N}'"),
+	refuse("SELECT SLEEP(0), '{N}'"),
+	refuse("SELECT id FROM customers WHERE SLEEP(CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 0 END) = 0 AND '{N}' <> ''"),
+	refuse("SELECT BENCHMARK(1, MD5('{N}'))"),
+	refuse("SELECT MASTER_POS_WAIT('{N}', 1, 0)"),
+	refuse("SELECT MASTER_GTID_WAIT('{N}', 0)"),
+	refuse("SELECT BINLOG_GTID_POS('{N}', 1)"),
+	refuse("SELECT WSREP_LAST_SEEN_GTID(), '{N}'"),
+	refuse("SELECT UUID_SHORT(), '{N}'"),
+	refuse("SELECT {S}.calc_tax(id), '{N}' FROM customers"),
+	refuse("SELECT NEXTVAL({N})"),
+	refuse("SELECT GTID_SUBSET('{N}', '')"),
+	refuse("SELECT PS_CURRENT_THREAD_ID(), '{N}'"),
+	ok("SELECT DATABASE() = SCHEMA(), VERSION() <> '', JSON_EXTRACT(CONCAT('[\"', ssn, '\"]'), '$[0]') FROM customers ORDER BY id"),
 }
 
 // advPostgres are PostgreSQL forms.
@@ -662,4 +698,50 @@ var advPostgres = []advCase{
 	ok("SELECT o.id, a.owner FROM orders o LEFT JOIN accounts a ON a.id = o.customer_id ORDER BY o.id"),
 	ok("SELECT o.id, a.owner FROM accounts a RIGHT JOIN orders o ON a.id = o.customer_id WHERE o.id > 10 ORDER BY o.id"),
 	ok("SELECT o.id, a.owner, c.name FROM orders o FULL JOIN accounts a ON a.id = o.customer_id LEFT JOIN customers c ON c.id = o.customer_id ORDER BY o.id, a.id"),
+	// Functions are allowed by list (pg_proc's functions that compute on
+	// their arguments). The connection's prepared statements and cursors
+	// hold another caller's rewritten SQL, with its literals and filter.
+	refuse("SELECT name, statement FROM pg_prepared_statement() WHERE name <> '{N}'"),
+	refuse("SELECT p.statement FROM pg_catalog.pg_prepared_statement() p WHERE p.statement LIKE '%{N}%'"),
+	refuse("SELECT (pg_prepared_statement()).statement, '{N}'"),
+	refuse("SELECT x.* FROM ROWS FROM (pg_prepared_statement()) x WHERE '{N}' <> ''"),
+	refuse("SELECT statement FROM pg_cursor() WHERE name <> '{N}'"),
+	refuse("SELECT c.id FROM customers c WHERE EXISTS (SELECT 1 FROM pg_cursor() x WHERE x.name = '{N}')"),
+	refuse("SELECT id, (SELECT count(*) FROM pg_catalog.pg_cursor()) FROM customers WHERE name <> '{N}'"),
+	// Sequences tell how many rows a filter hides, and write with select.
+	refuse("SELECT pg_sequence_last_value('customers_id_seq'), '{N}'"),
+	refuse("SELECT pg_catalog.pg_sequence_last_value(c.oid) FROM pg_class c WHERE c.relname = '{N}'"),
+	refuse("SELECT pg_sequence_last_value(pg_get_serial_sequence('customers', 'id')), '{N}'"),
+	refuse("SELECT pg_catalog.nextval('{N}')"),
+	refuse("SELECT currval('{N}')"),
+	refuse("SELECT * FROM pg_sequence_parameters('{N}'::regclass)"),
+	// Configuration files, authentication rules, locks, settings.
+	refuse("SELECT * FROM pg_show_all_file_settings() WHERE name <> '{N}'"),
+	refuse("SELECT * FROM pg_hba_file_rules() WHERE '{N}' <> ''"),
+	refuse("SELECT * FROM pg_lock_status() WHERE '{N}' <> ''"),
+	refuse("SELECT pg_catalog.pg_lock_status(), '{N}'"),
+	refuse("SELECT current_setting('search_path'), '{N}'"),
+	refuse("SELECT current_query(), '{N}'"),
+	refuse("SELECT pg_advisory_lock(1), '{N}'"),
+	refuse("SELECT pg_backend_pid(), '{N}'"),
+	refuse("SELECT pg_sleep(0), '{N}'"),
+	refuse("SELECT pg_notify('{N}', ssn) FROM customers"),
+	refuse("SELECT inet_server_addr(), '{N}'"),
+	refuse("SELECT has_table_privilege('customers', 'select'), '{N}'"),
+	// A table's row type names its columns, restricted ones included.
+	refuse("SELECT json_populate_record(null::customers, '{\"x\": \"{N}\"}')"),
+	refuse("SELECT (jsonb_populate_record(NULL::public.customers, '{}')).*, '{N}'"),
+	refuse("SELECT * FROM json_populate_recordset(null::customers, '[]') WHERE '{N}' <> ''"),
+	refuse("SELECT CAST(NULL AS customers), '{N}'"),
+	refuse("SELECT ROW(1, '{N}')::customers"),
+	refuse("SELECT '{}'::customers[], '{N}'"),
+	refuse("SELECT '{N}'::cust_v"),
+	refuse("SELECT * FROM json_to_record('{}') AS t(c customers, n text) WHERE n = '{N}'"),
+	refuse("SELECT NULL::pg_catalog.pg_authid, '{N}'"),
+	// Operators are functions: only the built-in ones pass.
+	refuse("SELECT 1 OPERATOR(public.+) 1, '{N}'"),
+	refuse("SELECT id FROM customers ORDER BY id USING OPERATOR(public.<), '{N}'"),
+	ok("SELECT 1 OPERATOR(pg_catalog.+) 1, lower(ssn), pg_catalog.upper(email), ssn::varchar(20), id::numeric(10, 2) FROM customers ORDER BY id"),
+	ok("SELECT g, c.id FROM generate_series(1, 6) g LEFT JOIN customers c ON c.id = g ORDER BY g"),
+	ok("SELECT count(*) FILTER (WHERE ssn LIKE '%5'), percentile_disc(0.5) WITHIN GROUP (ORDER BY id), string_agg(ssn COLLATE \"C\", ',' ORDER BY ssn) FROM customers"),
 }

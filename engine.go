@@ -30,6 +30,7 @@ type engine struct {
 	defaultUser *session.User
 	static      rewriter.Catalog // WithCatalog: no metadata queries
 	tagSources  []policy.TagSource
+	allowed     allowedNames // WithAllowedFunctions, WithAllowedTypes
 	schemas     *schemaCache
 	cache       *rewriteCache
 	stats       *counters
@@ -58,6 +59,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		defaultUser: cfg.defaultUser,
 		static:      cfg.catalog,
 		tagSources:  cfg.tagSources,
+		allowed:     allowedNames{functions: cfg.allowedFunctions, types: cfg.allowedTypes},
 		schemas:     newSchemaCache(name),
 		cache:       newRewriteCache(cfg.cacheSize),
 		stats:       &counters{},
@@ -385,6 +387,8 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		MySQLNoBackslashEscapes:    cs.noBackslash,
 		MySQLANSIQuotes:            cs.ansiQuotes,
 		PostgresNonStandardStrings: cs.nonStdStrings,
+		AllowedFunctions:           e.allowed.functions,
+		AllowedTypes:               e.allowed.types,
 	}
 	res, err := e.dialect.Rewrite(ctx, req)
 	if err != nil {

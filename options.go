@@ -27,6 +27,10 @@ type config struct {
 	cacheSize   int
 	// stmtCacheSize bounds each connection's prepared statements.
 	stmtCacheSize int
+	// allowedFunctions and allowedTypes: the application's own functions
+	// and types its SQL may use besides the built-ins.
+	allowedFunctions []string
+	allowedTypes     []string
 
 	auditSink     audit.Sink
 	auditOff      bool
@@ -78,6 +82,29 @@ func WithTagSource(sources ...policy.TagSource) Option {
 	return func(c *config) { c.tagSources = append(c.tagSources, sources...) }
 }
 
+// WithAllowedFunctions lets the application's SQL call its own functions,
+// by name: "calc_tax" allows the unqualified call calc_tax(…),
+// "billing.calc_tax" allows billing.calc_tax(…) (case-insensitive).
+// Without it only the dialect's built-in functions that compute on their
+// arguments pass, and any other function is refused (ErrUnsupported,
+// naming the function): see docs/security.md. A function runs with the
+// database user's rights, outside sqe's sight: allow only functions that
+// read nothing a caller may not see. Sequence functions (nextval, …) and
+// the other refused built-ins can be allowed the same way, except those
+// that read files or run programs. A native policy file can list the same
+// names (functions: allow: [...]); a name allowed in either place passes.
+func WithAllowedFunctions(names ...string) Option {
+	return func(c *config) { c.allowedFunctions = append(c.allowedFunctions, names...) }
+}
+
+// WithAllowedTypes lets the application's SQL (PostgreSQL) cast to its own
+// types, by name ("mood", "app.mood"). Without it a cast, or a column
+// definition list, may only name a built-in type: a table's row type would
+// tell the table's columns.
+func WithAllowedTypes(names ...string) Option {
+	return func(c *config) { c.allowedTypes = append(c.allowedTypes, names...) }
+}
+
 // WithRawConnAccess lets sql.Conn.Raw reach the underlying driver
 // connection through the Unwrap method of sqe's connection. Code holding the
 // raw connection bypasses every policy: enable it only for trusted code.
@@ -118,3 +145,6 @@ func WithAuditBuffer(n int) Option { return func(c *config) { c.auditBuffer = n 
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.meterProvider = mp }
 }
+
+// allowedNames are the application's own functions and types.
+type allowedNames struct{ functions, types []string }

@@ -87,6 +87,8 @@ type Compiled struct {
 	defaultAllow bool
 	opts         options
 	counters     *Counters
+	// allowedFunctions: the file's functions: allow: list.
+	allowedFunctions []string
 
 	principals []Principal // by pid: 0 is public, 1..nRoles the roles
 	nRoles     int32
@@ -174,6 +176,8 @@ func Compile(f *File, version uint64, opts ...Option) (*Compiled, error) {
 		defaultAllow: f.DefaultAllow,
 		opts:         o,
 		counters:     o.counters,
+
+		allowedFunctions: slices.Clone(f.AllowedFunctions),
 	}
 	if c.counters == nil {
 		c.counters = &Counters{}

@@ -46,8 +46,10 @@
 //	    restricted:
 //	      - {name: no-salary, principals: [role:support], columns: [salary]}
 //
-// Top-level fields are version, default, roles, groups, users, tables, tags
-// and tag_masks; all but version and default are optional. Every rule has principals
+// Top-level fields are version, default, roles, groups, users, tables, tags,
+// tag_masks and functions ({allow: [name or schema.name, …]}: the
+// application's own functions its SQL may call, see FunctionAllower); all
+// but version and default are optional. Every rule has principals
 // (required, non-empty), an optional name (used in Decision.DeniedBy,
 // Mask.Policy, RowFilter.Policy and Decision.Restricted; an unnamed rule is
 // called e.g. "shop.customers/access[0]") and an optional description.

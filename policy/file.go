@@ -67,6 +67,10 @@ type File struct {
 	// here). Compile marks them unresolved in the snapshot: a View holding
 	// one fails closed on the decisions that depend on it.
 	Unresolved []Unresolved
+	// AllowedFunctions are the application's own functions its SQL may
+	// call besides the dialect's built-ins (functions: allow:), "name" or
+	// "schema.name"; see the Functions section of docs/security.md.
+	AllowedFunctions []string
 }
 
 // FileRole is a role and the roles it contains: holding the role means

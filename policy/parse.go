@@ -329,7 +329,7 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 		p.fail(root, "", "expected a mapping at the top level, got %s", describe(root))
 		return
 	}
-	fs := p.fields(root, "", "version", "default", "roles", "groups", "users", "tables", "tags", "tag_masks")
+	fs := p.fields(root, "", "version", "default", "roles", "groups", "users", "tables", "tags", "tag_masks", "functions")
 
 	if v, ok := fs["version"]; !ok {
 		p.fail(root, "version", "required (want version: %d)", FileVersion)
@@ -400,7 +400,29 @@ func (p *parser) file1(root *yaml.Node, f *File) {
 			f.TagMasks = append(f.TagMasks, p.tagMaskRule(n, elemPath("tag_masks", i), elemPath("tag_masks", i)))
 		}
 	}
+	if fn, ok := fs["functions"]; ok {
+		f.AllowedFunctions = p.allowedFunctions(fn.val)
+	}
 }
+
+// allowedFunctions reads the functions section: allow lists the
+// application's own functions, "name" or "schema.name".
+func (p *parser) allowedFunctions(n *yaml.Node) []string {
+	ff := p.fields(p.node(n), "functions", "allow")
+	a, ok := ff["allow"]
+	if !ok {
+		return nil
+	}
+	names, nodes := p.strList(a.val, "functions.allow")
+	for i, name := range names {
+		if !functionName.MatchString(name) {
+			p.fail(nodes[i], elemPath("functions.allow", i), "want a function name or schema.name, got %q", name)
+		}
+	}
+	return names
+}
+
+var functionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$`)
 
 // fileTag reads one entry of the tags section: schema.table or
 // schema.table.column to a list of tags.

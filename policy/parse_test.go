@@ -102,7 +102,7 @@ func TestParseErrors(t *testing.T) {
         type: MASK_FOO
 `, []string{`policy.yaml:9: tables."shop.customers".masks[1].type: unknown mask type "MASK_FOO"`}},
 		{"unknown top-level field", head + "tabels: {}\n",
-			[]string{`policy.yaml:3: tabels: unknown field "tabels" (want version, default, roles, groups, users, tables, tags, tag_masks)`}},
+			[]string{`policy.yaml:3: tabels: unknown field "tabels" (want version, default, roles, groups, users, tables, tags, tag_masks, functions)`}},
 		{"unknown rule field", head + `tables:
   s.t:
     masks:

@@ -41,6 +41,11 @@
 // matches ErrUnsupported too) with the position and token the parser
 // stopped at. Errors name tables, columns and policies, never data values.
 //
+// Functions are an allow-list (functions.go): the application's SQL may
+// call only the dialect's built-ins that compute on their arguments, and
+// the functions the application allowed by name (Request.AllowedFunctions);
+// any other function is an Error naming it.
+//
 // Policy expressions (row filters, CUSTOM masks) are parsed as single
 // expressions (Syntax.CanonicalExpr) before they are placed, so their text
 // cannot reach outside its place; the tables they read are rewritten under

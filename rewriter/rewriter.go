@@ -150,6 +150,13 @@ type Request struct {
 	// PostgresNonStandardStrings is true when standard_conforming_strings is
 	// off (a backslash in '…' is an escape).
 	PostgresNonStandardStrings bool
+
+	// AllowedFunctions are the application's own functions that its SQL
+	// may call besides the dialect's built-ins ("fn" or "schema.fn"; see
+	// FunctionAllowed). AllowedTypes are the types (PostgreSQL) it may
+	// cast to besides the built-in ones.
+	AllowedFunctions []string
+	AllowedTypes     []string
 }
 
 // Effect is a change to the connection's state that the statement makes

@@ -127,7 +127,39 @@
 // LOAD_FILE, sys_exec and sys_eval are refused. The parser does not read
 // INTERSECT, EXCEPT, LATERAL, TABLE t, RETURNING (MariaDB), EXECUTE
 // IMMEDIATE or PROCEDURE ANALYSE, so those are refused as statements that
-// do not parse. A stored function the application calls runs with the
-// rights of the database user, outside sqe's sight, like a view: grant the
-// database user only functions that read what every caller may read.
+// do not parse.
+//
+// # Functions
+//
+// The application's SQL may call only the built-in functions that compute
+// on their arguments: builtinFunctions (functions.go, derived from
+// MariaDB's information_schema.SQL_FUNCTIONS and help topics) for calls
+// the parser keeps as plain function calls, and the node types safeExpr
+// lists for the built-ins the parser gives a node type of their own (CAST,
+// CONVERT, SUBSTRING, TRIM, EXTRACT, the JSON, regular-expression,
+// geometry, aggregate and window functions, …). Every other function is
+// refused with an error naming it, and so is a node type sqe does not
+// know: GET_LOCK, RELEASE_LOCK and the other lock functions (a lock
+// outlives the statement on a shared connection), LAST_INSERT_ID (the
+// connection's last insert may be another caller's; the driver's result
+// has the caller's own), CONNECTION_ID, SLEEP and BENCHMARK, UUID_SHORT,
+// the sequence functions (NEXTVAL, SETVAL, LASTVAL), the replication,
+// GTID, WSREP and performance-schema functions, and any stored function
+// (db.fn(), or an unqualified name that is not a built-in).
+// A name must be a built-in of the server, or the server would call a
+// stored function of that name in the current database: the list holds
+// MariaDB 10.11's built-ins (the tests check every name against the real
+// server), so MySQL 8's own functions (ANY_VALUE, REGEXP_LIKE, GROUPING,
+// STATEMENT_DIGEST, FORMAT_BYTES, …) and later MariaDB versions' are
+// refused until allowed by name; a node type's printed name is checked
+// the same way. DATABASE(), SCHEMA() and VERSION() pass; USER(), CURRENT_USER(),
+// SESSION_USER(), SYSTEM_USER() and CURRENT_ROLE() are context functions,
+// inlined as the caller's values. The application allows its own
+// functions, or a refused built-in, by name
+// (rewriter.Request.AllowedFunctions, sqe.WithAllowedFunctions), except
+// LOAD_FILE, sys_exec, sys_eval, FOUND_ROWS and ROW_COUNT, which stay
+// refused. An allowed function runs with the rights of the database user,
+// outside sqe's sight, like a view: allow only functions that read what
+// every caller may read. Policy expressions are sqe's own and are not
+// checked.
 package mysql

@@ -11,7 +11,9 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// forbiddenFunctions read files or otherwise reach outside the data sqe governs.
+// forbiddenFunctions read files or otherwise reach outside the data sqe
+// governs: refused even when the application allows them by name (every
+// other function off the list in functions.go can be allowed).
 var forbiddenFunctions = map[string]string{
 	"load_file": "LOAD_FILE reads files on the server",
 	"sys_exec":  "sys_exec runs programs on the server",
@@ -28,6 +30,21 @@ var forbiddenFunctions = map[string]string{
 // in a write, a masked column of the target is read masked. skip names
 // children of node that the caller handles itself.
 func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent sqlparser.SQLNode) bool) error {
+	if e, isExpr := node.(sqlparser.Expr); isExpr {
+		// The walk below does not look at its root: an expression given
+		// alone (a JOIN's ON, JSON_TABLE's document) is walked as the
+		// child of a holder, so that a function, a column or a context
+		// function at its top is checked like any other. The caller
+		// holds the expression itself, so it cannot be replaced.
+		holder := &sqlparser.Where{Type: sqlparser.WhereClause, Expr: e}
+		if err := r.exprs(holder, sc, skip); err != nil {
+			return err
+		}
+		if holder.Expr != e {
+			return rewriter.Unsupported("an expression sqe must rewrite sits where the statement form allows no replacement")
+		}
+		return nil
+	}
 	var err error
 	sqlparser.Rewrite(node, func(c *sqlparser.Cursor) bool {
 		if err != nil {
@@ -72,6 +89,11 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				}
 				return false
 			}
+			if !sc.policy {
+				if err = r.checkFunc(e); err != nil {
+					return false
+				}
+			}
 		case *sqlparser.ColName:
 			if _, isValues := c.Parent().(*sqlparser.ValuesFuncExpr); isValues {
 				// VALUES(col) of ON DUPLICATE KEY UPDATE is the value the
@@ -94,6 +116,12 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 		case *sqlparser.Variable:
 			err = r.variable(e, sc)
 			return false
+		case sqlparser.Expr:
+			if !sc.policy {
+				if err = r.checkExpr(e); err != nil {
+					return false
+				}
+			}
 		}
 		return true
 	}, nil)

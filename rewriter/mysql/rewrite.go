@@ -446,7 +446,7 @@ func (r *rewrite) tableExpr(te sqlparser.TableExpr, sc *scope) (sqlparser.TableE
 		t.RightExpr = rt
 		if t.Condition != nil {
 			if t.Condition.On != nil {
-				if err := r.exprs(t.Condition.On, sc, nil); err != nil {
+				if err := r.exprs(t.Condition, sc, nil); err != nil {
 					return nil, err
 				}
 			}
@@ -467,9 +467,13 @@ func (r *rewrite) tableExpr(te sqlparser.TableExpr, sc *scope) (sqlparser.TableE
 		}
 		return t, nil
 	case *sqlparser.JSONTableExpr:
-		if err := r.exprs(t.Expr, sc, nil); err != nil {
+		// Walked under a holder, so that the document expression itself
+		// can be checked and replaced.
+		holder := &sqlparser.Where{Type: sqlparser.WhereClause, Expr: t.Expr}
+		if err := r.exprs(holder, sc, nil); err != nil {
 			return nil, err
 		}
+		t.Expr = holder.Expr
 		return t, nil
 	}
 	return nil, rewriter.Unsupported("table expression %T is not supported", te)

@@ -174,10 +174,46 @@
 // restricted columns of every table the connection sees (listed through
 // rewriter.TableLister; such a rewrite is not cached), and pg_class's
 // reltuples, relpages and relallvisible read as NULL. Sizes
-// (pg_relation_size and the like) are not hidden. A function the
-// application calls runs with the rights of the database user, outside
-// sqe's sight, like a view: grant the database user only functions that
-// read what every caller may read.
+// (pg_relation_size and the like) are refused with the other pg_*
+// functions (see Functions).
+//
+// # Functions
+//
+// The application's SQL may call only the pg_catalog functions that
+// compute on their arguments (builtinFunctions, derived from pg_proc:
+// string, numeric, date and time, JSON, XML, arrays, ranges, full-text
+// search on values, geometric and network types, aggregates, window
+// functions, set-returning functions over arguments such as
+// generate_series, unnest and json_each), unqualified or qualified with
+// pg_catalog; aggregate and window forms (FILTER, WITHIN GROUP, OVER),
+// VARIADIC and COLLATE change nothing. Every other function is refused
+// with an error naming it: every pg_* function but a few that measure or
+// convert their argument (pg_typeof, pg_column_size, pg_size_pretty, …) —
+// among them pg_prepared_statement() and pg_cursor(), which list another
+// caller's rewritten statements on the shared connection, the sequence,
+// lock, configuration and statistics functions; nextval, currval, setval,
+// lastval (a sequence counts the rows a filter hides, and nextval writes
+// with select access only); current_setting, set_config, current_query,
+// setseed, the inet_client_* and inet_server_* functions,
+// has_*_privilege, obj_description and the other catalog readers; and any
+// function of another schema (myschema.lower(x) is not the built-in). A
+// function of an extension that overloads a built-in's name is not told
+// apart from it. A cast, a typed literal or a column definition list may
+// only name a built-in base, range or multirange type (with arrays and
+// type modifiers) or record (builtinTypes): a table's row type
+// (null::customers, ROW(…)::customers) would name the table's columns,
+// restricted ones included, and their types. Operators are functions: the
+// operator names of pg_catalog pass (builtinOperators), OPERATOR(x.op) of
+// another schema and other symbols are refused. Types in schema changes
+// (column types, defaults) are not checked. The application allows its
+// own functions, a refused built-in, its own types or operators by name
+// (rewriter.Request.AllowedFunctions and AllowedTypes,
+// sqe.WithAllowedFunctions and sqe.WithAllowedTypes); the functions of
+// forbiddenFunctions (files, large objects, other servers, SQL given as
+// text, raw pages) stay refused. An allowed function runs with the rights
+// of the database user, outside sqe's sight, like a view: allow only
+// functions that read what every caller may read. Policy expressions are
+// sqe's own and are not checked.
 //
 // Refused: SET ROLE, RESET ROLE, SET SESSION AUTHORIZATION, SET
 // client_encoding / SET NAMES (the server would read the statement's bytes
@@ -187,7 +223,6 @@
 // commit, SQL-level PREPARE/EXECUTE/DEALLOCATE, DO, CALL, COPY, LOCK,
 // GRANT/REVOKE, role management, CREATE FUNCTION/PROCEDURE/RULE/TRIGGER,
 // ALTER SYSTEM, and every statement type not listed above; and, anywhere
-// in a statement, the functions that read files, reach other servers or
-// sessions, change settings, run SQL given as text or read storage below
-// the tables (the list is forbiddenFunctions).
+// in a statement, every function, type and operator off the lists (see
+// Functions).
 package postgres

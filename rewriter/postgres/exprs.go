@@ -17,8 +17,9 @@ type protoMessage = proto.Message
 // change the session's identity or settings, run SQL given as text (which
 // sqe never sees), or read storage below the tables (large objects, raw
 // pages, WAL, replication slots). They are refused anywhere in a
-// statement, whatever schema qualifies them. forbiddenPrefixes covers
-// families.
+// statement, whatever schema qualifies them, even when the application
+// allows them by name (every other function off the allow-list in
+// functions.go can be allowed). forbiddenPrefixes covers families.
 var forbiddenFunctions = map[string]string{
 	"pg_read_file":                   "reads files on the server",
 	"pg_read_binary_file":            "reads files on the server",
@@ -148,7 +149,31 @@ func (r *rewrite) visitor(sc *scope) visitor {
 			if name, schema := funcName(e); schema == "" && isSessionRoleFunction(name) {
 				return false, r.sessionRoleFunction(w, e, strings.ToLower(name), sc)
 			}
-			return r.funcCall(w, e)
+			return r.funcCall(w, e, sc)
+		case *pg.TypeName:
+			if sc.policy || r.ddl {
+				return false, nil
+			}
+			return false, r.checkType(e)
+		case *pg.A_Expr:
+			// BETWEEN's name is the keyword; the others name an operator.
+			if !sc.policy && e.Kind < pg.A_Expr_Kind_AEXPR_BETWEEN {
+				if err := r.checkOperator(e.Name); err != nil {
+					return false, err
+				}
+			}
+		case *pg.SubLink:
+			if !sc.policy {
+				if err := r.checkOperator(e.OperName); err != nil {
+					return false, err
+				}
+			}
+		case *pg.SortBy:
+			if !sc.policy {
+				if err := r.checkOperator(e.UseOp); err != nil {
+					return false, err
+				}
+			}
 		case *pg.ResTarget:
 			return false, r.resTarget(e, sc)
 		case *pg.CurrentOfExpr:
@@ -230,7 +255,7 @@ func funcName(fc *pg.FuncCall) (name, schema string) {
 	return parts[len(parts)-1], strings.Join(parts[:len(parts)-1], ".")
 }
 
-func (r *rewrite) funcCall(w *pg.Node, fc *pg.FuncCall) (bool, error) {
+func (r *rewrite) funcCall(w *pg.Node, fc *pg.FuncCall, sc *scope) (bool, error) {
 	name, schema := funcName(fc)
 	if name == "" {
 		return false, rewriter.Unsupported("unexpected function name")
@@ -245,6 +270,11 @@ func (r *rewrite) funcCall(w *pg.Node, fc *pg.FuncCall) (bool, error) {
 			return false, err
 		}
 		return false, nil
+	}
+	if !sc.policy {
+		if err := r.checkFunction(schema, name); err != nil {
+			return false, err
+		}
 	}
 	return true, nil
 }
