@@ -160,8 +160,8 @@ func TestPooledConnectionStateNeverCrossesCallers(t *testing.T) {
 			// What sqe cannot track is refused outright.
 			e := newEnv(t, b, connStatePolicy)
 			refused := map[string][]string{
-				"mysql":    {"LOCK TABLES customers READ", "PREPARE s1 FROM 'SELECT 1'", "XA START 'x'", "HANDLER customers OPEN"},
-				"postgres": {"LOCK TABLE customers", "PREPARE s1 AS SELECT 1", "LISTEN sqe_channel", "PREPARE TRANSACTION 'x'"},
+				"mysql":    {"LOCK TABLES customers READ", "PREPARE s1 FROM 'SELECT 1'", "XA START 'x'", "SELECT GET_LOCK('sqe', 1)", "DO GET_LOCK('sqe', 1)", "HANDLER customers OPEN"},
+				"postgres": {"LOCK TABLE customers", "PREPARE s1 AS SELECT 1", "LISTEN sqe_channel", "SELECT pg_advisory_lock(1)", "SELECT set_config('application_name', 'x', false)", "PREPARE TRANSACTION 'x'"},
 			}[b.name]
 			for _, q := range refused {
 				if _, err := e.db.ExecContext(as(admin), q); !isRefusal(err) {

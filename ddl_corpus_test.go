@@ -446,7 +446,7 @@ var ddlCorpusPostgres = []ddlCase{
 	ddlRefuse("CREATE TABLE m34 () INHERITS (secrets)"),
 	ddlRefuse("CREATE TABLE m35 PARTITION OF customers FOR VALUES IN ('ZZ')"),
 	ddlRefuse("CREATE TABLE m36 (id INT) USING heap2"),
-	ddlAny("CREATE TABLE m37 (id INT DEFAULT nextval('m1_id_seq'))"),
+	ddlRefuse("CREATE TABLE m37 (id INT DEFAULT nextval('m1_id_seq'))"),
 	ddlRefuse("CREATE TABLE m38 (id INT DEFAULT current_user)"),
 	ddlRefuse("CREATE TABLE m39 (id INT) WITH (toast_tuple_target = 128, oids = true)"),
 	ddlRefuse("CREATE TABLE m40 OF m19"),
