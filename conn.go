@@ -406,13 +406,12 @@ func (c *Conn) Ping(ctx context.Context) error {
 // database/sql calls it each time it hands a used connection out again.
 // A connection on which a statement opened state by SQL text that outlives
 // it (a transaction begun by BEGIN, a session variable, USE, a temporary
-// table, a cursor WITH HOLD) is never handed to the next caller: sqe
-// returns driver.ErrBadConn, database/sql closes it (the server then rolls
-// the transaction back and drops the rest) and takes another, and the
-// audit sink is told.
+// table, a cursor WITH HOLD) is never handed to the next caller: IsValid
+// already makes database/sql close it when it comes back to the pool, and
+// should it be handed out all the same, sqe returns driver.ErrBadConn and
+// database/sql takes another. The audit sink is told once.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	if why := c.cs.held(); why != "" {
-		c.planner.discarded(c.cs, why)
+	if c.discardHeld() {
 		return driver.ErrBadConn
 	}
 	c.cs.handOver()
@@ -422,9 +421,29 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	return nil
 }
 
-// IsValid forwards to the inner connection's IsValid; without one it
-// returns true.
+// discardHeld reports whether the connection holds state opened by SQL
+// text, and reports its discard (once).
+func (c *Conn) discardHeld() bool {
+	why := c.cs.held()
+	if why == "" {
+		return false
+	}
+	if !c.cs.discardReported {
+		c.cs.discardReported = true
+		c.planner.discarded(c.cs, why)
+	}
+	return true
+}
+
+// IsValid is false for a connection that holds state opened by SQL text,
+// so that database/sql closes it as soon as it comes back to the pool (an
+// open transaction is rolled back at once, not left holding its locks
+// while the connection waits idle); otherwise it forwards to the inner
+// connection's IsValid, and without one it returns true.
 func (c *Conn) IsValid() bool {
+	if c.discardHeld() {
+		return false
+	}
 	if v, ok := c.inner.(driver.Validator); ok {
 		return v.IsValid()
 	}

@@ -212,3 +212,49 @@ func TestPinnedConnectionKeepsItsSessionState(t *testing.T) {
 		})
 	}
 }
+
+// A connection that goes back to the pool holding a transaction begun by
+// SQL text is closed at once: its locks do not wait, idle in the pool, for
+// the next caller.
+func TestHeldTransactionEndsWhenTheConnectionIsReleased(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, connStatePolicy)
+			conn, err := e.db.Conn(as(admin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"BEGIN", "UPDATE customers SET name = 'LOCKED' WHERE id = 1"} {
+				if _, err := conn.ExecContext(as(admin), q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			before, _ := sqe.StatsOf(e.db)
+			if err := conn.Close(); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := sqe.StatsOf(e.db)
+			if after.ConnectionsDiscarded != before.ConnectionsDiscarded+1 {
+				t.Fatalf("discarded %d connections on release, want 1", after.ConnectionsDiscarded-before.ConnectionsDiscarded)
+			}
+			// Another session writes the row the transaction had locked;
+			// the server gives up after a second if the lock is still held.
+			other, err := e.raw.Conn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			timeout := map[string]string{"mysql": "SET SESSION innodb_lock_wait_timeout = 1", "postgres": "SET lock_timeout = '1s'"}[b.name]
+			if _, err := other.ExecContext(context.Background(), timeout); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.ExecContext(context.Background(), "UPDATE customers SET name = 'FREE' WHERE id = 1"); err != nil {
+				t.Fatalf("the released connection still holds its transaction's lock: %v", err)
+			}
+			var name string
+			if err := e.raw.QueryRow("SELECT name FROM customers WHERE id = 1").Scan(&name); err != nil || name != "FREE" {
+				t.Fatalf("name %q %v: the abandoned transaction's write survived", name, err)
+			}
+		})
+	}
+}

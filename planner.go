@@ -87,6 +87,9 @@ type connState struct {
 	// either is discarded before database/sql gives it to anyone again.
 	heldTx, heldState string
 	heldBy            string
+	// discardReported: the discard of this connection was counted and
+	// audited.
+	discardReported bool
 }
 
 func (cs *connState) memo() *fingerprintMemo {
