@@ -17,6 +17,13 @@
 // SET NAMES, …) must be the last one, since the ones after it would be
 // rewritten for a state the server no longer has.
 //
+// The server names an unaliased select-list expression after its text as
+// written (SELECT UPPER( name ) gives "UPPER( name )"); the printed text
+// differs, and over a masked column it is the mask expression. Each such
+// entry of the top-level select list (the first SELECT of a UNION) gets
+// the application's own text as its alias, so Rows.Columns is what the
+// raw driver would give (names.go).
+//
 // Because the parser reads backslashes as escapes and double quotes as
 // strings, a statement containing a backslash under NO_BACKSLASH_ESCAPES,
 // or a double quote under ANSI_QUOTES, is refused: pass values as

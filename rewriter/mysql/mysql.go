@@ -222,6 +222,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, parseError(req.SQL, at, sql, err)
 	}
+	nameColumns := columnNames(stmt, sql)
 	r := newRewrite(ctx, req)
 	r.mergeable = !canFailOnARow(stmt)
 	if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
@@ -236,6 +237,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	}
 	if r.replacement != nil {
 		stmt = r.replacement
+	} else {
+		nameColumns()
 	}
 	if err := r.verify(stmt); err != nil {
 		return nil, err

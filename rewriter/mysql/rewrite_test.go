@@ -304,6 +304,13 @@ func TestContextFunctionsInlined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The result columns keep the names the application's text gives them.
+	for _, alias := range []string{" as `current_user()`", " as `CURRENT_USER`", " as `current_role()`"} {
+		if !strings.Contains(out, alias) {
+			t.Fatalf("the column named %q lost its name:\n%s", alias, short(out))
+		}
+		out = strings.Replace(out, alias, "", 1)
+	}
 	if strings.Contains(strings.ToLower(out), "current_user") || !strings.Contains(out, `'al''ice\\'`) || !strings.Contains(out, "'support'") {
 		t.Fatalf("context functions not inlined safely:\n%s", short(out))
 	}
@@ -418,7 +425,9 @@ func TestRoleContextFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "select true, false, '[\"support\",\"x\"]', '{\"roles\":\"\",\"value\":\"\"}' from `shop`.`orders` where `total` in ('support')"
+	want := "select true as `is_role_in_session('support')`, false as `is_role_in_session('admin')`, " +
+		"'[\"support\",\"x\"]' as `current_available_roles()`, '{\"roles\":\"\",\"value\":\"\"}' as `current_secondary_roles()` " +
+		"from `shop`.`orders` where `total` in ('support')"
 	if res.SQL != want {
 		t.Fatalf("got  %s\nwant %s", res.SQL, want)
 	}
