@@ -46,6 +46,8 @@ type fakeAdmin struct {
 	hits     map[string]int // "path status" → count
 	queries  []string
 	auth     []string
+	// partStatus answers one path with a status of its own (while up).
+	partStatus map[string]int
 }
 
 func newFakeAdmin(t *testing.T) *fakeAdmin {
@@ -121,6 +123,8 @@ func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 	case a.mode == adminCorrupt:
 		body = []byte(`{"serviceName": "hivedev", "policies": [`)
+	case a.partStatus[r.URL.Path] != 0:
+		status = a.partStatus[r.URL.Path]
 	case known == strconv.FormatInt(current, 10):
 		status = http.StatusNotModified
 	}
@@ -597,4 +601,78 @@ func TestAdminServiceDeletedDropsPolicies(t *testing.T) {
 	if _, err := os.Stat(cache); err != nil {
 		t.Errorf("the cache was not written again: %v", err)
 	}
+}
+
+const tagsPath = "/service/tags/download/hivedev"
+
+// TestAdminPartsRefreshIndependently: a failing tags (or roles) download
+// does not hold back new policies; the part keeps its last version, and
+// the failure is counted and reported. A part that never downloaded
+// keeps the source from loading at all, and a 404 on any part is the
+// service gone.
+func TestAdminPartsRefreshIndependently(t *testing.T) {
+	a := newFakeAdmin(t)
+	src, err := New(a.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	tagVersion := src.Current().info.TagVersion
+
+	// The tags endpoint fails; a new policy version is published anyway.
+	a.mu.Lock()
+	a.partStatus = map[string]int{tagsPath: http.StatusInternalServerError}
+	a.mu.Unlock()
+	b := withoutPolicy(t, 20)
+	tv := Int64(version(b.Tags.TagVersion) + 1)
+	b.Tags.TagVersion = &tv
+	a.setBundle(b)
+	eventually(t, "the new policies despite the tags failure", func() bool { return ssnMask(t, src) == "" })
+	st := src.Stats()
+	if st.TagFailures == 0 || st.Info.TagVersion != tagVersion {
+		t.Fatalf("tag failures %d, tag version %d (want the last one, %d)", st.TagFailures, st.Info.TagVersion, tagVersion)
+	}
+	if !strings.Contains(st.LastError, "tags kept at their last version") {
+		t.Errorf("last error %q does not say the tags were kept", st.LastError)
+	}
+
+	// The tags endpoint recovers: the new tag version arrives.
+	a.mu.Lock()
+	a.partStatus = nil
+	a.mu.Unlock()
+	eventually(t, "the tags after recovery", func() bool { return src.Stats().Info.TagVersion == int64(tv) })
+	if src.Err() != nil {
+		t.Errorf("Err after recovery: %v", src.Err())
+	}
+
+	// A 404 on the tags is the service gone, as on the policies.
+	a.mu.Lock()
+	a.partStatus = map[string]int{tagsPath: http.StatusNotFound}
+	a.mu.Unlock()
+	eventually(t, "the service gone on a tags 404", func() bool { return !src.Stats().Loaded })
+	if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Fatalf("snapshot after a tags 404: %v", err)
+	}
+}
+
+// TestAdminPartNeverDownloadedFailsClosed: without its first tags the
+// source does not load (a snapshot without tags would apply no tag mask).
+func TestAdminPartNeverDownloadedFailsClosed(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.partStatus = map[string]int{tagsPath: http.StatusInternalServerError}
+	src, err := New(a.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Fatalf("snapshot without the first tags: %v", err)
+	}
+	a.mu.Lock()
+	a.partStatus = nil
+	a.mu.Unlock()
+	eventually(t, "the first load once the tags download", func() bool { return src.Stats().Loaded })
 }

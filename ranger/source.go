@@ -42,7 +42,10 @@ type Source struct {
 
 	polls, updates, unchanged, failures, consecutive, cacheLoads, cacheWriteFailures atomic.Uint64
 	serviceNotFound                                                                  atomic.Uint64
-	lastSuccess, lastFailure                                                         atomic.Int64
+	// Failed downloads of the parts other than the policies, each of
+	// which kept its last version (see Refresh).
+	roleFailures, tagFailures, userStoreFailures atomic.Uint64
+	lastSuccess, lastFailure                     atomic.Int64
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -331,6 +334,21 @@ func (s *Source) Refresh(ctx context.Context) error {
 	} else if s.last == nil {
 		return s.failLocked(fmt.Errorf("ranger: the admin has no policies for %q yet (answered not modified to the first download)", s.client.service))
 	}
+	// The roles, tags and user store are refreshed independently of the
+	// policies, as Ranger's refreshers are: a part that fails to download
+	// keeps the version it had (counted, and reported by Err), and the
+	// others, the policies included, still advance. A part never
+	// downloaded fails the refresh (the snapshot would lack it: no tag, no
+	// tag mask), and so does a 404 (the service is gone).
+	var partErrs []error
+	partFailed := func(part string, had bool, err error, counter *atomic.Uint64) error {
+		if ServiceNotFound(err) || !had {
+			return s.failDownloadLocked(err)
+		}
+		counter.Add(1)
+		partErrs = append(partErrs, fmt.Errorf("ranger: %s kept at their last version: %w", part, err))
+		return nil
+	}
 	if s.cfg.roles {
 		known := int64(-1)
 		if prev.Roles != nil {
@@ -338,9 +356,10 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		r, st, err := s.client.roles(ctx, known, s.activated)
 		if err != nil {
-			return s.failDownloadLocked(err)
-		}
-		if st == fetchNew {
+			if ferr := partFailed("roles", prev.Roles != nil, err, &s.roleFailures); ferr != nil {
+				return ferr
+			}
+		} else if st == fetchNew {
 			next.Roles = r
 			changed = true
 		}
@@ -352,9 +371,10 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		t, st, err := s.client.tags(ctx, known, s.activated)
 		if err != nil {
-			return s.failDownloadLocked(err)
-		}
-		if st == fetchNew {
+			if ferr := partFailed("tags", prev.Tags != nil, err, &s.tagFailures); ferr != nil {
+				return ferr
+			}
+		} else if st == fetchNew {
 			next.Tags = t
 			changed = true
 		}
@@ -366,18 +386,20 @@ func (s *Source) Refresh(ctx context.Context) error {
 		}
 		u, st, err := s.client.userStore(ctx, known, s.activated)
 		if err != nil {
-			return s.failDownloadLocked(err)
-		}
-		if st == fetchNew {
+			if ferr := partFailed("user store", prev.UserStore != nil, err, &s.userStoreFailures); ferr != nil {
+				return ferr
+			}
+		} else if st == fetchNew {
 			next.UserStore = u
 			changed = true
 		}
 	}
+	partErr := errors.Join(partErrs...)
 	if !changed && s.cur.Load() != nil {
 		s.unchanged.Add(1)
 		s.consecutive.Store(0)
-		s.setErr(nil)
-		return nil
+		s.setErr(partErr)
+		return partErr
 	}
 	next.FetchedAt = Time{time.Now().UTC()}
 	next.AdminURL = s.client.base.Redacted()
@@ -387,7 +409,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 	}
 	nb := next
 	s.setLastLocked(&nb)
-	s.setErr(nil)
+	s.setErr(partErr)
 	s.activated = time.Now()
 	s.consecutive.Store(0)
 	s.publish(snap)
@@ -400,7 +422,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 			s.cacheWriteFailures.Add(1)
 		}
 	}
-	return nil
+	return partErr
 }
 
 // Bundle returns the components of the current snapshot (shared; do not
@@ -434,6 +456,10 @@ type Stats struct {
 	// dropped the snapshot and the cache (Loaded is false until the
 	// service exists again).
 	ServiceNotFound uint64
+	// RoleFailures, TagFailures and UserStoreFailures count failed
+	// downloads of those parts: each kept its last version while the
+	// policies (and the other parts) advanced.
+	RoleFailures, TagFailures, UserStoreFailures uint64
 	// ScriptFailures counts condition scripts of the current snapshot that
 	// failed while they ran (Snapshot.ScriptFailures).
 	ScriptFailures uint64
@@ -454,6 +480,9 @@ func (s *Source) Stats() Stats {
 		CacheLoads:          s.cacheLoads.Load(),
 		CacheWriteFailures:  s.cacheWriteFailures.Load(),
 		ServiceNotFound:     s.serviceNotFound.Load(),
+		RoleFailures:        s.roleFailures.Load(),
+		TagFailures:         s.tagFailures.Load(),
+		UserStoreFailures:   s.userStoreFailures.Load(),
 	}
 	if snap := s.cur.Load(); snap != nil {
 		st.Loaded, st.Version, st.Info = true, snap.version, snap.info
