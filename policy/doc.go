@@ -32,10 +32,13 @@
 // current snapshot's keeps the snapshot (counted as unchanged), and
 // content that already failed is not tried again. A failed reload keeps
 // the last good snapshot like any reload, and is logged (WithLogger) with
-// the file, line and field of its problems, never the policy's text. When
-// the directory cannot be watched the source logs it and polls the file
-// every WithPollInterval instead; watching never fails NewFileSource.
-// Close stops the goroutine and waits for it.
+// the file, line and field of its problems, never the policy's text.
+// Every WithPollInterval the source also checks the file (the file it
+// resolves to, size, modification time, content hash), which sees what the
+// directory's events cannot (a symlink into another directory); when the
+// directory cannot be watched the source logs it and relies on that check
+// alone. Watching never fails NewFileSource. Close stops the goroutine and
+// waits for it.
 //
 // # The native policy file
 //

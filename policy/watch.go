@@ -20,8 +20,9 @@ const (
 	// DefaultWatchDebounce is how long a watched file must stay quiet
 	// after a change before it is reloaded. See WithWatchDebounce.
 	DefaultWatchDebounce = 100 * time.Millisecond
-	// DefaultPollInterval is how often a watched file is checked when its
-	// directory cannot be watched. See WithPollInterval.
+	// DefaultPollInterval is how often a watched file is checked besides
+	// (or, when its directory cannot be watched, instead of) the
+	// directory's events. See WithPollInterval.
 	DefaultPollInterval = 5 * time.Second
 )
 
@@ -42,10 +43,13 @@ const (
 // text; the same failing content is not tried again until the file
 // changes. Successful reloads are logged at Info.
 //
-// When the directory cannot be watched (no inotify instances or watches
-// left, say), the source says so in a log line and polls the file instead,
-// every WithPollInterval, for a change of its identity, size or
-// modification time; it never fails because of the watcher. Close stops
+// Besides the directory's events, the file is checked every
+// WithPollInterval for a change of the file it resolves to (after
+// symlinks), its size, its modification time or its content hash: that
+// sees what the directory's events cannot, such as a symlink to a file in
+// another directory. When the directory cannot be watched (no inotify instances or
+// watches left, say), the source says so in a log line and relies on
+// that check alone; it never fails because of the watcher. Close stops
 // watching.
 func WithWatch(on bool) Option { return func(o *options) { o.watch = on } }
 
@@ -58,9 +62,10 @@ func WithWatchDebounce(d time.Duration) Option {
 	return func(o *options) { o.watchDebounce = max(d, 0) }
 }
 
-// WithPollInterval sets how often a watched file is checked when its
-// directory cannot be watched (default DefaultPollInterval; d <= 0 keeps
-// the default).
+// WithPollInterval sets how often a watched file's identity, size,
+// modification time and content hash are checked (default DefaultPollInterval; d <= 0
+// keeps the default): the only check when its directory cannot be
+// watched, a safety net besides the directory's events otherwise.
 func WithPollInterval(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
@@ -160,11 +165,19 @@ func (w *watcher) run() {
 }
 
 // runNotify follows the directory's events until the watcher is stopped
-// (false) or the event stream ends (true: poll instead).
+// (false) or the event stream ends (true: poll instead). It also checks
+// the file every interval, for what the directory's events cannot show:
+// a symlink whose target lives in another directory, events lost.
 func (w *watcher) runNotify() bool {
 	quiet := time.NewTimer(w.debounce)
 	quiet.Stop()
 	defer quiet.Stop()
+	pending := false // quiet is running
+	wait := func() { quiet.Reset(w.debounce); pending = true }
+	tick := time.NewTicker(w.interval)
+	defer tick.Stop()
+	w.last = statOrNil(w.src.path)
+	errs := w.notify.Errors
 	for {
 		select {
 		case <-w.stop:
@@ -177,16 +190,23 @@ func (w *watcher) runNotify() bool {
 				return true
 			}
 			if w.relevant(ev) {
-				quiet.Reset(w.debounce)
+				wait() // every event restarts the quiet period
 			}
-		case err, ok := <-w.notify.Errors:
+		case err, ok := <-errs:
 			if !ok {
+				errs = nil
 				continue
 			}
 			// An overflow loses events: check the file anyway.
 			w.log.Warn("sqe: policy file watch error; checking the file", "file", w.src.path, "error", err.Error())
-			quiet.Reset(w.debounce)
+			wait()
+		case <-tick.C:
+			if !pending && w.due() {
+				wait()
+			}
 		case <-quiet.C:
+			pending = false
+			w.last = statOrNil(w.src.path)
 			w.src.watchReload(w.log)
 		}
 	}
@@ -212,13 +232,39 @@ func (w *watcher) runPoll() {
 		case <-w.stop:
 			return
 		case <-t.C:
-			fi := statOrNil(w.src.path)
-			if changedFile(w.last, fi) {
-				w.last = fi
+			if w.due() {
+				w.last = statOrNil(w.src.path)
 				w.src.watchReload(w.log)
 			}
 		}
 	}
+}
+
+// due reports whether the file changed since the watcher last loaded it:
+// it resolves to another file, appeared or disappeared, changed size or
+// modification time, or its content is neither what the current snapshot
+// was loaded from nor what the last failed load tried (modification
+// times are too coarse to show every write).
+func (w *watcher) due() bool {
+	if changedFile(w.last, statOrNil(w.src.path)) {
+		return true
+	}
+	data, err := os.ReadFile(w.src.path)
+	if err != nil {
+		return false // an absent file shows in its FileInfo
+	}
+	return w.src.isNew(sha256.Sum256(data))
+}
+
+// isNew reports whether content whose hash is sum would be loaded by the
+// watcher: it is not the current snapshot's, nor the last failed load's.
+func (s *FileSource) isNew(sum [sha256.Size]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sum == s.sum && s.cur.Load() != nil {
+		return false
+	}
+	return !(s.failed && sum == s.failedSum)
 }
 
 func statOrNil(path string) os.FileInfo {

@@ -378,3 +378,22 @@ func TestChangedFile(t *testing.T) {
 		t.Error("another file is no change")
 	}
 }
+
+// A symlink to a file in another directory: the directory's events do
+// not show the target's edits, the periodic check does.
+func TestWatchSymlinkToAnotherDirectory(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "real.yaml")
+	writeFile(t, target, generation(1))
+	link := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := watched(t, link, WithPollInterval(10*time.Millisecond))
+	if src.watch.notify == nil {
+		t.Fatal("the source does not watch its directory")
+	}
+	if err := os.WriteFile(target, []byte(generation(2)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the symlink's target to be reloaded", func() bool { return filterNow(t, src) == "gen = 2" })
+}
