@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -95,8 +96,9 @@ type watcher struct {
 	debounce time.Duration
 	interval time.Duration
 
-	notify *fsnotify.Watcher // nil: polling
-	last   os.FileInfo       // polling: the file as last seen (nil: absent)
+	notify  *fsnotify.Watcher // nil: polling
+	polling atomic.Bool       // only polling: no directory events
+	last    os.FileInfo       // the file as last seen (nil: absent)
 
 	stop     chan struct{}
 	done     chan struct{}
@@ -130,6 +132,7 @@ func newWatcher(s *FileSource) *watcher {
 		w.log.Warn("sqe: cannot watch the policy file's directory; polling the file instead",
 			"file", s.path, "interval", w.interval.String(), "error", err.Error())
 		w.last = statOrNil(s.path)
+		w.polling.Store(true)
 		return w
 	}
 	w.notify = n
@@ -187,6 +190,7 @@ func (w *watcher) runNotify() bool {
 				w.log.Warn("sqe: the policy file's directory watch ended; polling the file instead",
 					"file", w.src.path, "interval", w.interval.String())
 				w.last = statOrNil(w.src.path)
+				w.polling.Store(true)
 				return true
 			}
 			if w.relevant(ev) {
@@ -367,6 +371,22 @@ func (s *FileSource) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// Watching reports whether the source follows its file (WithWatch, until
+// Close), and whether it only polls the file (WithPollInterval) because
+// its directory could not be watched.
+func (s *FileSource) Watching() (on, pollingOnly bool) {
+	w := s.watch
+	if w == nil {
+		return false, false
+	}
+	select {
+	case <-w.stop:
+		return false, false
+	default:
+		return true, w.polling.Load()
+	}
 }
 
 // watchDone is closed when the watcher's goroutine has ended (nil when the

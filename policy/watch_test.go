@@ -87,8 +87,8 @@ func TestWatchWriteInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	writeFile(t, path, generation(1))
 	src, logs := watched(t, path)
-	if src.watch == nil || src.watch.notify == nil {
-		t.Fatal("the source does not watch its directory")
+	if on, pollingOnly := src.Watching(); !on || pollingOnly {
+		t.Fatalf("Watching() = %v, %v", on, pollingOnly)
 	}
 	if err := os.WriteFile(path, []byte(generation(2)), 0o600); err != nil {
 		t.Fatal(err)
@@ -296,6 +296,9 @@ func TestWatchCloseStopsWatcher(t *testing.T) {
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if on, _ := src.Watching(); on {
+		t.Error("Watching after Close")
+	}
 	select {
 	case <-done: // Close waits for the goroutine to end
 	default:
@@ -335,8 +338,8 @@ func TestWatchFallsBackToPolling(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	writeFile(t, path, generation(1))
 	src, logs := watched(t, path, WithPollInterval(10*time.Millisecond))
-	if src.watch == nil || src.watch.notify != nil {
-		t.Fatal("the source should poll")
+	if on, pollingOnly := src.Watching(); !on || !pollingOnly {
+		t.Fatalf("Watching() = %v, %v; want polling", on, pollingOnly)
 	}
 	if out := logs.String(); !strings.Contains(out, "polling the file instead") || !strings.Contains(out, "too many open files") {
 		t.Errorf("the fallback is not logged:\n%s", out)
