@@ -69,7 +69,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		if cfg.policyFile == "" {
 			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
 		}
-		src, err := openPolicyFile(cfg.policyFile, check)
+		src, err := openPolicyFile(cfg.policyFile, check, !cfg.noPolicyWatch)
 		if err != nil {
 			return nil, err
 		}
@@ -709,8 +709,8 @@ func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
 // openPolicyFile opens a policy file: a Ranger bundle (JSON, as written by
 // "sqe fetch" or a Ranger policy download) or a native policy file (YAML),
 // whose every load (the first, which fails the open, and every reload)
-// check validates.
-func openPolicyFile(path string, check func(*policy.Compiled) error) (policy.Source, error) {
+// check validates, and which follows the file on disk when watch is set.
+func openPolicyFile(path string, check func(*policy.Compiled) error, watch bool) (policy.Source, error) {
 	isBundle, err := ranger.IsBundleFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqe: policy file: %w", err)
@@ -718,7 +718,7 @@ func openPolicyFile(path string, check func(*policy.Compiled) error) (policy.Sou
 	if isBundle {
 		return ranger.LoadBundle(path)
 	}
-	return policy.NewFileSource(path, policy.WithValidator(check))
+	return policy.NewFileSource(path, policy.WithValidator(check), policy.WithWatch(watch))
 }
 
 // expressionCheck returns the check of a native policy set's SQL

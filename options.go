@@ -17,14 +17,16 @@ type Option func(*config)
 const DefaultRewriteCacheSize = 10000
 
 type config struct {
-	policyFile  string
-	source      policy.Source
-	defaultUser *session.User
-	dialect     string
-	catalog     rewriter.Catalog
-	tagSources  []policy.TagSource
-	rawAccess   bool
-	cacheSize   int
+	policyFile string
+	// noPolicyWatch: WithoutPolicyWatch; the policy file is read once.
+	noPolicyWatch bool
+	source        policy.Source
+	defaultUser   *session.User
+	dialect       string
+	catalog       rewriter.Catalog
+	tagSources    []policy.TagSource
+	rawAccess     bool
+	cacheSize     int
 	// stmtCacheSize bounds each connection's prepared statements.
 	stmtCacheSize int
 	// allowedFunctions and allowedTypes: the application's own functions
@@ -51,7 +53,24 @@ func newConfig(opts []Option) *config {
 
 // WithPolicyFile loads policies from a native policy file (YAML, see package
 // policy). A malformed file makes the connector fail to open.
+//
+// The connector follows a native file on disk (policy.WithWatch): when the
+// file is written, renamed over or swapped in by a Kubernetes ConfigMap,
+// it is reloaded in the background, without the program calling Reload
+// and without statements waiting; statements already running finish
+// under the policy they started with. A changed file that does not load —
+// it does not parse, or an expression does not parse for the connector's
+// dialect — keeps the last good policy, is counted
+// (Stats.Policy.ReloadFailures from StatsOf, the sqe.policy.reloads metric
+// with result=failed) and logged through slog.Default().
+// When the directory cannot be watched the file is polled instead. Closing
+// the sql.DB (the connector) stops the watcher. WithoutPolicyWatch turns
+// it off.
 func WithPolicyFile(path string) Option { return func(c *config) { c.policyFile = path } }
+
+// WithoutPolicyWatch makes WithPolicyFile read the file once: a change on
+// disk is then seen only when the program reloads the source.
+func WithoutPolicyWatch() Option { return func(c *config) { c.noPolicyWatch = true } }
 
 // WithPolicy uses a policy source (a policy.FileSource, a Ranger source, …).
 func WithPolicy(s policy.Source) Option { return func(c *config) { c.source = s } }

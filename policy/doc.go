@@ -14,10 +14,31 @@
 // View.Fingerprint, and so of the rewrite-cache key.
 //
 // FileSource serves a native policy file (Reload re-reads it; a failed
-// reload keeps the last good snapshot); MemorySource serves policy sets
+// reload keeps the last good snapshot; with WithWatch it follows the file
+// on disk by itself, see Watching); MemorySource serves policy sets
 // published in code as *File values; NewStaticSource serves a fixed
 // Snapshot. ViewWithRetry is the statement path's way from a Source to a
 // View (see Failure model).
+//
+// # Watching
+//
+// A FileSource opened WithWatch(true) watches its file's directory (with
+// fsnotify) from a goroutine it owns, and reloads the file when an event
+// creates, writes, renames or removes the file's name or the ..data
+// symlink of a Kubernetes ConfigMap volume: so a file written in place,
+// one renamed over (written elsewhere and renamed into place) and a
+// ConfigMap's symlink swap are all seen. A burst of events reloads once,
+// after WithWatchDebounce of quiet; content whose SHA-256 equals the
+// current snapshot's keeps the snapshot (counted as unchanged), and
+// content that already failed is not tried again. A failed reload keeps
+// the last good snapshot like any reload, and is logged (WithLogger) with
+// the file, line and field of its problems, never the policy's text.
+// Every WithPollInterval the source also checks the file (the file it
+// resolves to, size, modification time, content hash), which sees what the
+// directory's events cannot (a symlink into another directory); when the
+// directory cannot be watched the source logs it and relies on that check
+// alone. Watching never fails NewFileSource. Close stops the goroutine and
+// waits for it.
 //
 // # The native policy file
 //
@@ -274,7 +295,9 @@
 // Every limit is an Option with a documented default: WithMergeBound
 // (DefaultMergeBound), WithMergeMinPrincipals (DefaultMergeMinPrincipals),
 // WithViewRetries (DefaultViewRetries), WithRetryBackoff
-// (DefaultRetryBackoff), WithDecisionCacheSize (DefaultDecisionCacheSize)
-// and WithMemoSize (DefaultMemoSize); WithPartialLoads, WithDeferredLoad and
-// WithCounters choose behaviour.
+// (DefaultRetryBackoff), WithDecisionCacheSize (DefaultDecisionCacheSize),
+// WithMemoSize (DefaultMemoSize), WithWatchDebounce (DefaultWatchDebounce)
+// and WithPollInterval (DefaultPollInterval); WithPartialLoads,
+// WithDeferredLoad, WithWatch, WithLogger and WithCounters choose
+// behaviour.
 package policy

@@ -1,6 +1,9 @@
 package policy
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Defaults of the evaluator's limits. Each can be changed with the Option
 // named after it.
@@ -47,6 +50,10 @@ type options struct {
 	deferredLoad  bool
 	counters      *Counters
 	validators    []func(*Compiled) error
+	watch         bool
+	watchDebounce time.Duration
+	pollInterval  time.Duration
+	logger        *slog.Logger // nil: slog.Default()
 }
 
 func defaultOptions() options {
@@ -58,6 +65,8 @@ func defaultOptions() options {
 		decisionCache: DefaultDecisionCacheSize,
 		memoSize:      DefaultMemoSize,
 		partialLoads:  true,
+		watchDebounce: DefaultWatchDebounce,
+		pollInterval:  DefaultPollInterval,
 	}
 }
 

@@ -119,14 +119,25 @@ func (p *publisher) stats() Stats {
 }
 
 // FileSource is a Source backed by a native policy file. It loads the file
-// when it is created; Reload re-reads it. Snapshot never blocks on a reload:
-// the current snapshot is one atomic pointer, swapped when a reload has
-// compiled its replacement. A zero FileSource has never loaded (its
-// Snapshot fails with ErrNotLoaded).
+// when it is created; Reload re-reads it, and with WithWatch the source
+// reloads it by itself when it changes on disk (Close stops that).
+// Snapshot never blocks on a reload: the current snapshot is one atomic
+// pointer, swapped when a reload has compiled its replacement, and a
+// statement keeps the snapshot it pinned to its end. A zero FileSource has
+// never loaded (its Snapshot fails with ErrNotLoaded).
 type FileSource struct {
 	publisher
 	path string
 	sum  [sha256.Size]byte // of the file last published (mu)
+	// failedSum is the content of the last load that failed to parse,
+	// compile or validate (mu; valid when failed): the watcher does not try
+	// the same bytes again.
+	failedSum [sha256.Size]byte
+	failed    bool
+
+	watch     *watcher // nil when the file is not watched
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var (
@@ -140,7 +151,11 @@ var (
 // succeeds. By default a malformed roles, groups or users entry only makes
 // its principal unresolved (see ParsePartial and WithPartialLoads).
 //
-// Options: WithPartialLoads, WithDeferredLoad, WithCounters, the options
+// With WithWatch the source follows the file (see WithWatch) until Close;
+// watching never makes NewFileSource fail.
+//
+// Options: WithPartialLoads, WithDeferredLoad, WithCounters, WithWatch
+// (WithWatchDebounce, WithPollInterval, WithLogger), the options
 // of the snapshots it compiles (WithMergeBound, WithMergeMinPrincipals,
 // WithDecisionCacheSize) and the defaults ViewWithRetry uses with this
 // source (WithViewRetries, WithRetryBackoff).
@@ -148,8 +163,17 @@ func NewFileSource(path string, opts ...Option) (*FileSource, error) {
 	o := buildOptions(defaultOptions(), opts)
 	s := &FileSource{path: path}
 	s.opts = &o
+	if o.watch {
+		// Watch before the first load, so that a change made while it
+		// loads is seen.
+		s.watch = newWatcher(s)
+	}
 	if err := s.Reload(); err != nil && !o.deferredLoad {
+		_ = s.Close()
 		return nil, err
+	}
+	if s.watch != nil {
+		s.watch.start()
 	}
 	return s, nil
 }
@@ -195,26 +219,33 @@ func (s *FileSource) reload() error {
 	if err != nil {
 		return fmt.Errorf("sqe: policy file: %w", err)
 	}
-	sum := sha256.Sum256(data)
+	_, err = s.load(data, sha256.Sum256(data))
+	return err
+}
+
+// load publishes data, whose hash is sum, unless it is what the current
+// snapshot was loaded from (mu held). It reports whether it published.
+func (s *FileSource) load(data []byte, sum [sha256.Size]byte) (bool, error) {
 	if sum == s.sum && s.cur.Load() != nil {
 		s.counters().RecordUnchanged()
-		return nil
+		s.failed = false
+		return false, nil
 	}
 	parse := ParsePartial
 	if !s.options().partialLoads {
 		parse = Parse
 	}
 	f, err := parse(s.path, data)
-	if err != nil {
-		return err
+	if err == nil {
+		var c *Compiled
+		if c, err = s.compile(f); err == nil {
+			s.store(c)
+			s.sum, s.failed = sum, false
+			return true, nil
+		}
 	}
-	c, err := s.compile(f)
-	if err != nil {
-		return err
-	}
-	s.store(c)
-	s.sum = sum
-	return nil
+	s.failedSum, s.failed = sum, true
+	return false, err
 }
 
 // Stats returns the source's counters, with the current version, the

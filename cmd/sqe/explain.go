@@ -171,7 +171,8 @@ func splitList(s string) []string {
 // when a DSN is given, or over a connector that refuses every statement
 // with the metadata taken from a schema file.
 func explainDB(dialect, policyFile, schemaFile, dsn string, more ...sqe.Option) (*sql.DB, error) {
-	opts := append([]sqe.Option{sqe.WithPolicyFile(policyFile), sqe.WithDialect(dialect)}, more...)
+	// A one-shot explanation has no use for following the file.
+	opts := append([]sqe.Option{sqe.WithPolicyFile(policyFile), sqe.WithoutPolicyWatch(), sqe.WithDialect(dialect)}, more...)
 	if dsn != "" {
 		name := "mysql"
 		if dialect == "postgres" {
