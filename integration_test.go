@@ -284,14 +284,18 @@ func TestRestrictedColumn(t *testing.T) {
 				"SELECT id FROM customers ORDER BY salary",
 			} {
 				for _, u := range []session.User{analyst, support} {
+					// A needle of this statement's own: the server's log is
+					// shared with the tests of other packages.
+					needle := testdb.UniqueName("restricted")
+					nq := strings.Replace(q, "SELECT ", "SELECT '"+needle+"' AS n, ", 1)
 					mark := e.mark(t)
-					rows, _, err := query(as(u), e.db, q)
+					rows, _, err := query(as(u), e.db, nq)
 					assertNoCanary(t, u, q, rows, err)
 					if !errors.Is(err, sqe.ErrColumnDenied) || !strings.Contains(err.Error(), "salary") || !strings.Contains(err.Error(), "no-salary") {
-						t.Fatalf("%s as %s: want ErrColumnDenied naming column and policy, got %v", q, u.Name, err)
+						t.Fatalf("%s as %s: want ErrColumnDenied naming column and policy, got %v", nq, u.Name, err)
 					}
-					if mark.Contains("salary") {
-						t.Fatalf("%s as %s: refused statement reached the database", q, u.Name)
+					if mark.Contains(needle) {
+						t.Fatalf("%s as %s: refused statement reached the database", nq, u.Name)
 					}
 				}
 			}
