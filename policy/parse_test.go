@@ -108,7 +108,7 @@ func TestParseErrors(t *testing.T) {
     masks:
       - {principals: [public], colum: ssn, type: MASK}
 `, []string{
-			`policy.yaml:6: tables."s.t".masks[0].colum: unknown field "colum" (want name, description, principals, column, type, args, expr)`,
+			`policy.yaml:6: tables."s.t".masks[0].colum: unknown field "colum" (want name, description, principals, column, type, args, expr, when)`,
 			`policy.yaml:6: tables."s.t".masks[0].column: required`,
 		}},
 		{"principals not a list", head + `tables:
