@@ -211,16 +211,19 @@ func (l *nativeLint) expressions(c *policy.Compiled) {
 				bad = append(bad, d)
 			}
 		}
-		what := "row filter"
-		if x.Kind == policy.ExprCustomMask {
+		what, is := "row filter", "does not parse as one %s SQL expression"
+		switch x.Kind {
+		case policy.ExprCustomMask:
 			what = "CUSTOM mask expression"
+		case policy.ExprMaskWhen:
+			what, is = "mask condition (when)", "is not one %s SQL expression over its own row (unqualified columns and functions; no subquery, aggregate or placeholder)"
 		}
 		switch {
 		case len(bad) == 0:
 		case len(bad) == len(dialects):
-			l.add(policy.LintError, x.Line, x.Path, "rule %q: %s does not parse as one %s SQL expression", x.Rule, what, strings.Join(bad, " or "))
+			l.add(policy.LintError, x.Line, x.Path, "rule %q: %s "+is, x.Rule, what, strings.Join(bad, " or "))
 		default:
-			l.add(policy.LintWarning, x.Line, x.Path, "rule %q: %s does not parse as one %s SQL expression: a %s database refuses the policy", x.Rule, what, bad[0], bad[0])
+			l.add(policy.LintWarning, x.Line, x.Path, "rule %q: %s "+is+": a %s database refuses the policy", x.Rule, what, bad[0], bad[0])
 		}
 	}
 }
@@ -238,8 +241,14 @@ func parses(dialect string, x policy.Expression) bool {
 	}
 	syn := sd.Syntax()
 	text := x.Text
-	if x.Kind == policy.ExprCustomMask {
+	switch x.Kind {
+	case policy.ExprCustomMask:
 		text = "(" + strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col")) + ")"
+	case policy.ExprMaskWhen:
+		if cs, ok := syn.(rewriter.ConditionSyntax); ok {
+			_, err := cs.ConditionColumns(text)
+			return err == nil
+		}
 	}
 	_, err := syn.CanonicalExpr(text)
 	return err == nil
@@ -292,6 +301,19 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 				l.add(policy.LintError, ref.Line, ref.Path, "rule %q names column %q, which %s does not have: policy error, every statement on the table fails", ref.Rule, ref.Column, e.t)
 			}
 		}
+		if cs, ok := conditionSyntax(l.dialect); ok {
+			for _, mc := range c.MaskConditions(e.t) {
+				names, err := cs.ConditionColumns(mc.When)
+				if err != nil {
+					continue // reported with the expressions
+				}
+				for _, n := range names {
+					if _, ok := byName[n]; !ok {
+						l.add(policy.LintError, mc.Line, mc.Path, "rule %q: mask condition (when) reads column %q, which %s does not have: policy error, every statement on the table fails", mc.Rule, n, e.t)
+					}
+				}
+			}
+		}
 		if e.ft != nil {
 			for i, m := range e.ft.Masks {
 				col, ok := byName[m.Column]
@@ -311,6 +333,20 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 		}
 		l.tagMasks(f, e.t, cols)
 	}
+}
+
+// conditionSyntax is the dialect's reader of masks' when conditions.
+func conditionSyntax(dialect string) (rewriter.ConditionSyntax, bool) {
+	d, ok := rewriter.Lookup(dialect)
+	if !ok {
+		return nil, false
+	}
+	sd, ok := d.(interface{ Syntax() rewriter.Syntax })
+	if !ok {
+		return nil, false
+	}
+	cs, ok := sd.Syntax().(rewriter.ConditionSyntax)
+	return cs, ok
 }
 
 // tagMasks warns about tag-mask bindings that a tagged column's type
