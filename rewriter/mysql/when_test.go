@@ -143,3 +143,17 @@ func TestMaskWhenTagMask(t *testing.T) {
 		t.Fatalf("tag mask with a condition on a missing column: %v", err)
 	}
 }
+
+// Context functions in a condition are resolved from the session, as in
+// row filters.
+func TestMaskWhenContextFunctions(t *testing.T) {
+	d := customersDecision()
+	d.Masks = map[string]policy.Mask{"email": {Type: "MASK_NULL", When: "name <> current_user() AND NOT is_role_in_session('admin')", Policy: "ctx"}}
+	out, err := rewriteWhen("SELECT email FROM customers", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(out), "current_user") || strings.Contains(out, "is_role_in_session") || !strings.Contains(out, "`shop`.`customers`.`name` != 'al''ice") {
+		t.Fatalf("context functions not resolved:\n%s", short(out))
+	}
+}
