@@ -335,6 +335,29 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 	}
 }
 
+// missingConditionColumn returns a column that the when condition reads
+// and cols lack ("" when none, or when the condition does not parse: that
+// is reported with the expressions).
+func missingConditionColumn(dialect, when string, cols []rewriter.Column) string {
+	if when == "" {
+		return ""
+	}
+	cs, ok := conditionSyntax(dialect)
+	if !ok {
+		return ""
+	}
+	names, err := cs.ConditionColumns(when)
+	if err != nil {
+		return ""
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(cols, func(c rewriter.Column) bool { return strings.EqualFold(c.Name, n) }) {
+			return n
+		}
+	}
+	return ""
+}
+
 // conditionSyntax is the dialect's reader of masks' when conditions.
 func conditionSyntax(dialect string) (rewriter.ConditionSyntax, bool) {
 	d, ok := rewriter.Lookup(dialect)
@@ -368,6 +391,10 @@ func (l *nativeLint) tagMasks(f *policy.File, t policy.TableName, cols []rewrite
 					r.Type, r.Args, r.Expr); err != nil {
 					l.add(policy.LintWarning, r.Line, fmt.Sprintf("tag_masks[%d]", i), "tag %s's mask %q cannot be computed for %s.%s (%s): the column is restricted for its callers instead",
 						r.Tag, r.Name, t, col.Name, col.ColumnType)
+				}
+				if missing := missingConditionColumn(l.dialect, r.When, cols); missing != "" {
+					l.add(policy.LintWarning, r.Line, fmt.Sprintf("tag_masks[%d].when", i), "tag %s's mask %q reads column %q, which %s does not have: %s.%s is restricted for its callers instead",
+						r.Tag, r.Name, missing, t, t, col.Name)
 				}
 			}
 		}

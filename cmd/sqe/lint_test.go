@@ -190,6 +190,10 @@ tables:
       - {name: ok, principals: [public], column: ssn, type: MASK, when: "region <> 'EU' OR name = current_user"}
       - {name: other, principals: [public], column: email, type: MASK, when: "EXISTS (SELECT 1 FROM shop.orders)"}
       - {name: typo, principals: [public], column: name, type: MASK, when: "regoin = 'EU'"}
+tags:
+  shop.orders.total: [MONEY]
+tag_masks:
+  - {name: money-when, principals: [public], tag: MONEY, type: MASK_NULL, when: "region <> 'EU'"}
 `)
 	code, out, errOut := runCLI("lint", "--dialect", "mysql", "--schema", "testdata/shop.sql", path)
 	if code != 1 {
@@ -198,6 +202,7 @@ tables:
 	for _, want := range []string{
 		`p.yaml:7: error: tables."shop.customers".masks[1].when: rule "other": mask condition (when) is not one mysql SQL expression over its own row`,
 		`p.yaml:8: error: tables."shop.customers".masks[2].when: rule "typo": mask condition (when) reads column "regoin", which shop.customers does not have`,
+		`p.yaml:12: warning: tag_masks[0].when: tag MONEY's mask "money-when" reads column "region", which shop.orders does not have: shop.orders.total is restricted for its callers instead`,
 		`2 error(s)`,
 	} {
 		if !strings.Contains(out, want) {
