@@ -208,6 +208,16 @@ func TestConditionalMasks(t *testing.T) {
 				t.Errorf("condition on the restricted column: %v", err)
 			}
 
+			// Explain shows the condition with the mask and the CASE.
+			ex, err := sqe.Explain(as(admin), db, support, "SELECT email FROM people")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ex.Tables) != 1 || ex.Tables[0].Masks["email"].When != "visibility <> 'public'" ||
+				ex.Tables[0].Masks["email"].Policy != "email-when" || !strings.Contains(strings.ToLower(ex.SQL), "is false then") {
+				t.Errorf("explain: %+v\n%s", ex.Tables, ex.SQL)
+			}
+
 			// A write reads a masked column masked: the same CASE.
 			if _, err := db.ExecContext(as(support), "UPDATE people SET nick = email WHERE id IN (1, 2, 3, 4)"); err != nil {
 				t.Fatal(err)
