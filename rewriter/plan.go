@@ -52,9 +52,9 @@ func syntaxOf(req *Request) (Syntax, bool) {
 }
 
 // conditionError checks a mask's when condition against the table's
-// columns: nil when it reads only columns the table has, else the detail
-// of the policy error.
-func conditionError(syn Syntax, when string, cols []Column) (string, bool) {
+// columns: bad is false when the condition reads only its own row and
+// only columns the table has; otherwise detail is the policy error's.
+func conditionError(syn Syntax, when string, cols []Column) (detail string, bad bool) {
 	cs, ok := syn.(ConditionSyntax)
 	if !ok {
 		if _, err := syn.CanonicalExpr(when); err != nil {
@@ -184,8 +184,9 @@ func (p *TablePlan) maskError(c Column, m policy.Mask, err error) error {
 // only those of the callers the rule applies to) until the policy or the
 // table is fixed. Only statements that read or write rows (select, update)
 // are checked: DDL can still fix the table. A table that does not exist is
-// left to the server. The check costs one map lookup for a table whose
-// rules name no column.
+// left to the server. A column that a mask's when condition reads is
+// checked the same way (the dialect's ConditionSyntax reads it). The check
+// costs two map lookups for a table whose rules name no column.
 func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, access policy.Access) error {
 	if access != policy.Select && access != policy.Update {
 		return nil
@@ -194,7 +195,8 @@ func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, ac
 	if cn, ok := columnNamer(req.View); ok {
 		refs = cn.NamedColumns(t)
 	}
-	if len(refs) == 0 && len(maskConditions(req.View, t)) == 0 {
+	conds := maskConditions(req.View, t)
+	if len(refs) == 0 && len(conds) == 0 {
 		return nil
 	}
 	if req.Catalog == nil {
@@ -213,7 +215,6 @@ func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, ac
 				Detail: fmt.Sprintf("%s rule names column %q, which the table does not have", ref.Section, ref.Column)}
 		}
 	}
-	conds := maskConditions(req.View, t)
 	if len(conds) == 0 {
 		return nil
 	}
