@@ -23,12 +23,12 @@ import (
 var whenFixture = []string{
 	"CREATE TABLE people (id INT PRIMARY KEY, visibility VARCHAR(10), email VARCHAR(60), phone CHAR(12), code VARCHAR(20), " +
 		"name VARCHAR(40), note VARCHAR(40), nick VARCHAR(20), born DATE, pin INT, city VARCHAR(20), zip VARCHAR(10), " +
-		"label VARCHAR(20), refc VARCHAR(20), memo VARCHAR(40), secret VARCHAR(40), hint VARCHAR(20), tagged VARCHAR(20))",
+		"label VARCHAR(20), refc VARCHAR(20), memo VARCHAR(40), area VARCHAR(10), secret VARCHAR(40), hint VARCHAR(20), tagged VARCHAR(20))",
 	"INSERT INTO people VALUES " +
-		"(1, 'public', 'ada@one.test', 'PH-1234-5678', 'Code-77', 'Ada Name', 'note one', 'nick1', '1985-03-14', 123456, 'Berlin', 'Z-12345', 'label one', 'ref-123', 'memo1', 'open-CANARY-1', 'Hint-One', 'Tag-One'), " +
-		"(2, 'private', 'bea@two.test', 'PH-2222-3333', 'Code-88', 'Bea Name', 'note two', 'nick2', '1990-07-21', 654321, 'Paris', 'Z-67890', 'label two', 'ref-456', 'memo2', 'shut-CANARY-2', 'Hint-Two', 'Tag-Two'), " +
-		"(3, NULL, 'cy@three.test', 'PH-4444-5555', 'Code-99', 'Cy Name', 'note three', 'nick3', '2001-12-01', 777888, 'Rome', 'Z-11111', 'label three', 'ref-789', 'memo3', NULL, 'Hint-Three', 'Tag-Three'), " +
-		"(4, 'public', 'HIDDEN-CANARY', 'HIDDEN-CANA', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', '1970-01-01', 999999, 'HIDDEN-CANARY', 'HIDDEN-CAN', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY')",
+		"(1, 'public', 'ada@one.test', 'PH-1234-5678', 'Code-77', 'Ada Name', 'note one', 'nick1', '1985-03-14', 123456, 'Berlin', 'Z-12345', 'label one', 'ref-123', 'memo1', 'AR-1001', 'open-CANARY-1', 'Hint-One', 'Tag-One'), " +
+		"(2, 'private', 'bea@two.test', 'PH-2222-3333', 'Code-88', 'Bea Name', 'note two', 'nick2', '1990-07-21', 654321, 'Paris', 'Z-67890', 'label two', 'ref-456', 'memo2', 'AR-2002', 'shut-CANARY-2', 'Hint-Two', 'Tag-Two'), " +
+		"(3, NULL, 'cy@three.test', 'PH-4444-5555', 'Code-99', 'Cy Name', 'note three', 'nick3', '2001-12-01', 777888, 'Rome', 'Z-11111', 'label three', 'ref-789', 'memo3', 'AR-3003', NULL, 'Hint-Three', 'Tag-Three'), " +
+		"(4, 'public', 'HIDDEN-CANARY', 'HIDDEN-CANA', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', '1970-01-01', 999999, 'HIDDEN-CANARY', 'HIDDEN-CAN', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CAN', 'HIDDEN-CANARY', 'HIDDEN-CANARY', 'HIDDEN-CANARY')",
 }
 
 // whenMasks are the masks of the fixture, every built-in type: the
@@ -45,6 +45,7 @@ var whenMasks = []struct{ column, typ, args, expr string }{
 	{"pin", "MASK_SHOW_LAST_N", `["2"]`, ""},
 	{"city", "MASK_SHOW_FIRST_N", `["2"]`, ""},
 	{"zip", "MASK_LAST_N", `["2"]`, ""},
+	{"area", "MASK_FIRST_N", `["2"]`, ""},
 	{"label", "REDACT", "", ""},
 	{"refc", "REGEXP_REPLACE", `["[0-9]", "#"]`, ""},
 	{"memo", "CUSTOM", "", "CONCAT('***', {col})"},
