@@ -184,6 +184,11 @@ var advCommon = []advCase{
 	// (adv-mia's name is a canary mask that fails on the first database's
 	// hidden names): the filtered table is fenced.
 	ok("SELECT id FROM customers WHERE name = 'HIDDEN-ZQ4-NAME'"),
+	// adv-mia's email mask has a condition that fails on those names: it
+	// is computed, as the mask is, only for admitted rows.
+	ok("SELECT id, email FROM customers WHERE id BETWEEN 1 AND 5 ORDER BY id"),
+	ok("SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.email IS NULL ORDER BY 1"),
+	ok("SELECT email, COUNT(*) FROM customers GROUP BY email ORDER BY 1"),
 	ok("SELECT id, ssn FROM customers WHERE name LIKE 'HIDDEN%' OR id = 4"),
 	ok("SELECT id FROM customers WHERE id BETWEEN 1 AND 5 AND name > '' ORDER BY id"),
 	ok("SELECT id FROM customers WHERE name IS NOT NULL AND ssn IS NOT NULL ORDER BY id"),

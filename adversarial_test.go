@@ -33,7 +33,8 @@ import (
 // advPolicy governs the adversarial fixture: customers is filtered for the
 // analyst role, masked for support and restricted for both, and the user
 // who holds both roles (advMixed) reads name (and accounts.owner) through
-// a canary mask: the
+// a canary mask, and email through a conditional mask whose condition is
+// such a canary: the
 // value itself for every row the filter admits, an error (a BIGINT
 // overflow) for the names of the first database's hidden rows, so that a
 // mask evaluated on a hidden row shows as an error on one database only;
@@ -53,6 +54,7 @@ tables:
       - {name: eu-only, principals: [role:analyst], filter: "region = 'EU'"}
     masks:
       - {name: ssn-last4, principals: [role:support], column: ssn, type: MASK_SHOW_LAST_4}
+      - {name: email-when-canary, principals: ["user:adv-mia"], column: email, type: MASK_NULL, when: "(CASE WHEN name LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0"}
       - {name: email-null, principals: [role:support], column: email, type: MASK_NULL}
       - {name: name-canary, principals: ["user:adv-mia"], column: name, type: CUSTOM, expr: "CASE WHEN (CASE WHEN {col} LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0 THEN {col} END"}
     restricted:

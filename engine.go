@@ -722,9 +722,11 @@ func openPolicyFile(path string, check func(*policy.Compiled) error, watch bool)
 }
 
 // expressionCheck returns the check of a native policy set's SQL
-// expressions (row filters, mapping filters, CUSTOM masks) with the
-// dialect's own parser: each must parse as exactly one expression, or the
-// policy does not load. nil when the dialect offers no parser.
+// expressions (row filters, mapping filters, CUSTOM masks, masks' when
+// conditions) with the dialect's own parser: each must parse as exactly
+// one expression, and a when condition must read only its own row
+// (rewriter.ConditionSyntax), or the policy does not load. nil when the
+// dialect offers no parser.
 func expressionCheck(d rewriter.Dialect) func(*policy.Compiled) error {
 	sd, ok := d.(interface{ Syntax() rewriter.Syntax })
 	if !ok {
@@ -734,8 +736,17 @@ func expressionCheck(d rewriter.Dialect) func(*policy.Compiled) error {
 	return func(c *policy.Compiled) error {
 		return c.CheckExpressions(func(x policy.Expression) error {
 			text, what := x.Text, "row filter"
-			if x.Kind == policy.ExprCustomMask {
+			switch x.Kind {
+			case policy.ExprCustomMask:
 				text, what = "("+strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col"))+")", "CUSTOM mask expression"
+			case policy.ExprMaskWhen:
+				if cs, ok := syn.(rewriter.ConditionSyntax); ok {
+					if _, err := cs.ConditionColumns(text); err != nil {
+						return fmt.Errorf("mask condition (when): %v", err)
+					}
+					return nil
+				}
+				what = "mask condition (when)"
 			}
 			if _, err := syn.CanonicalExpr(text); err != nil {
 				return fmt.Errorf("%s does not parse as one %s SQL expression", what, name)

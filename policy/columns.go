@@ -33,10 +33,53 @@ type ColumnNamer interface {
 	NamedColumns(t TableName) []ColumnRef
 }
 
+// MaskCondition is the when condition of a mask rule of an exact table
+// entry (see Mask.When).
+type MaskCondition struct {
+	// Rule names the rule: its name or its default name.
+	Rule string
+	// Column is the masked column, lower-cased.
+	Column string
+	// When is the condition's SQL text.
+	When string
+	// Line is the rule's line in the file (0 when unknown).
+	Line int
+	// Path is the field, e.g. tables."shop.customers".masks[0].when.
+	Path string
+}
+
+// ConditionNamer is implemented by Views (and snapshots) whose masks
+// have when conditions: the native file's. Which columns a condition
+// reads is only known to the dialect's parser, so the rewriter checks
+// them against the catalog whenever a statement reads or writes the
+// table, for every caller, and fails closed (ErrPolicy) when one does
+// not exist, as for the columns of ColumnNamer.
+type ConditionNamer interface {
+	// MaskConditions returns the when conditions of the masks of t's
+	// exact table entry, in file order; nil when none. The slice is
+	// shared and read-only.
+	MaskConditions(t TableName) []MaskCondition
+}
+
 var (
-	_ ColumnNamer = (*Compiled)(nil)
-	_ ColumnNamer = (*fileView)(nil)
+	_ ColumnNamer    = (*Compiled)(nil)
+	_ ColumnNamer    = (*fileView)(nil)
+	_ ConditionNamer = (*Compiled)(nil)
+	_ ConditionNamer = (*fileView)(nil)
 )
+
+// MaskConditions implements ConditionNamer. Wildcard table entries are
+// not included (as for NamedColumns); the rewriter checks their
+// conditions for the callers the mask applies to.
+func (c *Compiled) MaskConditions(t TableName) []MaskCondition {
+	if len(c.conds) == 0 {
+		return nil
+	}
+	return c.conds[tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}]
+}
+
+// MaskConditions implements ConditionNamer.
+func (v *fileView) MaskConditions(t TableName) []MaskCondition { return v.c.MaskConditions(t) }
 
 // NamedColumns implements ColumnNamer. Wildcard table entries are not
 // included: a mask on a column of "shop.*" applies to the tables that
@@ -84,6 +127,13 @@ func (c *Compiled) compileNamedColumns(f *File) {
 			m := &t.Masks[i]
 			add(k, ColumnRef{Rule: name(m.Name, "masks", i), Section: "masks", Column: strings.ToLower(m.Column), Line: m.Line,
 				Path: elemPath(path+".masks", i) + ".column"})
+			if m.When != "" {
+				if c.conds == nil {
+					c.conds = map[tkey][]MaskCondition{}
+				}
+				c.conds[k] = append(c.conds[k], MaskCondition{Rule: name(m.Name, "masks", i), Column: strings.ToLower(m.Column),
+					When: m.When, Line: m.Line, Path: elemPath(path+".masks", i) + ".when"})
+			}
 		}
 		for i := range t.Restricted {
 			r := &t.Restricted[i]

@@ -123,6 +123,9 @@ type Compiled struct {
 	// named holds, per exact table, the columns its rules name (see
 	// ColumnNamer); nil when no rule names one.
 	named map[tkey][]ColumnRef
+	// conds holds, per exact table, its masks' when conditions (see
+	// MaskConditions).
+	conds map[tkey][]MaskCondition
 	exprs []Expression // the SQL texts of the rules (see Expressions)
 
 	memo snapshotMemo // what the snapshot's Views resolve and decide, shared
@@ -463,6 +466,7 @@ func (c *Compiled) compileTables(f *File) {
 				Type: strings.ToUpper(m.Type),
 				Args: slices.Clone(m.Args),
 				Expr: m.Expr,
+				When: m.When,
 			})
 			maskRules = append(maskRules, int32(len(c.rules)))
 			add(rule{kind: kindMask, text: str(strings.ToLower(m.Column)), mask: int32(len(c.masks) - 1)}, m.Name, m.Priority, m.Principals, "masks", i)
@@ -717,6 +721,9 @@ func checkFile(f *File) error {
 			typ := strings.ToUpper(m.Type)
 			if (typ == udf.TypeCustom) != (strings.TrimSpace(m.Expr) != "") {
 				return fail(m.Line, rpath("masks", i)+".expr", "a CUSTOM mask, and only a CUSTOM mask, has a non-empty expr")
+			}
+			if m.When != "" && strings.TrimSpace(m.When) == "" {
+				return fail(m.Line, rpath("masks", i)+".when", "when must not be blank")
 			}
 			mk := maskKey{typ: typ, expr: m.Expr}
 			if len(m.Args) > 0 {

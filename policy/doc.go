@@ -82,15 +82,17 @@
 //     columns, passed to the rewriter as written (it must not be empty).
 //     This package parses no SQL: the driver checks every expression of a
 //     policy set (Compiled.Expressions: filters, mapping filters compiled,
-//     CUSTOM masks) with its dialect's parser when it loads, through
+//     CUSTOM masks, masks' when conditions) with its dialect's parser when
+//     it loads, through
 //     WithValidator or SetValidator, so that one that does not parse fails
 //     the load with file, line and field.
 //   - masks have column, type (one of package udf's mask types: MASK,
 //     MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4, MASK_HASH, MASK_NULL, MASK_NONE,
 //     MASK_DATE_SHOW_YEAR, CUSTOM, MASK_SHOW_FIRST_N, MASK_SHOW_LAST_N, REDACT,
 //     REGEXP_REPLACE, ...; case-insensitive), args (a list of strings, as the
-//     type requires; see package udf) and, for CUSTOM only, expr with {col}
-//     standing for the column. Masks are checked with udf.ValidateMask when
+//     type requires; see package udf), for CUSTOM only, expr with {col}
+//     standing for the column, and optionally when, a condition on the row
+//     (see Conditional masks). Masks are checked with udf.ValidateMask when
 //     the file loads.
 //   - restricted entries have columns: a non-empty list of column names.
 //   - a row filter may have mapping instead of filter: a mapping
@@ -99,10 +101,30 @@
 //     <match_column matches the session>) (see MappingFilter; match is
 //     role, primary_role, user, group or attribute:NAME).
 //
+// Conditional masks. A mask (and a tag_masks binding) with when applies
+// only where its condition holds, as Snowflake's conditional masking
+// policies do: the column's value is
+//
+//	CASE WHEN (when) IS FALSE THEN column ELSE mask(column) END
+//
+// (Mask.When; udf.WhenSQL), so the mask applies where the condition is
+// true or unknown (NULL): fail closed. The condition reads the row's raw
+// columns, like a row filter, inside the read form, also columns masked
+// or restricted for the caller; it may read only columns of the same
+// table, unqualified, and functions, the context functions among them
+// (resolved from the session as in row filters): a subquery, another
+// table, an aggregate, a window, a variable or a placeholder is refused
+// by the driver's validator when the file loads (Compiled.Expressions
+// lists the condition with kind ExprMaskWhen). A column the condition
+// reads that an exact entry's table lacks is a policy error for the table
+// (ConditionNamer); for a tag binding the tagged column is restricted.
+// The first matching mask of a column still wins: where its condition is
+// false the raw value is seen and no later mask is tried.
+//
 // tags maps schema.table.column (or schema.table: every column of the
 // table, including columns added later) to a list of tags, upper-cased;
 // keys name tables and columns exactly. tag_masks is a list of bindings
-// {name, description, principals, tag, type, args, expr}: the mask, with
+// {name, description, principals, tag, type, args, expr, when}: the mask, with
 // the same types and checks as a column mask, of every column that
 // carries the tag — from this file, from the database's column comments
 // ("tags: PII, EMAIL") or from another TagSource — in every table.

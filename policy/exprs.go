@@ -16,6 +16,11 @@ const (
 	// ExprCustomMask is a CUSTOM mask's expression, {col} standing for
 	// the column.
 	ExprCustomMask = "custom"
+	// ExprMaskWhen is a mask's when condition, a boolean expression over
+	// the raw columns of the masked column's row. It may read only
+	// columns of that table, unqualified, and context functions: no
+	// subquery, no other table, no aggregate or window.
+	ExprMaskWhen = "when"
 )
 
 // Expression is a piece of SQL text of a native policy set, with where it
@@ -23,7 +28,7 @@ const (
 // the driver checks a snapshot's expressions with the parser of the
 // dialect it serves (see CheckExpressions and WithValidator).
 type Expression struct {
-	Kind string // ExprFilter or ExprCustomMask
+	Kind string // ExprFilter, ExprCustomMask or ExprMaskWhen
 	Text string
 	// Rule names the rule (its name or default name).
 	Rule string
@@ -49,32 +54,36 @@ func (c *Compiled) compileExpressions(f *File) {
 		}
 		for i := range t.Masks {
 			m := &t.Masks[i]
-			if strings.ToUpper(m.Type) != udf.TypeCustom {
-				continue
+			rule := m.Name
+			if rule == "" {
+				rule = defaultName(t.Key(), "masks", i)
 			}
-			e := Expression{Kind: ExprCustomMask, Text: m.Expr, Rule: m.Name, Line: m.Line, Path: elemPath(path+".masks", i) + ".expr"}
-			if e.Rule == "" {
-				e.Rule = defaultName(t.Key(), "masks", i)
+			if strings.ToUpper(m.Type) == udf.TypeCustom {
+				c.exprs = append(c.exprs, Expression{Kind: ExprCustomMask, Text: m.Expr, Rule: rule, Line: m.Line, Path: elemPath(path+".masks", i) + ".expr"})
 			}
-			c.exprs = append(c.exprs, e)
+			if m.When != "" {
+				c.exprs = append(c.exprs, Expression{Kind: ExprMaskWhen, Text: m.When, Rule: rule, Line: m.Line, Path: elemPath(path+".masks", i) + ".when"})
+			}
 		}
 	}
 	for i := range f.TagMasks {
 		r := &f.TagMasks[i]
-		if strings.ToUpper(r.Type) != udf.TypeCustom {
-			continue
+		rule := r.Name
+		if rule == "" {
+			rule = elemPath("tag_masks", i)
 		}
-		e := Expression{Kind: ExprCustomMask, Text: r.Expr, Rule: r.Name, Line: r.Line, Path: elemPath("tag_masks", i) + ".expr"}
-		if e.Rule == "" {
-			e.Rule = elemPath("tag_masks", i)
+		if strings.ToUpper(r.Type) == udf.TypeCustom {
+			c.exprs = append(c.exprs, Expression{Kind: ExprCustomMask, Text: r.Expr, Rule: rule, Line: r.Line, Path: elemPath("tag_masks", i) + ".expr"})
 		}
-		c.exprs = append(c.exprs, e)
+		if r.When != "" {
+			c.exprs = append(c.exprs, Expression{Kind: ExprMaskWhen, Text: r.When, Rule: rule, Line: r.Line, Path: elemPath("tag_masks", i) + ".when"})
+		}
 	}
 }
 
 // Expressions returns the SQL expressions of the snapshot's rules (row
-// filters, mapping filters compiled, CUSTOM masks of tables and of tag
-// masks), in file order.
+// filters, mapping filters compiled, CUSTOM masks and when conditions of
+// tables' masks and of tag masks), in file order.
 func (c *Compiled) Expressions() []Expression {
 	return append([]Expression(nil), c.exprs...)
 }

@@ -150,7 +150,10 @@ type MaskRule struct {
 	Type     string // a mask type of package udf, upper-cased
 	Args     []string
 	Expr     string // the CUSTOM expression, {col} standing for the column
-	Line     int
+	// When, if not empty, is the condition on the row's raw columns under
+	// which the mask applies (see Mask.When).
+	When string
+	Line int
 }
 
 // RestrictRule removes columns from its principals' view of the table.

@@ -451,7 +451,7 @@ func (p *parser) fileTag(e entry) FileTag {
 
 func (p *parser) tagMaskRule(n *yaml.Node, path, def string) TagMaskRule {
 	r := TagMaskRule{Line: n.Line}
-	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "tag", "type", "args", "expr")
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "tag", "type", "args", "expr", "when")
 	if !ok {
 		return r
 	}
@@ -465,6 +465,7 @@ func (p *parser) tagMaskRule(n *yaml.Node, path, def string) TagMaskRule {
 		}
 	}
 	r.Type, r.Args, r.Expr = p.maskSpec(n, path, fs)
+	r.When = p.when(path, fs)
 	return r
 }
 
@@ -772,7 +773,7 @@ func (p *parser) mapping(n *yaml.Node, path string) *MappingFilter {
 
 func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
 	r := MaskRule{Line: n.Line}
-	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "column", "type", "args", "expr")
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "column", "type", "args", "expr", "when")
 	if !ok {
 		return r
 	}
@@ -786,7 +787,26 @@ func (p *parser) maskRule(n *yaml.Node, path, def string) MaskRule {
 		r.Column = strings.ToLower(s)
 	}
 	r.Type, r.Args, r.Expr = p.maskSpec(n, path, fs)
+	r.When = p.when(path, fs)
 	return r
+}
+
+// when reads a mask's condition: a non-blank SQL text (it is parsed,
+// with the other expressions, when the snapshot is validated).
+func (p *parser) when(path string, fs map[string]field) string {
+	v, ok := fs["when"]
+	if !ok {
+		return ""
+	}
+	s, ok := p.str(v.val, path+".when")
+	if !ok {
+		return ""
+	}
+	if strings.TrimSpace(s) == "" {
+		p.fail(p.node(v.val), path+".when", "when must not be empty: a boolean SQL expression over the row's columns")
+		return ""
+	}
+	return s
 }
 
 // maskSpec reads and checks a mask's type, args and expr.

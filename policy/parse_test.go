@@ -37,7 +37,7 @@ func TestLoadExampleFile(t *testing.T) {
 	if !reflect.DeepEqual(c.Access[0].Principals, wantP) {
 		t.Errorf("principals %v", c.Access[0].Principals)
 	}
-	if m := c.Masks[3]; m.Type != "MASK_SHOW_FIRST_N" || !reflect.DeepEqual(m.Args, []string{"2"}) || m.Column != "name" {
+	if m := c.Masks[3]; m.Type != "MASK_SHOW_FIRST_N" || !reflect.DeepEqual(m.Args, []string{"2"}) || m.Column != "name" || m.When != "listed IS NOT TRUE" {
 		t.Errorf("mask %+v", m)
 	}
 	if _, err := Compile(f, 1); err != nil {
@@ -108,7 +108,7 @@ func TestParseErrors(t *testing.T) {
     masks:
       - {principals: [public], colum: ssn, type: MASK}
 `, []string{
-			`policy.yaml:6: tables."s.t".masks[0].colum: unknown field "colum" (want name, description, principals, column, type, args, expr)`,
+			`policy.yaml:6: tables."s.t".masks[0].colum: unknown field "colum" (want name, description, principals, column, type, args, expr, when)`,
 			`policy.yaml:6: tables."s.t".masks[0].column: required`,
 		}},
 		{"principals not a list", head + `tables:

@@ -72,10 +72,18 @@ func (t TableName) String() string { return t.Schema + "." + t.Table }
 // MASK_SHOW_LAST_N, REDACT, REGEXP_REPLACE); see package udf for the
 // arguments each takes. Expr is the CUSTOM expression, with {col} standing
 // for the column.
+//
+// When, if not empty, makes the mask conditional (Snowflake's conditional
+// masking policies): a boolean SQL expression over the raw columns of the
+// same row. The mask applies where the condition holds or is unknown
+// (NULL), the raw value is seen where it is false:
+//
+//	CASE WHEN (when) IS FALSE THEN col ELSE mask(col) END
 type Mask struct {
 	Type   string
 	Args   []string
 	Expr   string
+	When   string
 	Policy string // the policy that set the mask, for errors and explain
 }
 

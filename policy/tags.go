@@ -52,6 +52,7 @@ type TagMaskRule struct {
 	Type        string // a mask type of package udf, upper-cased
 	Args        []string
 	Expr        string // the CUSTOM expression, {col} standing for the column
+	When        string // the condition under which the mask applies (see Mask.When)
 	Line        int
 }
 
@@ -108,7 +109,7 @@ func compileTags(f *File) *tagIndex {
 		ix.rules = append(ix.rules, tagRule{
 			principals: slices.Clone(r.Principals),
 			tag:        r.Tag,
-			mask:       Mask{Type: r.Type, Args: slices.Clone(r.Args), Expr: r.Expr, Policy: r.Name},
+			mask:       Mask{Type: r.Type, Args: slices.Clone(r.Args), Expr: r.Expr, When: r.When, Policy: r.Name},
 		})
 	}
 	return ix
@@ -246,6 +247,9 @@ func validTagMask(r *TagMaskRule) error {
 	typ := strings.ToUpper(r.Type)
 	if (typ == udf.TypeCustom) != (strings.TrimSpace(r.Expr) != "") {
 		return errors.New("a CUSTOM mask, and only a CUSTOM mask, has a non-empty expr")
+	}
+	if r.When != "" && strings.TrimSpace(r.When) == "" {
+		return errors.New("when must not be blank")
 	}
 	return udf.ValidateMask(typ, r.Args, r.Expr)
 }

@@ -46,8 +46,14 @@
 // the functions the application allowed by name (Request.AllowedFunctions);
 // any other function is an Error naming it.
 //
-// Policy expressions (row filters, CUSTOM masks) are parsed as single
-// expressions (Syntax.CanonicalExpr) before they are placed, so their text
-// cannot reach outside its place; the tables they read are rewritten under
-// their own policies, and they never see the application's CTEs.
+// Policy expressions (row filters, CUSTOM masks, masks' when conditions)
+// are parsed as single expressions (Syntax.CanonicalExpr) before they are
+// placed, so their text cannot reach outside its place; the tables they
+// read are rewritten under their own policies, and they never see the
+// application's CTEs. A mask's when condition (policy.Mask.When) makes
+// the mask's expression CASE WHEN (cond) IS FALSE THEN raw ELSE mask END
+// over the row's raw columns (MaskExpr), placed wherever the mask is, so
+// the fence and guard rules treat it as the mask it is; it may read only
+// its own row (ConditionSyntax), and a column it reads that the table
+// lacks is a policy error.
 package rewriter

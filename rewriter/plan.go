@@ -23,6 +23,57 @@ type Syntax interface {
 	CanonicalExpr(text string) (string, error)
 }
 
+// ConditionSyntax is implemented by the Syntax of a dialect that can read
+// a mask's when condition (policy.Mask.When).
+type ConditionSyntax interface {
+	// ConditionColumns parses text as exactly one expression that reads
+	// only columns of its own row, unqualified, and context functions,
+	// and returns those columns, lower-cased, each once. A subquery, a
+	// qualified column (another table, or the table under another name),
+	// an aggregate or window, a variable or a placeholder is an error.
+	ConditionColumns(text string) ([]string, error)
+}
+
+// syntaxOf returns the Syntax of the request's dialect, when it is
+// registered and has one.
+func syntaxOf(req *Request) (Syntax, bool) {
+	if req.Dialect == "" {
+		return nil, false
+	}
+	d, ok := Lookup(req.Dialect)
+	if !ok {
+		return nil, false
+	}
+	sd, ok := d.(interface{ Syntax() Syntax })
+	if !ok {
+		return nil, false
+	}
+	return sd.Syntax(), true
+}
+
+// conditionError checks a mask's when condition against the table's
+// columns: bad is false when the condition reads only its own row and
+// only columns the table has; otherwise detail is the policy error's.
+func conditionError(syn Syntax, when string, cols []Column) (detail string, bad bool) {
+	cs, ok := syn.(ConditionSyntax)
+	if !ok {
+		if _, err := syn.CanonicalExpr(when); err != nil {
+			return "mask condition (when) is not a single SQL expression", true
+		}
+		return "", false
+	}
+	names, err := cs.ConditionColumns(when)
+	if err != nil {
+		return "mask condition (when): " + err.Error(), true
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(cols, func(c Column) bool { return strings.EqualFold(c.Name, n) }) {
+			return fmt.Sprintf("mask condition (when) reads column %q, which the table does not have", n), true
+		}
+	}
+	return "", false
+}
+
 // TablePlan is how one base-table reference is read or written for one
 // caller: the Decision, and the columns the caller may see.
 type TablePlan struct {
@@ -101,6 +152,7 @@ func (p *TablePlan) checkMasks(req *Request) error {
 	if req.Dialect == "" {
 		return nil // MaskExpr reports it when the column is read
 	}
+	syn, hasSyntax := syntaxOf(req)
 	for _, c := range p.Columns {
 		m, masked := p.Mask(c.Name)
 		if !masked {
@@ -109,6 +161,11 @@ func (p *TablePlan) checkMasks(req *Request) error {
 		if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: c.Name, DataType: c.DataType,
 			ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
 			return p.maskError(c, m, err)
+		}
+		if m.When != "" && hasSyntax {
+			if detail, bad := conditionError(syn, m.When, p.All); bad {
+				return &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy, Detail: detail}
+			}
 		}
 	}
 	return nil
@@ -127,18 +184,19 @@ func (p *TablePlan) maskError(c Column, m policy.Mask, err error) error {
 // only those of the callers the rule applies to) until the policy or the
 // table is fixed. Only statements that read or write rows (select, update)
 // are checked: DDL can still fix the table. A table that does not exist is
-// left to the server. The check costs one map lookup for a table whose
-// rules name no column.
+// left to the server. A column that a mask's when condition reads is
+// checked the same way (the dialect's ConditionSyntax reads it). The check
+// costs two map lookups for a table whose rules name no column.
 func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, access policy.Access) error {
 	if access != policy.Select && access != policy.Update {
 		return nil
 	}
-	cn, ok := columnNamer(req.View)
-	if !ok {
-		return nil
+	var refs []policy.ColumnRef
+	if cn, ok := columnNamer(req.View); ok {
+		refs = cn.NamedColumns(t)
 	}
-	refs := cn.NamedColumns(t)
-	if len(refs) == 0 {
+	conds := maskConditions(req.View, t)
+	if len(refs) == 0 && len(conds) == 0 {
 		return nil
 	}
 	if req.Catalog == nil {
@@ -156,6 +214,34 @@ func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, ac
 			return &Error{Kind: policy.ErrPolicy, Table: t.String(), Column: ref.Column, Policy: ref.Rule,
 				Detail: fmt.Sprintf("%s rule names column %q, which the table does not have", ref.Section, ref.Column)}
 		}
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	syn, ok := syntaxOf(req)
+	if !ok {
+		return nil // the callers the mask applies to are checked when it is placed (MaskExpr)
+	}
+	for _, mc := range conds {
+		if detail, bad := conditionError(syn, mc.When, cols); bad {
+			return &Error{Kind: policy.ErrPolicy, Table: t.String(), Column: mc.Column, Policy: mc.Rule, Detail: detail}
+		}
+	}
+	return nil
+}
+
+// maskConditions returns the when conditions of the masks of t's exact
+// entry in the policy behind v (see policy.ConditionNamer).
+func maskConditions(v policy.View, t policy.TableName) []policy.MaskCondition {
+	for v != nil {
+		if cn, ok := v.(policy.ConditionNamer); ok {
+			return cn.MaskConditions(t)
+		}
+		u, ok := v.(interface{ Unwrap() policy.View })
+		if !ok {
+			return nil
+		}
+		v = u.Unwrap()
 	}
 	return nil
 }
@@ -247,19 +333,38 @@ func (p *TablePlan) Column(name string) (Column, bool) {
 // MaskExpr returns the SQL text of the masked value of col, computed over
 // the raw column reference ref (already quoted). ok is false when the
 // column is not masked.
+//
+// A conditional mask (Mask.When) is the CASE of udf.WhenSQL: the
+// condition reads the row's raw columns (unqualified in the text; the
+// dialect qualifies them as it does a row filter's), and where it is
+// not false the mask applies. The CASE is the column's value wherever
+// the statement reads it, so everything that treats a mask as a mask
+// (the fence, the guarded writes) treats it alike.
 func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, ok bool, err error) {
 	m, masked := p.Mask(col.Name)
 	if !masked {
 		return "", false, nil
 	}
-	expr, err = udf.MaskSQL(udf.Target{
+	t := udf.Target{
 		Dialect:    syn.UDF(),
 		Column:     ref,
 		DataType:   col.DataType,
 		ColumnType: col.ColumnType,
-	}, m.Type, m.Args, m.Expr)
+	}
+	expr, err = udf.MaskSQL(t, m.Type, m.Args, m.Expr)
 	if err != nil {
 		return "", false, p.maskError(col, m, err)
+	}
+	if m.When != "" {
+		if detail, bad := conditionError(syn, m.When, p.All); bad {
+			return "", false, &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: col.Name, Policy: m.Policy, Detail: detail}
+		}
+		cond, err := syn.CanonicalExpr(m.When)
+		if err != nil {
+			return "", false, &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: col.Name, Policy: m.Policy,
+				Detail: "mask condition (when) is not a single SQL expression"}
+		}
+		expr = udf.WhenSQL(t, m.Type, cond, expr)
 	}
 	return expr, true, nil
 }
@@ -367,6 +472,14 @@ func applyTagMasks(req *Request, d *policy.Decision, cols []Column) *policy.Deci
 			if req.Dialect != "" {
 				if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: "c", DataType: c.DataType,
 					ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
+					out.Restricted[name] = m.Policy
+					break
+				}
+			}
+			if syn, ok := syntaxOf(req); ok && m.When != "" {
+				// A condition the table cannot answer (a column it lacks)
+				// cannot be computed for this column either.
+				if _, bad := conditionError(syn, m.When, cols); bad {
 					out.Restricted[name] = m.Policy
 					break
 				}

@@ -943,3 +943,24 @@ func (g gen) maskDate(s *spec) (string, error) {
 	// isfinite: NULL and ±infinity (which has no parts) give NULL.
 	return "CASE WHEN isfinite(" + col + ") THEN make_date(" + year + ", " + month + ", " + part(s.day, "DAY") + ") END", nil
 }
+
+// WhenSQL returns the conditional form of a mask: mask, the expression
+// MaskSQL returned for t and maskType, where cond holds or is unknown
+// (NULL), and the raw column where cond is false, so that a condition
+// that cannot be decided masks (fail closed):
+//
+//	CASE WHEN (cond) IS FALSE THEN <raw> ELSE <mask> END
+//
+// cond is SQL text the caller has parsed as one expression over the
+// row's raw columns. The raw branch takes the form the mask's result has
+// (on MariaDB a masked string is utf8mb4 with an explicit binary
+// collation, see strIn), so that the column has the type the plain mask
+// gives it.
+func WhenSQL(t Target, maskType, cond, mask string) string {
+	raw := t.Column
+	typ := strings.ToUpper(maskType)
+	if t.Dialect == MySQL && KindOf(t.DataType) == KindString && typ != TypeCustom && typ != TypeNone {
+		raw = myText(raw)
+	}
+	return "CASE WHEN (" + cond + ") IS FALSE THEN " + raw + " ELSE " + mask + " END"
+}

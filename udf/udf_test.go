@@ -608,3 +608,17 @@ func TestRedactConstantMustFitType(t *testing.T) {
 		t.Errorf("REDACT true on a PostgreSQL boolean: %v", err)
 	}
 }
+
+func TestWhenSQL(t *testing.T) {
+	my := Target{Dialect: MySQL, Column: "`t`.`c`", DataType: "varchar", ColumnType: "varchar(10)"}
+	if got := WhenSQL(my, "mask_null", "a = 1", "M"); got != "CASE WHEN (a = 1) IS FALSE THEN CONVERT(`t`.`c` USING utf8mb4) COLLATE utf8mb4_bin ELSE M END" {
+		t.Errorf("mysql string: %s", got)
+	}
+	if got := WhenSQL(my, TypeCustom, "a = 1", "M"); got != "CASE WHEN (a = 1) IS FALSE THEN `t`.`c` ELSE M END" {
+		t.Errorf("mysql custom: %s", got)
+	}
+	pg := Target{Dialect: Postgres, Column: `"c"`, DataType: "integer", ColumnType: "integer"}
+	if got := WhenSQL(pg, TypeMask, "a", "M"); got != `CASE WHEN (a) IS FALSE THEN "c" ELSE M END` {
+		t.Errorf("postgres: %s", got)
+	}
+}

@@ -99,7 +99,12 @@ Flags may also follow the SQL.`)
 			}
 			sort.Strings(cols)
 			for _, c := range cols {
-				fmt.Fprintf(stdout, "--   mask %q on %s: %s\n", t.Masks[c].Policy, c, t.Masks[c].Type)
+				m := t.Masks[c]
+				if m.When != "" {
+					fmt.Fprintf(stdout, "--   mask %q on %s: %s when %s (raw where the condition is false)\n", m.Policy, c, m.Type, m.When)
+					continue
+				}
+				fmt.Fprintf(stdout, "--   mask %q on %s: %s\n", m.Policy, c, m.Type)
 			}
 			for c, p := range t.Restricted {
 				fmt.Fprintf(stdout, "--   restricted %q: %s\n", p, c)

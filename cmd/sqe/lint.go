@@ -211,16 +211,19 @@ func (l *nativeLint) expressions(c *policy.Compiled) {
 				bad = append(bad, d)
 			}
 		}
-		what := "row filter"
-		if x.Kind == policy.ExprCustomMask {
+		what, is := "row filter", "does not parse as one %s SQL expression"
+		switch x.Kind {
+		case policy.ExprCustomMask:
 			what = "CUSTOM mask expression"
+		case policy.ExprMaskWhen:
+			what, is = "mask condition (when)", "is not one %s SQL expression over its own row (unqualified columns and functions; no subquery, aggregate or placeholder)"
 		}
 		switch {
 		case len(bad) == 0:
 		case len(bad) == len(dialects):
-			l.add(policy.LintError, x.Line, x.Path, "rule %q: %s does not parse as one %s SQL expression", x.Rule, what, strings.Join(bad, " or "))
+			l.add(policy.LintError, x.Line, x.Path, "rule %q: %s "+is, x.Rule, what, strings.Join(bad, " or "))
 		default:
-			l.add(policy.LintWarning, x.Line, x.Path, "rule %q: %s does not parse as one %s SQL expression: a %s database refuses the policy", x.Rule, what, bad[0], bad[0])
+			l.add(policy.LintWarning, x.Line, x.Path, "rule %q: %s "+is+": a %s database refuses the policy", x.Rule, what, bad[0], bad[0])
 		}
 	}
 }
@@ -238,8 +241,14 @@ func parses(dialect string, x policy.Expression) bool {
 	}
 	syn := sd.Syntax()
 	text := x.Text
-	if x.Kind == policy.ExprCustomMask {
+	switch x.Kind {
+	case policy.ExprCustomMask:
 		text = "(" + strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col")) + ")"
+	case policy.ExprMaskWhen:
+		if cs, ok := syn.(rewriter.ConditionSyntax); ok {
+			_, err := cs.ConditionColumns(text)
+			return err == nil
+		}
 	}
 	_, err := syn.CanonicalExpr(text)
 	return err == nil
@@ -292,6 +301,19 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 				l.add(policy.LintError, ref.Line, ref.Path, "rule %q names column %q, which %s does not have: policy error, every statement on the table fails", ref.Rule, ref.Column, e.t)
 			}
 		}
+		if cs, ok := conditionSyntax(l.dialect); ok {
+			for _, mc := range c.MaskConditions(e.t) {
+				names, err := cs.ConditionColumns(mc.When)
+				if err != nil {
+					continue // reported with the expressions
+				}
+				for _, n := range names {
+					if _, ok := byName[n]; !ok {
+						l.add(policy.LintError, mc.Line, mc.Path, "rule %q: mask condition (when) reads column %q, which %s does not have: policy error, every statement on the table fails", mc.Rule, n, e.t)
+					}
+				}
+			}
+		}
 		if e.ft != nil {
 			for i, m := range e.ft.Masks {
 				col, ok := byName[m.Column]
@@ -313,6 +335,43 @@ func (l *nativeLint) tables(f *policy.File, c *policy.Compiled) {
 	}
 }
 
+// missingConditionColumn returns a column that the when condition reads
+// and cols lack ("" when none, or when the condition does not parse: that
+// is reported with the expressions).
+func missingConditionColumn(dialect, when string, cols []rewriter.Column) string {
+	if when == "" {
+		return ""
+	}
+	cs, ok := conditionSyntax(dialect)
+	if !ok {
+		return ""
+	}
+	names, err := cs.ConditionColumns(when)
+	if err != nil {
+		return ""
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(cols, func(c rewriter.Column) bool { return strings.EqualFold(c.Name, n) }) {
+			return n
+		}
+	}
+	return ""
+}
+
+// conditionSyntax is the dialect's reader of masks' when conditions.
+func conditionSyntax(dialect string) (rewriter.ConditionSyntax, bool) {
+	d, ok := rewriter.Lookup(dialect)
+	if !ok {
+		return nil, false
+	}
+	sd, ok := d.(interface{ Syntax() rewriter.Syntax })
+	if !ok {
+		return nil, false
+	}
+	cs, ok := sd.Syntax().(rewriter.ConditionSyntax)
+	return cs, ok
+}
+
 // tagMasks warns about tag-mask bindings that a tagged column's type
 // cannot take: the column is restricted for their callers instead.
 func (l *nativeLint) tagMasks(f *policy.File, t policy.TableName, cols []rewriter.Column) {
@@ -332,6 +391,10 @@ func (l *nativeLint) tagMasks(f *policy.File, t policy.TableName, cols []rewrite
 					r.Type, r.Args, r.Expr); err != nil {
 					l.add(policy.LintWarning, r.Line, fmt.Sprintf("tag_masks[%d]", i), "tag %s's mask %q cannot be computed for %s.%s (%s): the column is restricted for its callers instead",
 						r.Tag, r.Name, t, col.Name, col.ColumnType)
+				}
+				if missing := missingConditionColumn(l.dialect, r.When, cols); missing != "" {
+					l.add(policy.LintWarning, r.Line, fmt.Sprintf("tag_masks[%d].when", i), "tag %s's mask %q reads column %q, which %s does not have: %s.%s is restricted for its callers instead",
+						r.Tag, r.Name, missing, t, t, col.Name)
 				}
 			}
 		}

@@ -178,3 +178,59 @@ func TestLintRangerBundle(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }
+
+// TestLintMaskConditions: a when that reads another table fails as an
+// expression; one naming a column the table lacks is a policy error.
+func TestLintMaskConditions(t *testing.T) {
+	path := writePolicy(t, `version: 1
+default: allow
+tables:
+  shop.customers:
+    masks:
+      - {name: ok, principals: [public], column: ssn, type: MASK, when: "region <> 'EU' OR name = current_user"}
+      - {name: other, principals: [public], column: email, type: MASK, when: "EXISTS (SELECT 1 FROM shop.orders)"}
+      - {name: typo, principals: [public], column: name, type: MASK, when: "regoin = 'EU'"}
+tags:
+  shop.orders.total: [MONEY]
+tag_masks:
+  - {name: money-when, principals: [public], tag: MONEY, type: MASK_NULL, when: "region <> 'EU'"}
+`)
+	code, out, errOut := runCLI("lint", "--dialect", "mysql", "--schema", "testdata/shop.sql", path)
+	if code != 1 {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		`p.yaml:7: error: tables."shop.customers".masks[1].when: rule "other": mask condition (when) is not one mysql SQL expression over its own row`,
+		`p.yaml:8: error: tables."shop.customers".masks[2].when: rule "typo": mask condition (when) reads column "regoin", which shop.customers does not have`,
+		`p.yaml:12: warning: tag_masks[0].when: tag MONEY's mask "money-when" reads column "region", which shop.orders does not have: shop.orders.total is restricted for its callers instead`,
+		`2 error(s)`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestExplainShowsMaskConditions: explain -v prints a mask's condition.
+func TestExplainShowsMaskConditions(t *testing.T) {
+	path := writePolicy(t, `version: 1
+default: allow
+tables:
+  shop.customers:
+    masks:
+      - {name: ssn-when, principals: [public], column: ssn, type: MASK_SHOW_LAST_4, when: "salary > 10"}
+`)
+	code, out, errOut := runCLI("explain", "--policy", path, "--dialect", "mysql", "--schema", "testdata/shop.sql", "--user", "sam", "-v",
+		"SELECT ssn FROM customers")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"case when `shop`.`customers`.`salary` > 10 is false then convert(`shop`.`customers`.`ssn` using utf8mb4) collate utf8mb4_bin else ",
+		`--   mask "ssn-when" on ssn: MASK_SHOW_LAST_4 when salary > 10 (raw where the condition is false)`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
