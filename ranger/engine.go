@@ -1160,7 +1160,35 @@ func (c repoCandidates) tag(_ *request, _ string, ptype int) []*policyEval {
 
 // evaluate is RangerPolicyEngineImpl.evaluatePolicies for one request.
 func (e *engine) evaluate(r *request, ptype int) *result {
-	return e.evaluateWith(r, ptype, repoCandidates{e})
+	if e.zones == nil || r.zone != "" {
+		return e.evaluateWith(r, ptype, repoCandidates{e})
+	}
+	return e.evaluateZoned(r, ptype)
+}
+
+// evaluateZoned is Ranger's zone-aware evaluation: a request that matches
+// one zone is evaluated with that zone's policies; one that matches none,
+// or several for a specific access type, with the unzoned policies; one
+// for any access that matches several, with each zone's in turn until one
+// allows.
+func (e *engine) evaluateZoned(r *request, ptype int) *result {
+	e.prepare(r)
+	all, _ := e.zones.matched(r.res, r.evalCtx())
+	if len(all) == 0 || (len(all) > 1 && !r.isAccessTypeAny()) {
+		return e.evaluateWith(r, ptype, repoCandidates{e})
+	}
+	var res *result
+	for _, z := range sortedKeys(all) {
+		zr := *r
+		zr.zone = z
+		zr.st = &evalState{tokens: r.st.tokens}
+		zr.ctx = nil
+		res = e.evaluateWith(&zr, ptype, repoCandidates{e})
+		if res.allowed {
+			break
+		}
+	}
+	return res
 }
 
 func (e *engine) evaluateWith(r *request, ptype int, cs candidateSource) *result {
