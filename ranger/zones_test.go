@@ -258,3 +258,60 @@ func TestUnparsableZonesFailClosed(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+func TestZoneTagPolicies(t *testing.T) {
+	// shop.payments carries the RESTRICTED tag, whose tag policy denies
+	// select to contractors.
+	build := func(tagZone string, zoneHasTags bool) *View {
+		b := loadShop(t)
+		b.Policies = []*Policy{allowSelect(1, "", zoneRes("*", "*", "*"), "cody")}
+		for _, p := range b.TagPolicies.Policies {
+			if p.ID == 101 {
+				p.ZoneName = tagZone
+			}
+		}
+		raw, err := json.Marshal(map[string]any{
+			"resources":                    []map[string][]string{{"database": {"shop"}, "table": {"payments"}, "column": {"*"}}},
+			"policies":                     []*Policy{allowSelect(2, "pay", zoneRes("shop", "payments", "*"), "cody")},
+			"containsAssociatedTagService": zoneHasTags,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SecurityZones = map[string]json.RawMessage{"pay": raw}
+		s, err := NewStatic(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.Current().View(session.User{Name: "cody", Groups: []string{"contractors"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*View)
+	}
+	const tagDeny = "ranger tag policy 101"
+	cases := []struct {
+		tagZone     string
+		zoneHasTags bool
+		allowed     bool
+	}{
+		// A zone without a tag service uses the unzoned tag policies.
+		{"", false, false},
+		{"pay", false, true},
+		// A zone with one uses its own tag policies only.
+		{"pay", true, false},
+		{"", true, true},
+	}
+	for _, c := range cases {
+		d := mustDecide(t, build(c.tagZone, c.zoneHasTags), "shop", "payments")
+		if d.Allows(policy.Select) != c.allowed {
+			t.Errorf("tag policy in zone %q, zone has a tag service %v: select %v, want %v (%+v)", c.tagZone, c.zoneHasTags, d.Allows(policy.Select), c.allowed, d)
+		}
+		if !c.allowed && d.DeniedBy[policy.Select] != tagDeny {
+			t.Errorf("tag policy in zone %q, zone has a tag service %v: denied by %q", c.tagZone, c.zoneHasTags, d.DeniedBy[policy.Select])
+		}
+		if c.allowed && d.AllowedBy[policy.Select] != "ranger policy 2" {
+			t.Errorf("tag policy in zone %q, zone has a tag service %v: allowed by %q", c.tagZone, c.zoneHasTags, d.AllowedBy[policy.Select])
+		}
+	}
+}
