@@ -133,6 +133,7 @@ func TestWildcardAndSeveralZones(t *testing.T) {
 			resources: []map[string][]string{
 				{"database": {"shop"}, "table": {"sales_*"}, "column": {"*"}},
 				{"database": {"crm"}, "table": {"*"}},
+				{"database": {"ops"}},
 			},
 			policies: []*Policy{allowSelect(200, "sales", zoneRes("*", "*", "*"), "sam")},
 		},
@@ -152,6 +153,8 @@ func TestWildcardAndSeveralZones(t *testing.T) {
 		{"ann", "finance", "ledger", false, ReasonNoPolicy},
 		{"sam", "shop", "sales_eu", true, "ranger policy 200"},
 		{"sam", "crm", "contacts", true, "ranger policy 200"},
+		{"sam", "ops", "jobs", true, "ranger policy 200"},
+		{"ann", "ops", "jobs", false, ReasonNoPolicy},
 		{"sam", "shop", "orders", false, ReasonNoPolicy},
 		{"sam", "fin", "ledger", false, ReasonNoPolicy},
 		{"fay", "fin", "ledger", true, "ranger policy 300"},
