@@ -26,6 +26,7 @@ var targetFiles = []string{
 	"test_policyengine_tag_hive_mask.json",
 	"test_policyengine_with_roles.json",
 	"test_policyengine_priority.json",
+	"test_policyengine_hdfs_zones.json",
 	"test_resourcematcher_default.json",
 	"test_defaultpolicyresourcematcher.json",
 	"test_defaultpolicyresourcematcher_for_hive_policy.json",
@@ -159,9 +160,10 @@ type peTest struct {
 }
 
 type peCase struct {
-	ServiceName   string      `json:"serviceName"`
-	ServiceDef    *ServiceDef `json:"serviceDef"`
-	Policies      []*Policy   `json:"policies"`
+	ServiceName   string                     `json:"serviceName"`
+	ServiceDef    *ServiceDef                `json:"serviceDef"`
+	Policies      []*Policy                  `json:"policies"`
+	SecurityZones map[string]json.RawMessage `json:"securityZones"`
 	TagPolicyInfo *struct {
 		ServiceName   string      `json:"serviceName"`
 		ServiceDef    *ServiceDef `json:"serviceDef"`
@@ -365,8 +367,13 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 		sp.TagPolicies = &TagPolicies{ServiceName: c.TagPolicyInfo.ServiceName, ServiceDef: c.TagPolicyInfo.ServiceDef,
 			Policies: c.TagPolicyInfo.TagPolicies, ServiceConfig: c.TagPolicyInfo.ServiceConfig, AuditMode: c.AuditMode}
 	}
+	zones, err := parseZones(c.SecurityZones)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	e := newEngine(engineInput{
 		policies:    sp,
+		zones:       zones,
 		roles:       fixtureRoles(&c),
 		tags:        fixtureTags(t, c.ServiceDef, c.TagPolicyInfo),
 		superUsers:  c.SuperUsers,
@@ -464,6 +471,13 @@ func unsupportedScriptIn(e *engine, tc peTest) string {
 	}
 	if r := check(e.repo); r != "" {
 		return r
+	}
+	if e.zones != nil {
+		for _, z := range e.zones.names {
+			if r := check(e.zones.repos[z]); r != "" {
+				return r
+			}
+		}
 	}
 	return check(e.tagRepo)
 }

@@ -148,6 +148,14 @@
 //     JavaScript subset Ranger's policies use: the ctx methods, the USER,
 //     UG, UGNAMES, URNAMES, TAG and TAGS objects, the macros such as
 //     IS_IN_GROUP and GET_TAG_ATTR, string and array methods, comparisons).
+//   - Security zones: a question on a resource that exactly one zone's
+//     resources match is decided by that zone's policies only; one in no
+//     zone (or that a zone matches only below it, such as a table whose
+//     zone names some of its columns) by the unzoned policies. The zone is
+//     chosen per question, so per column for select and masks. Tag
+//     policies of a zone apply in that zone when it has an associated tag
+//     service; otherwise the tag policies of no zone apply. A resource
+//     inside two zones (which Ranger's admin refuses) fails closed.
 //
 // # What sqe cannot evaluate
 //
@@ -162,8 +170,7 @@
 // the policy, and Snapshot.ScriptFailures counts it. Validity schedules with
 // recurrences are treated the same way, on policies and on tags (a tag
 // that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
-// statement's tables carry no owner. Security zones, policy and tag
-// deltas, and Ranger's audit (isAudited is computed but sqe does not send
-// audit events) are not supported; a service with security zones fails
-// closed. "sqe lint" (Lint) lists what a bundle uses of these.
+// statement's tables carry no owner. Policy and tag deltas, and Ranger's
+// audit (isAudited is computed but sqe does not send audit events) are
+// not supported. "sqe lint" (Lint) lists what a bundle uses of these.
 package ranger

@@ -78,6 +78,10 @@ type request struct {
 	context              map[string]any
 	strict               bool
 
+	// zone is the security zone whose policies decide the request ("":
+	// the unzoned policies).
+	zone string
+
 	st  *evalState
 	ctx *evalCtx // evalCtx(), once made
 	// restrictOnly is set while a policy whose policy-level conditions or
@@ -1010,6 +1014,7 @@ type engine struct {
 	repo        *repository
 	tagSD       *svcDef
 	tagRepo     *repository
+	zones       *zoneSet // nil without security zones
 	auditMode   string
 	superUsers  map[string]bool
 	superGroups map[string]bool
@@ -1042,6 +1047,7 @@ type engineInput struct {
 	superUsers  []string
 	superGroups []string
 	lenient     bool
+	zones       map[string]*ZoneInfo
 }
 
 func newEngine(in engineInput) *engine {
@@ -1050,6 +1056,7 @@ func newEngine(in engineInput) *engine {
 	e.sd = newSvcDef(sp.ServiceDef, "")
 	e.sd.scriptFailures = &e.scriptFailures
 	e.repo = newRepository(e.sd, sp.Policies, "", in.lenient)
+	e.zones = newZoneSet(e.sd, sp.ServiceDef, in.zones, in.lenient)
 	e.auditMode = sp.AuditMode
 	cfg := sp.ServiceConfig
 	e.superUsers = splitSet(cfg["ranger.plugin.super.users"])
@@ -1141,7 +1148,7 @@ type candidateSource interface {
 type repoCandidates struct{ e *engine }
 
 func (c repoCandidates) resource(r *request, ptype int) []*policyEval {
-	return c.e.repo.candidates(r, ptype)
+	return c.e.repoFor(r).candidates(r, ptype)
 }
 
 func (c repoCandidates) tag(_ *request, _ string, ptype int) []*policyEval {
@@ -1153,7 +1160,35 @@ func (c repoCandidates) tag(_ *request, _ string, ptype int) []*policyEval {
 
 // evaluate is RangerPolicyEngineImpl.evaluatePolicies for one request.
 func (e *engine) evaluate(r *request, ptype int) *result {
-	return e.evaluateWith(r, ptype, repoCandidates{e})
+	if e.zones == nil || r.zone != "" {
+		return e.evaluateWith(r, ptype, repoCandidates{e})
+	}
+	return e.evaluateZoned(r, ptype)
+}
+
+// evaluateZoned is Ranger's zone-aware evaluation: a request that matches
+// one zone is evaluated with that zone's policies; one that matches none,
+// or several for a specific access type, with the unzoned policies; one
+// for any access that matches several, with each zone's in turn until one
+// allows.
+func (e *engine) evaluateZoned(r *request, ptype int) *result {
+	e.prepare(r)
+	all, _ := e.zones.matched(r.res, r.evalCtx())
+	if len(all) == 0 || (len(all) > 1 && !r.isAccessTypeAny()) {
+		return e.evaluateWith(r, ptype, repoCandidates{e})
+	}
+	var res *result
+	for _, z := range sortedKeys(all) {
+		zr := *r
+		zr.zone = z
+		zr.st = &evalState{tokens: r.st.tokens}
+		zr.ctx = nil
+		res = e.evaluateWith(&zr, ptype, repoCandidates{e})
+		if res.allowed {
+			break
+		}
+	}
+	return res
 }
 
 func (e *engine) evaluateWith(r *request, ptype int, cs candidateSource) *result {
@@ -1179,7 +1214,7 @@ func (e *engine) newResult(r *request, ptype int) *result {
 	case "audit-none":
 		res.setAudited(false)
 	default:
-		if e.repo.policies == 0 && e.tagRepo == nil {
+		if e.repoFor(r).policies == 0 && e.tagRepo == nil {
 			res.setAudited(true)
 		}
 	}
@@ -1210,7 +1245,7 @@ func (e *engine) evaluateOne(r *request, ptype int, cs candidateSource) *result 
 
 	allowedByTags := res.determined && res.allowed
 	deniedByTags := res.determined && !res.allowed
-	if e.repo.policies > 0 {
+	if e.repoFor(r).policies > 0 {
 		res.determined = false
 		for _, pe := range cs.resource(r, ptype) {
 			if !pe.retrievable(r) {
@@ -1308,7 +1343,7 @@ func (e *engine) tagCandidates(r *request, ptype int, cs candidateSource) []tagP
 		}
 		tr := &accessResource{elems: map[string]any{"tag": t.Type}}
 		for _, pe := range cs.tag(r, t.Type, ptype) {
-			if pe.applicable(r.accessTime) == triFalse {
+			if !e.tagPolicyInZone(pe, r.zone) || pe.applicable(r.accessTime) == triFalse {
 				continue
 			}
 			ok := false

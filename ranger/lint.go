@@ -70,8 +70,11 @@ var sqlResources = map[string]bool{"database": true, "table": true, "column": tr
 
 // Lint reports the parts of a bundle that sqe cannot realise as Ranger
 // would: conditions it cannot evaluate, mask types and CUSTOM or row-filter
-// expressions it cannot use, recurring validity schedules, security zones,
-// and policies on resources or access types SQL statements never reach.
+// expressions it cannot use, recurring validity schedules, security zones
+// sqe cannot apply to a table as a whole (column patterns) or that never
+// match a SQL resource, zone tag policies that never apply, and policies
+// on resources or access types SQL statements never reach. The policies of
+// each zone are checked like the unzoned ones.
 // Findings come sorted by policy; disabled policies are skipped.
 func Lint(b *Bundle) []Finding {
 	if b == nil || b.ServiceDef == nil {
@@ -83,17 +86,35 @@ func Lint(b *Bundle) []Finding {
 		out = append(out, Finding{Severity: SeverityError, Where: "service-def " + quote(b.ServiceDef.Name),
 			Message: "has no database and table resources; sqe needs the hive service-def and will not load this bundle"})
 	}
-	if len(b.SecurityZones) > 0 {
+	zones, zerr := parseZones(b.SecurityZones)
+	if zerr != nil {
 		out = append(out, Finding{Severity: SeverityError, Where: "security zones",
-			Message: fmt.Sprintf("the service uses security zones (%s), which sqe does not support: every table fails closed", strings.Join(sortedKeys(b.SecurityZones), ", "))})
+			Message: zerr.Error() + ": every table fails closed"})
 	}
+	out = append(out, lintZones(zones)...)
 	for _, p := range b.Policies {
 		out = append(out, lintPolicy(p, sd, false)...)
+		if p != nil && p.Enabled() && p.ZoneName != "" {
+			out = append(out, Finding{Severity: SeverityWarning, PolicyID: int64(p.ID), PolicyName: p.Name, Where: "zone",
+				Message: fmt.Sprintf("names security zone %q but comes with the unzoned policies; like Ranger, sqe applies it to resources in no zone", p.ZoneName)})
+		}
+	}
+	for _, name := range sortedKeys(zones) {
+		for _, p := range zones[name].Policies {
+			out = append(out, lintPolicy(p, sd, false)...)
+		}
 	}
 	if tp := b.TagPolicies; tp != nil && tp.ServiceDef != nil {
 		tsd := newSvcDef(tp.ServiceDef, sd.name)
 		for _, p := range tp.Policies {
 			out = append(out, lintPolicy(p, tsd, true)...)
+			if p == nil || !p.Enabled() || p.ZoneName == "" {
+				continue
+			}
+			if zi := zones[p.ZoneName]; zi == nil || !zi.ContainsAssociatedTagService {
+				out = append(out, Finding{Severity: SeverityWarning, PolicyID: int64(p.ID), PolicyName: p.Name, Tag: true, Where: "zone",
+					Message: fmt.Sprintf("belongs to security zone %q, which has no associated tag service: like Ranger, sqe never applies it", p.ZoneName)})
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -106,6 +127,43 @@ func Lint(b *Bundle) []Finding {
 	return out
 }
 
+// lintZones reports the zones whose resources sqe cannot use as Ranger
+// would.
+func lintZones(zones map[string]*ZoneInfo) []Finding {
+	var out []Finding
+	add := func(sev Severity, zone, format string, args ...any) {
+		out = append(out, Finding{Severity: sev, Where: fmt.Sprintf("security zone %q", zone), Message: fmt.Sprintf(format, args...)})
+	}
+	for _, name := range sortedKeys(zones) {
+		zi := zones[name]
+		sql := false
+		for i, set := range zi.Resources {
+			names := sortedKeys(set)
+			other := false
+			for _, n := range names {
+				other = other || !sqlResources[n]
+			}
+			if !other {
+				sql = true
+			} else if len(set) > 0 {
+				add(SeverityWarning, name, "resource set %d (%s) is not touched by SQL statements", i+1, strings.Join(names, ", "))
+			}
+			if cols, ok := set["column"]; ok && !matchesAny(cols) {
+				for _, c := range cols {
+					if strings.ContainsAny(c, "*?") {
+						add(SeverityWarning, name, "resource set %d names columns by pattern (%s): a table's decision needs its columns (View.DecideColumns)", i+1, c)
+						break
+					}
+				}
+			}
+		}
+		if !sql {
+			add(SeverityWarning, name, "has no database, table or column resources: no SQL statement falls in it and its %d policies have no effect through sqe", len(zi.Policies))
+		}
+	}
+	return out
+}
+
 func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
 	if p == nil || !p.Enabled() {
 		return nil
@@ -113,9 +171,6 @@ func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
 	var out []Finding
 	add := func(sev Severity, where, format string, args ...any) {
 		out = append(out, Finding{Severity: sev, PolicyID: int64(p.ID), PolicyName: p.Name, Tag: tag, Where: where, Message: fmt.Sprintf(format, args...)})
-	}
-	if p.ZoneName != "" {
-		add(SeverityError, "", "belongs to security zone %q, which sqe does not support", p.ZoneName)
 	}
 	if !tag {
 		for name := range p.Resources {

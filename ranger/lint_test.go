@@ -44,10 +44,17 @@ func TestLint(t *testing.T) {
 		&Policy{ID: 75, Name: "recurring", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(`{"interval": 1}`)}}},
 			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
 		&Policy{ID: 76, Name: "off", IsEnabled: boolPtr(false), Resources: res("x", "t"), Conditions: cond("geo", "FR")},
+		&Policy{ID: 78, Name: "stray zone", ZoneName: "z1", Resources: res("x", "t"),
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
 		&Policy{ID: 77, Name: "runtime", Resources: res("x", "t"),
 			PolicyItems:     []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, Conditions: cond("expression", "USER.dept.split(',').includes('x')")}},
 			DenyPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, Conditions: cond("expression", "USER.dept.substring(0, 4) == 'ENGG'")}}},
 	)
+	b.SecurityZones = map[string]json.RawMessage{
+		"z1":    json.RawMessage(`{"resources": [{"database": ["fin"], "table": ["*"], "column": ["ss*"]}], "policies": [{"id": 90, "name": "zone geo", "zoneName": "z1", "resources": {"database": {"values": ["fin"]}}, "conditions": [{"type": "geo", "values": ["FR"]}]}]}`),
+		"hdfs":  json.RawMessage(`{"resources": [{"url": ["/tmp"]}], "policies": []}`),
+		"empty": json.RawMessage(`{}`),
+	}
 	var got []string
 	for _, f := range Lint(b) {
 		got = append(got, f.String())
@@ -64,11 +71,24 @@ func TestLint(t *testing.T) {
 		`warning: policy 74 (udfs), resources: resource "udf"`,
 		`warning: policy 74 (udfs), policy item 1: access types read`,
 		`error: policy 75 (recurring), validity schedule 1: recurrences are not evaluated`,
+		`error: policy 90 (zone geo), condition: condition "geo" uses evaluator com.example.GeoEvaluator`,
+		`warning: policy 78 (stray zone), zone: names security zone "z1" but comes with the unzoned policies`,
+		`warning: security zone "z1": resource set 1 names columns by pattern (ss*)`,
+		`warning: security zone "hdfs": resource set 1 (url) is not touched by SQL statements`,
+		`warning: security zone "hdfs": has no database, table or column resources`,
+		`warning: security zone "empty": has no database, table or column resources: no SQL statement falls in it and its 0 policies`,
 		`error: policy 77 (runtime), deny item 1: condition "expression": script "USER.dept.substring(0, 4) == 'ENGG'" calls substring, which sqe's interpreter does not have, and fails when it gets there: then the item applies`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lint lacks %q; got:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "does not support") {
+		t.Errorf("zones are supported; got:\n%s", text)
+	}
+	b.SecurityZones = map[string]json.RawMessage{"bad": json.RawMessage(`[]`)}
+	if f := Lint(b); !strings.Contains(f[0].String(), `error: security zones: security zone "bad" does not parse`) {
+		t.Errorf("unparsable zone: %v", f[0])
 	}
 	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1", "policy 77 (runtime), policy item 1"} {
 		if strings.Contains(text, unwanted) {

@@ -417,6 +417,11 @@ func (t *tokenReplacer) replace(value string, c *evalCtx) string {
 
 const urlMatcherClass = "org.apache.ranger.plugin.resourcematcher.RangerURLResourceMatcher"
 
+// pathMatcherClass is HDFS's path matcher. sqe realises only its recursive
+// literal values (a path and everything below it, as the URL matcher's);
+// its other values match as the default matcher's do.
+const pathMatcherClass = "org.apache.ranger.plugin.resourcematcher.RangerPathResourceMatcher"
+
 // resMatcher matches one resource element of a policy against a request
 // value (Ranger's RangerDefaultResourceMatcher and RangerURLResourceMatcher).
 type resMatcher struct {
@@ -486,7 +491,8 @@ func newResMatcher(def *resDef, pr *PolicyResource) *resMatcher {
 		if isURL && wild && m.recursive && pv[len(pv)-1] == sep {
 			pv += "*"
 		}
-		vm := buildValueMatcher(pv, ignoreCase, quotedCS, quotes, wild, isURL && m.recursive, sep)
+		pathRec := def.matcher == pathMatcherClass && m.recursive && !(wild && strings.ContainsAny(pv, "*?"))
+		vm := buildValueMatcher(pv, ignoreCase, quotedCS, quotes, wild, (isURL && m.recursive) || pathRec, sep)
 		if vm == nil {
 			continue
 		}

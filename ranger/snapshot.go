@@ -20,6 +20,7 @@ type Snapshot struct {
 	eng     *engine
 	idx     *principalIndex
 	tagIdx  *principalIndex
+	zoneIdx map[string]*principalIndex // the policies of each security zone
 	dbFor   func(policy.TableName) string
 	now     func() time.Time
 	shared  *sharedCache // decisions by View fingerprint and table; nil when disabled
@@ -61,7 +62,9 @@ type Info struct {
 	RoleVersion      int64
 	TagVersion       int64
 	UserStoreVersion int64
-	Policies         int
+	Policies         int // the unzoned policies
+	ZonePolicies     int // the policies of the security zones
+	Zones            int
 	TagPolicies      int
 	Roles            int
 	TaggedResources  int
@@ -100,8 +103,10 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 	if cfg.roles {
 		roles = b.Roles
 	}
+	zones, zerr := parseZones(sp.SecurityZones)
 	eng := newEngine(engineInput{
 		policies:    sp,
+		zones:       zones,
 		roles:       roles,
 		tags:        tags,
 		userStore:   b.UserStore,
@@ -117,9 +122,8 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		now:     cfg.now,
 		shared:  newSharedCache(cfg.cacheSize),
 	}
-	if len(sp.SecurityZones) > 0 {
-		zones := sortedKeys(sp.SecurityZones)
-		s.zoneErr = fmt.Errorf("%w: the service uses security zones (%v), which sqe does not support", policy.ErrAccessDenied, zones)
+	if zerr != nil {
+		s.zoneErr = fmt.Errorf("%w: %v", policy.ErrAccessDenied, zerr)
 	}
 	index := func(ix *principalIndex, repo *repository, add func(*policyEval)) {
 		if repo == nil {
@@ -135,6 +139,14 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 	}
 	index(s.idx, eng.repo, s.idx.addResourcePolicy)
 	index(s.tagIdx, eng.tagRepo, s.tagIdx.addTagPolicy)
+	if eng.zones != nil {
+		s.zoneIdx = map[string]*principalIndex{}
+		for _, z := range eng.zones.names {
+			ix := newPrincipalIndex()
+			index(ix, eng.zones.repos[z], ix.addResourcePolicy)
+			s.zoneIdx[z] = ix
+		}
+	}
 	if eng.tags != nil && eng.tags.timed {
 		s.minuteClock = true
 	}
@@ -144,8 +156,12 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		ServiceName:   sp.ServiceName,
 		PolicyVersion: version(sp.PolicyVersion),
 		Policies:      len(sp.Policies),
+		Zones:         len(zones),
 		RoleVersion:   -1,
 		TagVersion:    -1,
+	}
+	for _, zi := range zones {
+		s.info.ZonePolicies += len(zi.Policies)
 	}
 	if sp.TagPolicies != nil {
 		s.info.TagPolicies = len(sp.TagPolicies.Policies)

@@ -65,6 +65,7 @@ type View struct {
 	tokens     map[string]string // {USER}, shared by the View's requests (read-only)
 	pins       []*pbucket
 	tagPins    []*pbucket
+	zonePins   map[string][]*pbucket // the caller's buckets in each zone's index
 	at         time.Time
 	fp         string
 
@@ -92,6 +93,12 @@ func (v *View) prep() {
 	v.prepOnce.Do(func() {
 		v.pins = v.snap.idx.pins(v.user.Name, v.groups, v.held)
 		v.tagPins = v.snap.tagIdx.pins(v.user.Name, v.groups, v.held)
+		if len(v.snap.zoneIdx) > 0 {
+			v.zonePins = make(map[string][]*pbucket, len(v.snap.zoneIdx))
+			for z, ix := range v.snap.zoneIdx {
+				v.zonePins[z] = ix.pins(v.user.Name, v.groups, v.held)
+			}
+		}
 		v.tokens = map[string]string{"USER": v.user.Name}
 	})
 }
@@ -197,6 +204,11 @@ func (v *View) SnapshotVersion() uint64 { return v.snap.version }
 func (v *View) resource(r *request, ptype int) []*policyEval {
 	db, _ := r.res.elems["database"].(string)
 	tbl, _ := r.res.elems["table"].(string)
+	if r.zone != "" {
+		if ix := v.snap.zoneIdx[r.zone]; ix != nil {
+			return ix.resourceCandidates(v.zonePins[r.zone], ptype, db, tbl)
+		}
+	}
 	return v.snap.idx.resourceCandidates(v.pins, ptype, db, tbl)
 }
 
@@ -253,6 +265,10 @@ type decideState struct {
 	// scratch holds the requests whose state nothing reads after the
 	// evaluation (see eval's keep).
 	scratch viewRequest
+	// zones caches each resource's security zone; zoneErr is the first
+	// resource whose zone could not be chosen (the decision then fails).
+	zones   map[resKey]string
+	zoneErr error
 }
 
 // resKey identifies a database, table or column resource.
@@ -265,6 +281,7 @@ type candKey struct {
 	ptype     int
 	tag       bool
 	db, table string // for a tag: table is the tag type
+	zone      string
 }
 
 func (v *View) newDecideState() *decideState { return &decideState{v: v} }
@@ -273,7 +290,7 @@ func (v *View) newDecideState() *decideState { return &decideState{v: v} }
 func (s *decideState) resource(r *request, ptype int) []*policyEval {
 	db, _ := r.res.elems["database"].(string)
 	tbl, _ := r.res.elems["table"].(string)
-	k := candKey{ptype: ptype, db: db, table: tbl}
+	k := candKey{ptype: ptype, db: db, table: tbl, zone: r.zone}
 	if l, ok := s.cands[k]; ok {
 		return l
 	}
@@ -321,6 +338,25 @@ func (s *decideState) eval(elems map[string]any, accessType string, ptype int, k
 		into = &s.scratch
 	}
 	r := s.v.newRequestOn(ar, accessType, into)
+	if zs := s.v.snap.eng.zones; zs != nil {
+		z, ok := s.zones[k]
+		if !ok {
+			var err error
+			z, err = zs.zoneFor(ar, r.evalCtx())
+			if err != nil {
+				if s.zoneErr == nil {
+					s.zoneErr = err
+				}
+				// Nothing allows the request; the decision fails anyway.
+				return newResult(ptype, r), r
+			}
+			if s.zones == nil {
+				s.zones = map[resKey]string{}
+			}
+			s.zones[k] = z
+		}
+		r.zone = z
+	}
 	if s.v.snap.eng.tags == nil {
 		return s.v.snap.eng.evaluateWith(r, ptype, s), r
 	}
@@ -456,25 +492,33 @@ func (s *decideState) namedColumns(db, tbl string) ([]string, string) {
 			out = append(out, c)
 		}
 	}
+	// The zones the table's columns can fall in: each has its policies.
+	zones := []string{""}
+	if zs := v.snap.eng.zones; zs != nil {
+		c := v.newRequest(tr.res.elems, string(policy.Select)).evalCtx()
+		m, _ := zs.matched(tr.res, c)
+		for _, z := range sortedKeys(m) {
+			if z != "" {
+				zones = append(zones, z)
+			}
+		}
+		for _, zm := range zs.matchers {
+			if zm.column == nil || zm.m.matchType(tr.res, nil, c) == mtNone {
+				continue
+			}
+			for _, col := range zm.column {
+				if strings.ContainsAny(col, "*?") {
+					return nil, fmt.Sprintf("security zone %q names columns by pattern", zm.zone)
+				}
+				add(lower(col))
+			}
+		}
+	}
 	for _, pt := range []int{PolicyTypeAccess, PolicyTypeDataMask} {
-		for _, pe := range s.resource(tr, pt) {
-			for _, m := range pe.matchers {
-				if m.matchers == nil {
-					continue
-				}
-				cm := m.matchers.get("column")
-				if cm == nil || cm.matchAny {
-					continue
-				}
-				if cm.dynamic {
-					return nil, fmt.Sprintf("ranger policy %d names columns with tokens or expressions", pe.id)
-				}
-				for _, vm := range cm.matchers {
-					if vm.kind != vmStr {
-						return nil, fmt.Sprintf("ranger policy %d names columns by pattern", pe.id)
-					}
-					add(lower(vm.value))
-				}
+		for _, z := range zones {
+			tr.zone = z
+			if err := s.namedIn(tr, pt, add); err != "" {
+				return nil, err
 			}
 		}
 	}
@@ -497,14 +541,49 @@ func (s *decideState) namedColumns(db, tbl string) ([]string, string) {
 	return out, ""
 }
 
+// namedIn adds the columns the caller's candidate policies of type pt in
+// tr's zone name, or reports why they cannot stand for the others.
+func (s *decideState) namedIn(tr *request, pt int, add func(string)) string {
+	for _, pe := range s.resource(tr, pt) {
+		for _, m := range pe.matchers {
+			if m.matchers == nil {
+				continue
+			}
+			cm := m.matchers.get("column")
+			if cm == nil || cm.matchAny {
+				continue
+			}
+			if cm.dynamic {
+				return fmt.Sprintf("ranger policy %d names columns with tokens or expressions", pe.id)
+			}
+			for _, vm := range cm.matchers {
+				if vm.kind != vmStr {
+					return fmt.Sprintf("ranger policy %d names columns by pattern", pe.id)
+				}
+				add(lower(vm.value))
+			}
+		}
+	}
+	return ""
+}
+
 func (v *View) decide(t policy.TableName, cols []string, known bool) (*policy.Decision, error) {
 	if v.snap.zoneErr != nil {
 		return nil, fmt.Errorf("%s: %w", t, v.snap.zoneErr)
 	}
+	s := v.newDecideState()
+	d, err := v.decideIn(s, t, cols, known)
+	if s.zoneErr != nil {
+		// A request fell in more than one zone: nothing decided it.
+		return nil, fmt.Errorf("%w: %s: %v", policy.ErrAccessDenied, t, s.zoneErr)
+	}
+	return d, err
+}
+
+func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known bool) (*policy.Decision, error) {
 	db := v.snap.dbFor(t)
 	tbl := t.Table
 	d := &policy.Decision{Table: t, Allowed: map[policy.Access]bool{}}
-	s := v.newDecideState()
 	tableElems := map[string]any{"database": db, "table": tbl}
 	deny := func(a policy.Access, reason string) {
 		if d.DeniedBy == nil {

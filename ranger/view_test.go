@@ -1,7 +1,6 @@
 package ranger
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -327,19 +326,6 @@ func TestDatabaseMap(t *testing.T) {
 	d, err := v.Decide(policy.TableName{Schema: "PUBLIC", Table: "Orders"})
 	if err != nil || !d.Allows(policy.Select) || len(d.RowFilters) != 1 {
 		t.Fatalf("%+v %v", d, err)
-	}
-}
-
-func TestSecurityZonesFailClosed(t *testing.T) {
-	b := loadShop(t)
-	b.SecurityZones = map[string]json.RawMessage{"z": json.RawMessage(`{}`)}
-	s, err := NewStatic(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := s.Current().View(session.User{Name: "alice"})
-	if _, err := v.Decide(policy.TableName{Schema: "shop", Table: "orders"}); !errors.Is(err, policy.ErrAccessDenied) {
-		t.Errorf("zones: %v", err)
 	}
 }
 
