@@ -22,6 +22,7 @@ type adminClient struct {
 	base    *url.URL
 	service string
 	cfg     *config
+	secure  bool
 	hc      *http.Client
 }
 
@@ -41,7 +42,7 @@ func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error)
 		}
 		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
-	return &adminClient{base: u, service: service, cfg: cfg, hc: hc}, nil
+	return &adminClient{base: u, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}, nil
 }
 
 // status of one download.
@@ -52,7 +53,12 @@ const (
 	fetchUnchanged
 )
 
-func (c *adminClient) get(ctx context.Context, path string, q url.Values, into any) (fetchStatus, error) {
+// get downloads path, or securePath when the secure endpoints are used,
+// into into.
+func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Values, into any) (fetchStatus, error) {
+	if c.secure {
+		path = securePath
+	}
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + path + url.PathEscape(c.service)
 	u.RawQuery = q.Encode()
@@ -99,7 +105,17 @@ func (c *adminClient) get(ctx context.Context, path string, q url.Values, into a
 		return 0, fmt.Errorf("%w: %q (GET %s answered 404)", ErrServiceNotFound, c.service, u.Path)
 	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
-	return 0, fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
+	err = fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
+	switch {
+	case resp.StatusCode == http.StatusBadRequest && !c.secure:
+		// Since Ranger 2.1 (ranger.admin.allow.unauthenticated.access
+		// false) and on every Kerberos admin, the non-secure download
+		// endpoints answer 400.
+		return 0, fmt.Errorf("%w (the admin refuses unauthenticated downloads: configure credentials, WithBasicAuth, WithBearerToken or an Authorization header, so that the secure download endpoints are used)", err)
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && c.secure:
+		return 0, fmt.Errorf("%w (the admin refused the credentials for the secure download)", err)
+	}
+	return 0, err
 }
 
 func activation(t time.Time) string {
@@ -107,6 +123,14 @@ func activation(t time.Time) string {
 		return "-1"
 	}
 	return strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+// addClusterName adds the clusterName Ranger's plugin sends with the
+// policy, role and user-store downloads (not with the tag download).
+func (c *adminClient) addClusterName(q url.Values) {
+	if c.cfg.clusterName != "" {
+		q.Set("clusterName", c.cfg.clusterName)
+	}
 }
 
 func (c *adminClient) policies(ctx context.Context, known int64, active time.Time) (*ServicePolicies, fetchStatus, error) {
@@ -117,7 +141,8 @@ func (c *adminClient) policies(ctx context.Context, known int64, active time.Tim
 		"pluginId":             {c.cfg.pluginID},
 		"supportsPolicyDeltas": {"false"},
 	}
-	st, err := c.get(ctx, "/service/plugins/policies/download/", q, &sp)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/plugins/policies/download/", "/service/plugins/secure/policies/download/", q, &sp)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -134,7 +159,8 @@ func (c *adminClient) roles(ctx context.Context, known int64, active time.Time) 
 		"lastActivationTime":   {activation(active)},
 		"pluginId":             {c.cfg.pluginID},
 	}
-	st, err := c.get(ctx, "/service/roles/download/", q, &r)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/roles/download/", "/service/roles/secure/download/", q, &r)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -149,7 +175,7 @@ func (c *adminClient) tags(ctx context.Context, known int64, active time.Time) (
 		"pluginId":           {c.cfg.pluginID},
 		"supportsTagDeltas":  {"false"},
 	}
-	st, err := c.get(ctx, "/service/tags/download/", q, &t)
+	st, err := c.get(ctx, "/service/tags/download/", "/service/tags/secure/download/", q, &t)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -166,7 +192,8 @@ func (c *adminClient) userStore(ctx context.Context, known int64, active time.Ti
 		"lastActivationTime":        {activation(active)},
 		"pluginId":                  {c.cfg.pluginID},
 	}
-	st, err := c.get(ctx, "/service/xusers/download/", q, &u)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/xusers/download/", "/service/xusers/secure/download/", q, &u)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
