@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,22 +18,38 @@ import (
 var ErrServiceNotFound = errors.New("ranger: service not found")
 
 // adminClient downloads a service's policies, roles, tags and user store
-// from Ranger admin's plugin REST API.
+// from Ranger admin's plugin REST API, at one of one or more admin URLs.
 type adminClient struct {
-	base    *url.URL
-	service string
-	cfg     *config
-	secure  bool
-	hc      *http.Client
+	bases  []*url.URL
+	active atomic.Int32 // index in bases of the admin that last answered
+	// failOvers counts requests sent on to the next admin.
+	failOvers atomic.Uint64
+	service   string
+	cfg       *config
+	secure    bool
+	hc        *http.Client
 }
 
-func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error) {
+// newAdminClient parses adminURLs, a comma-separated list of admin URLs
+// (Ranger's ranger.plugin.<service>.policy.rest.url).
+func newAdminClient(adminURLs, service string, cfg *config) (*adminClient, error) {
 	if strings.TrimSpace(service) == "" {
 		return nil, fmt.Errorf("ranger: no service name")
 	}
-	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(adminURL), "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("ranger: admin URL %q is not an http(s) URL", adminURL)
+	var bases []*url.URL
+	for _, adminURL := range strings.Split(adminURLs, ",") {
+		adminURL = strings.TrimSpace(adminURL)
+		if adminURL == "" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimRight(adminURL, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("ranger: admin URL %q is not an http(s) URL", adminURL)
+		}
+		bases = append(bases, u)
+	}
+	if len(bases) == 0 {
+		return nil, fmt.Errorf("ranger: no admin URL in %q", adminURLs)
 	}
 	hc := cfg.httpClient
 	if hc == nil {
@@ -42,7 +59,12 @@ func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error)
 		}
 		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
-	return &adminClient{base: u, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}, nil
+	return &adminClient{bases: bases, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}, nil
+}
+
+// adminURL is the (redacted) URL of the admin that last answered.
+func (c *adminClient) adminURL() string {
+	return c.bases[c.active.Load()].Redacted()
 }
 
 // status of one download.
@@ -53,13 +75,48 @@ const (
 	fetchUnchanged
 )
 
-// get downloads path, or securePath when the secure endpoints are used,
-// into into.
+// errFailOver marks a failure after which the next admin URL is tried: a
+// transport error or a 5xx.
+type errFailOver struct{ err error }
+
+func (e errFailOver) Error() string { return e.err.Error() }
+func (e errFailOver) Unwrap() error { return e.err }
+
+// get downloads path (the secure or the non-secure one, as configured)
+// into into. As Ranger's REST client does, it starts at the admin that
+// last answered and, on a transport error or a 5xx, tries the next one;
+// any other answer, a 404 included, is the answer. An admin that answers
+// 200, 304 or 204 is remembered for the next requests.
 func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Values, into any) (fetchStatus, error) {
 	if c.secure {
 		path = securePath
 	}
-	u := *c.base
+	start := int(c.active.Load())
+	var errs []error
+	for i := range c.bases {
+		idx := (start + i) % len(c.bases)
+		st, err := c.getFrom(ctx, c.bases[idx], path, q, into)
+		var fo errFailOver
+		if !errors.As(err, &fo) {
+			if err == nil {
+				c.active.Store(int32(idx))
+			}
+			return st, err
+		}
+		if len(c.bases) == 1 {
+			return 0, fo.err
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", c.bases[idx].Redacted(), fo.err))
+		if ctx.Err() != nil || i == len(c.bases)-1 {
+			break
+		}
+		c.failOvers.Add(1)
+	}
+	return 0, fmt.Errorf("ranger: no admin answered: %w", errors.Join(errs...))
+}
+
+func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q url.Values, into any) (fetchStatus, error) {
+	u := *base
 	u.Path = strings.TrimRight(u.Path, "/") + path + url.PathEscape(c.service)
 	u.RawQuery = q.Encode()
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
@@ -85,14 +142,14 @@ func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Va
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which repeats the path and the query
 		}
-		return 0, fmt.Errorf("ranger: GET %s: %w", u.Path, err)
+		return 0, errFailOver{fmt.Errorf("ranger: GET %s: %w", u.Path, err)}
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<31))
 		if err != nil {
-			return 0, fmt.Errorf("ranger: GET %s: reading the body: %w", u.Path, err)
+			return 0, errFailOver{fmt.Errorf("ranger: GET %s: reading the body: %w", u.Path, err)}
 		}
 		if err := decodeJSON(body, into); err != nil {
 			return 0, fmt.Errorf("ranger: GET %s: malformed JSON: %w", u.Path, err)
@@ -107,6 +164,8 @@ func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Va
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
 	err = fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
 	switch {
+	case resp.StatusCode >= 500:
+		return 0, errFailOver{err}
 	case resp.StatusCode == http.StatusBadRequest && !c.secure:
 		// Since Ranger 2.1 (ranger.admin.allow.unauthenticated.access
 		// false) and on every Kerberos admin, the non-secure download
@@ -201,7 +260,8 @@ func (c *adminClient) userStore(ctx context.Context, known int64, active time.Ti
 }
 
 // Fetch downloads a service's policies, roles and tags (and, with
-// WithUserStore, its user store) from the Ranger admin once and returns
+// WithUserStore, its user store) from the Ranger admin (adminURL may list
+// several, comma-separated, as for New) once and returns
 // them as a bundle, for offline use with LoadBundle. Any part that fails
 // to download fails the fetch, and so does a download sqe could not load.
 func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bundle, error) {
@@ -235,7 +295,7 @@ func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bund
 		}
 	}
 	b.FetchedAt = Time{time.Now().UTC()}
-	b.AdminURL = c.base.Redacted()
+	b.AdminURL = c.adminURL()
 	if _, err := compileSnapshot(b, cfg); err != nil {
 		return nil, fmt.Errorf("ranger: %q's download does not load: %w", service, err)
 	}

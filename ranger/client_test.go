@@ -850,6 +850,95 @@ func TestAdminHardenedRefusesNonSecure(t *testing.T) {
 	}
 }
 
+func TestAdminFailOver(t *testing.T) {
+	a1, a2 := newFakeAdmin(t), newFakeAdmin(t)
+	a1.setMode(adminDown)
+	src, err := New(a1.srv.URL+", "+a2.srv.URL+"/", "hivedev", fastOptions(WithBearerToken("tok"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+
+	// The first admin is down: the second serves.
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Fatalf("ssn mask = %q (err %v)", got, src.Err())
+	}
+	if got := src.Bundle().AdminURL; got != a2.srv.URL {
+		t.Errorf("AdminURL = %q, want %q", got, a2.srv.URL)
+	}
+	// The admin that answered is asked first from then on.
+	eventually(t, "polls at the second admin", func() bool { return a2.count(policiesPath+" 304") >= 3 })
+	if n := a1.count(policiesPath + " down"); n != 1 {
+		t.Errorf("the first admin was asked %d times, want once", n)
+	}
+	if st := src.Stats(); st.Failures != 0 || st.FailOvers != 1 {
+		// One fail-over: the roles and tags went to the second admin at once.
+		t.Errorf("stats after the first admin's outage: %+v", st)
+	}
+
+	// The first recovers and the second answers 500: the first serves.
+	a1.setMode(adminUp)
+	a2.setMode(adminError)
+	eventually(t, "polls at the first admin", func() bool { return a1.count(policiesPath+" 304") >= 3 })
+	if st := src.Stats(); st.Failures != 0 || st.FailOvers < 2 || src.Err() != nil {
+		t.Errorf("a fail-over counted failures: %+v", st)
+	}
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("the policy changed on fail-over")
+	}
+	version := src.Current().Version()
+
+	// Both down: the last good policy is kept.
+	a1.setMode(adminDown)
+	eventually(t, "failures", func() bool { return src.Stats().Failures >= 2 })
+	if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+		t.Fatal("the last good policy was dropped")
+	}
+	st := src.Stats()
+	for _, want := range []string{"no admin answered", a1.srv.URL, a2.srv.URL, "500 Internal Server Error"} {
+		if !strings.Contains(st.LastError, want) {
+			t.Errorf("last error %q lacks %q", st.LastError, want)
+		}
+	}
+
+	// The second comes back with a new version.
+	a2.setBundle(withoutPolicy(t, 20))
+	a2.setMode(adminUp)
+	eventually(t, "the new version", func() bool { return ssnMask(t, src) == "" })
+	if got := src.Bundle().AdminURL; got != a2.srv.URL {
+		t.Errorf("AdminURL = %q, want %q", got, a2.srv.URL)
+	}
+}
+
+func TestAdminNotFoundIsNotFailedOver(t *testing.T) {
+	a1, a2 := newFakeAdmin(t), newFakeAdmin(t)
+	src, err := New(a1.srv.URL+","+a2.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	// The admin that answers says the service is gone: the policies are
+	// dropped, although the other admin still has them.
+	a1.setMode(adminMissing)
+	eventually(t, "the policies dropped", func() bool { _, err := src.Snapshot(); return ServiceNotFound(err) })
+	eventually(t, "more 404s", func() bool { return a1.count(policiesPath+" 404") >= 3 })
+	if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Errorf("Snapshot error = %v", err)
+	}
+	if paths, _ := a2.requests(); len(paths) != 0 {
+		t.Errorf("the second admin was asked %q", paths)
+	}
+
+	for _, bad := range []string{" , ", "http://a,ftp://b", ""} {
+		if _, err := New(bad, "hivedev"); err == nil {
+			t.Errorf("admin URLs %q accepted", bad)
+		}
+	}
+}
+
 // negotiator stands for a transport that authenticates each request itself
 // (as a SPNEGO transport would), so that sqe has no credentials of its own.
 type negotiator struct {
