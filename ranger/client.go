@@ -112,8 +112,21 @@ func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Va
 		}
 		c.failOvers.Add(1)
 	}
-	return 0, fmt.Errorf("ranger: no admin answered: %w", errors.Join(errs...))
+	return 0, fmt.Errorf("ranger: no admin answered: %w", adminErrors(errs))
 }
+
+// adminErrors are the failures of each admin tried, on one line (for logs).
+type adminErrors []error
+
+func (e adminErrors) Error() string {
+	s := make([]string, len(e))
+	for i, err := range e {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (e adminErrors) Unwrap() []error { return e }
 
 func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q url.Values, into any) (fetchStatus, error) {
 	u := *base
@@ -170,6 +183,9 @@ func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q
 		// Since Ranger 2.1 (ranger.admin.allow.unauthenticated.access
 		// false) and on every Kerberos admin, the non-secure download
 		// endpoints answer 400.
+		if c.cfg.download == DownloadNonSecure {
+			return 0, fmt.Errorf("%w (the admin refuses non-secure downloads: drop WithDownloadMode(DownloadNonSecure) and configure credentials, so that the secure download endpoints are used)", err)
+		}
 		return 0, fmt.Errorf("%w (the admin refuses unauthenticated downloads: configure credentials, WithBasicAuth, WithBearerToken or an Authorization header, so that the secure download endpoints are used)", err)
 	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && c.secure:
 		return 0, fmt.Errorf("%w (the admin refused the credentials for the secure download)", err)

@@ -843,6 +843,11 @@ func TestAdminHardenedRefusesNonSecure(t *testing.T) {
 	if _, err := Fetch(context.Background(), a.srv.URL, "hivedev"); err == nil || !strings.Contains(err.Error(), "credentials") {
 		t.Errorf("Fetch error = %v", err)
 	}
+	// Forcing the non-secure endpoints with credentials fails as clearly.
+	_, err = Fetch(context.Background(), a.srv.URL, "hivedev", WithBasicAuth("svc", "pw"), WithDownloadMode(DownloadNonSecure))
+	if err == nil || !strings.Contains(err.Error(), "drop WithDownloadMode(DownloadNonSecure)") {
+		t.Errorf("Fetch forced non-secure: error = %v", err)
+	}
 	// With credentials the same admin serves the secure endpoints.
 	b, err := Fetch(context.Background(), a.srv.URL, "hivedev", WithBasicAuth("svc", "pw"))
 	if err != nil || len(b.Policies) == 0 {
@@ -895,6 +900,9 @@ func TestAdminFailOver(t *testing.T) {
 		t.Fatal("the last good policy was dropped")
 	}
 	st := src.Stats()
+	if strings.Contains(st.LastError, "\n") {
+		t.Errorf("last error %q spans lines", st.LastError)
+	}
 	for _, want := range []string{"no admin answered", a1.srv.URL, a2.srv.URL, "500 Internal Server Error"} {
 		if !strings.Contains(st.LastError, want) {
 			t.Errorf("last error %q lacks %q", st.LastError, want)
