@@ -986,3 +986,33 @@ func TestAdminSecureDownloadThroughAuthenticatingTransport(t *testing.T) {
 		}
 	}
 }
+
+func TestAdminCredentialsRefusedKeepsLastPolicy(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.hardened = true
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithBasicAuth("svc", "pw"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	version := src.Current().Version()
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		a.mu.Lock()
+		a.partStatus = map[string]int{policiesPath: status}
+		a.mu.Unlock()
+		before := src.Stats().Failures
+		eventually(t, "failures", func() bool { return src.Stats().Failures >= before+2 })
+		if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+			t.Fatalf("%d: the last good policy was dropped", status)
+		}
+		st := src.Stats()
+		for _, want := range []string{strconv.Itoa(status), "refused the credentials", securePoliciesPath} {
+			if !strings.Contains(st.LastError, want) {
+				t.Errorf("%d: last error %q lacks %q", status, st.LastError, want)
+			}
+		}
+	}
+}
