@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,21 +18,38 @@ import (
 var ErrServiceNotFound = errors.New("ranger: service not found")
 
 // adminClient downloads a service's policies, roles, tags and user store
-// from Ranger admin's plugin REST API.
+// from Ranger admin's plugin REST API, at one of one or more admin URLs.
 type adminClient struct {
-	base    *url.URL
-	service string
-	cfg     *config
-	hc      *http.Client
+	bases  []*url.URL
+	active atomic.Int32 // index in bases of the admin that last answered
+	// failOvers counts requests sent on to the next admin.
+	failOvers atomic.Uint64
+	service   string
+	cfg       *config
+	secure    bool
+	hc        *http.Client
 }
 
-func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error) {
+// newAdminClient parses adminURLs, a comma-separated list of admin URLs
+// (Ranger's ranger.plugin.<service>.policy.rest.url).
+func newAdminClient(adminURLs, service string, cfg *config) (*adminClient, error) {
 	if strings.TrimSpace(service) == "" {
 		return nil, fmt.Errorf("ranger: no service name")
 	}
-	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(adminURL), "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("ranger: admin URL %q is not an http(s) URL", adminURL)
+	var bases []*url.URL
+	for _, adminURL := range strings.Split(adminURLs, ",") {
+		adminURL = strings.TrimSpace(adminURL)
+		if adminURL == "" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimRight(adminURL, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("ranger: admin URL %q is not an http(s) URL", adminURL)
+		}
+		bases = append(bases, u)
+	}
+	if len(bases) == 0 {
+		return nil, fmt.Errorf("ranger: no admin URL in %q", adminURLs)
 	}
 	hc := cfg.httpClient
 	if hc == nil {
@@ -41,7 +59,12 @@ func newAdminClient(adminURL, service string, cfg *config) (*adminClient, error)
 		}
 		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
-	return &adminClient{base: u, service: service, cfg: cfg, hc: hc}, nil
+	return &adminClient{bases: bases, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}, nil
+}
+
+// adminURL is the (redacted) URL of the admin that last answered.
+func (c *adminClient) adminURL() string {
+	return c.bases[c.active.Load()].Redacted()
 }
 
 // status of one download.
@@ -52,8 +75,61 @@ const (
 	fetchUnchanged
 )
 
-func (c *adminClient) get(ctx context.Context, path string, q url.Values, into any) (fetchStatus, error) {
-	u := *c.base
+// errFailOver marks a failure after which the next admin URL is tried: a
+// transport error or a 5xx.
+type errFailOver struct{ err error }
+
+func (e errFailOver) Error() string { return e.err.Error() }
+func (e errFailOver) Unwrap() error { return e.err }
+
+// get downloads path (the secure or the non-secure one, as configured)
+// into into. As Ranger's REST client does, it starts at the admin that
+// last answered and, on a transport error or a 5xx, tries the next one;
+// any other answer, a 404 included, is the answer. An admin that answers
+// 200, 304 or 204 is remembered for the next requests.
+func (c *adminClient) get(ctx context.Context, path, securePath string, q url.Values, into any) (fetchStatus, error) {
+	if c.secure {
+		path = securePath
+	}
+	start := int(c.active.Load())
+	var errs []error
+	for i := range c.bases {
+		idx := (start + i) % len(c.bases)
+		st, err := c.getFrom(ctx, c.bases[idx], path, q, into)
+		var fo errFailOver
+		if !errors.As(err, &fo) {
+			if err == nil {
+				c.active.Store(int32(idx))
+			}
+			return st, err
+		}
+		if len(c.bases) == 1 {
+			return 0, fo.err
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", c.bases[idx].Redacted(), fo.err))
+		if ctx.Err() != nil || i == len(c.bases)-1 {
+			break
+		}
+		c.failOvers.Add(1)
+	}
+	return 0, fmt.Errorf("ranger: no admin answered: %w", adminErrors(errs))
+}
+
+// adminErrors are the failures of each admin tried, on one line (for logs).
+type adminErrors []error
+
+func (e adminErrors) Error() string {
+	s := make([]string, len(e))
+	for i, err := range e {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (e adminErrors) Unwrap() []error { return e }
+
+func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q url.Values, into any) (fetchStatus, error) {
+	u := *base
 	u.Path = strings.TrimRight(u.Path, "/") + path + url.PathEscape(c.service)
 	u.RawQuery = q.Encode()
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
@@ -79,14 +155,14 @@ func (c *adminClient) get(ctx context.Context, path string, q url.Values, into a
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which repeats the path and the query
 		}
-		return 0, fmt.Errorf("ranger: GET %s: %w", u.Path, err)
+		return 0, errFailOver{fmt.Errorf("ranger: GET %s: %w", u.Path, err)}
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<31))
 		if err != nil {
-			return 0, fmt.Errorf("ranger: GET %s: reading the body: %w", u.Path, err)
+			return 0, errFailOver{fmt.Errorf("ranger: GET %s: reading the body: %w", u.Path, err)}
 		}
 		if err := decodeJSON(body, into); err != nil {
 			return 0, fmt.Errorf("ranger: GET %s: malformed JSON: %w", u.Path, err)
@@ -99,7 +175,22 @@ func (c *adminClient) get(ctx context.Context, path string, q url.Values, into a
 		return 0, fmt.Errorf("%w: %q (GET %s answered 404)", ErrServiceNotFound, c.service, u.Path)
 	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
-	return 0, fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
+	err = fmt.Errorf("ranger: GET %s: %s: %s", u.Path, resp.Status, strings.TrimSpace(string(snippet)))
+	switch {
+	case resp.StatusCode >= 500:
+		return 0, errFailOver{err}
+	case resp.StatusCode == http.StatusBadRequest && !c.secure:
+		// Since Ranger 2.1 (ranger.admin.allow.unauthenticated.access
+		// false) and on every Kerberos admin, the non-secure download
+		// endpoints answer 400.
+		if c.cfg.download == DownloadNonSecure {
+			return 0, fmt.Errorf("%w (the admin refuses non-secure downloads: drop WithDownloadMode(DownloadNonSecure) and configure credentials, so that the secure download endpoints are used)", err)
+		}
+		return 0, fmt.Errorf("%w (the admin refuses unauthenticated downloads: configure credentials, WithBasicAuth, WithBearerToken or an Authorization header, so that the secure download endpoints are used)", err)
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && c.secure:
+		return 0, fmt.Errorf("%w (the admin refused the credentials for the secure download)", err)
+	}
+	return 0, err
 }
 
 func activation(t time.Time) string {
@@ -107,6 +198,14 @@ func activation(t time.Time) string {
 		return "-1"
 	}
 	return strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+// addClusterName adds the clusterName Ranger's plugin sends with the
+// policy, role and user-store downloads (not with the tag download).
+func (c *adminClient) addClusterName(q url.Values) {
+	if c.cfg.clusterName != "" {
+		q.Set("clusterName", c.cfg.clusterName)
+	}
 }
 
 func (c *adminClient) policies(ctx context.Context, known int64, active time.Time) (*ServicePolicies, fetchStatus, error) {
@@ -117,7 +216,8 @@ func (c *adminClient) policies(ctx context.Context, known int64, active time.Tim
 		"pluginId":             {c.cfg.pluginID},
 		"supportsPolicyDeltas": {"false"},
 	}
-	st, err := c.get(ctx, "/service/plugins/policies/download/", q, &sp)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/plugins/policies/download/", "/service/plugins/secure/policies/download/", q, &sp)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -134,7 +234,8 @@ func (c *adminClient) roles(ctx context.Context, known int64, active time.Time) 
 		"lastActivationTime":   {activation(active)},
 		"pluginId":             {c.cfg.pluginID},
 	}
-	st, err := c.get(ctx, "/service/roles/download/", q, &r)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/roles/download/", "/service/roles/secure/download/", q, &r)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -149,7 +250,7 @@ func (c *adminClient) tags(ctx context.Context, known int64, active time.Time) (
 		"pluginId":           {c.cfg.pluginID},
 		"supportsTagDeltas":  {"false"},
 	}
-	st, err := c.get(ctx, "/service/tags/download/", q, &t)
+	st, err := c.get(ctx, "/service/tags/download/", "/service/tags/secure/download/", q, &t)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -166,7 +267,8 @@ func (c *adminClient) userStore(ctx context.Context, known int64, active time.Ti
 		"lastActivationTime":        {activation(active)},
 		"pluginId":                  {c.cfg.pluginID},
 	}
-	st, err := c.get(ctx, "/service/xusers/download/", q, &u)
+	c.addClusterName(q)
+	st, err := c.get(ctx, "/service/xusers/download/", "/service/xusers/secure/download/", q, &u)
 	if err != nil || st != fetchNew {
 		return nil, st, err
 	}
@@ -174,7 +276,8 @@ func (c *adminClient) userStore(ctx context.Context, known int64, active time.Ti
 }
 
 // Fetch downloads a service's policies, roles and tags (and, with
-// WithUserStore, its user store) from the Ranger admin once and returns
+// WithUserStore, its user store) from the Ranger admin (adminURL may list
+// several, comma-separated, as for New) once and returns
 // them as a bundle, for offline use with LoadBundle. Any part that fails
 // to download fails the fetch, and so does a download sqe could not load.
 func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bundle, error) {
@@ -208,7 +311,7 @@ func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bund
 		}
 	}
 	b.FetchedAt = Time{time.Now().UTC()}
-	b.AdminURL = c.base.Redacted()
+	b.AdminURL = c.adminURL()
 	if _, err := compileSnapshot(b, cfg); err != nil {
 		return nil, fmt.Errorf("ranger: %q's download does not load: %w", service, err)
 	}

@@ -1,6 +1,8 @@
 package ranger
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -48,10 +50,24 @@ type fakeAdmin struct {
 	auth     []string
 	// partStatus answers one path with a status of its own (while up).
 	partStatus map[string]int
+	// hardened answers the non-secure download endpoints with 400, as
+	// admins that refuse unauthenticated downloads do.
+	hardened bool
+	users    []byte
+	uv       int64
+}
+
+// securePaths maps Ranger's secure download paths to the non-secure ones,
+// under which the fake admin counts its hits.
+var securePaths = map[string]string{
+	"/service/plugins/secure/policies/download/hivedev": "/service/plugins/policies/download/hivedev",
+	"/service/roles/secure/download/hivedev":            "/service/roles/download/hivedev",
+	"/service/tags/secure/download/hivedev":             "/service/tags/download/hivedev",
+	"/service/xusers/secure/download/hivedev":           "/service/xusers/download/hivedev",
 }
 
 func newFakeAdmin(t *testing.T) *fakeAdmin {
-	a := &fakeAdmin{t: t, hits: map[string]int{}}
+	a := &fakeAdmin{t: t, hits: map[string]int{}, users: []byte(`{"userStoreVersion": 1}`), uv: 1}
 	a.setBundle(loadShop(t))
 	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.srv.Close)
@@ -95,13 +111,19 @@ func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	var current int64
 	var known string
-	switch {
-	case r.URL.Path == "/service/plugins/policies/download/hivedev":
+	path, secure := securePaths[r.URL.Path]
+	if !secure {
+		path = r.URL.Path
+	}
+	switch path {
+	case "/service/plugins/policies/download/hivedev":
 		body, current, known = a.policies, a.pv, r.URL.Query().Get("lastKnownVersion")
-	case r.URL.Path == "/service/roles/download/hivedev":
+	case "/service/roles/download/hivedev":
 		body, current, known = a.roles, a.rv, r.URL.Query().Get("lastKnownRoleVersion")
-	case r.URL.Path == "/service/tags/download/hivedev":
+	case "/service/tags/download/hivedev":
 		body, current, known = a.tags, a.tv, r.URL.Query().Get("lastKnownVersion")
+	case "/service/xusers/download/hivedev":
+		body, current, known = a.users, a.uv, r.URL.Query().Get("lastKnownUserStoreVersion")
 	}
 	status := http.StatusOK
 	switch {
@@ -115,20 +137,22 @@ func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			c.Close()
 		}
-		a.hits[r.URL.Path+" down"]++
+		a.hits[path+" down"]++
 		return
+	case a.hardened && !secure:
+		status = http.StatusBadRequest
 	case a.mode == adminMissing || body == nil:
 		status = http.StatusNotFound
 	case a.mode == adminError:
 		status = http.StatusInternalServerError
 	case a.mode == adminCorrupt:
 		body = []byte(`{"serviceName": "hivedev", "policies": [`)
-	case a.partStatus[r.URL.Path] != 0:
-		status = a.partStatus[r.URL.Path]
+	case a.partStatus[path] != 0:
+		status = a.partStatus[path]
 	case known == strconv.FormatInt(current, 10):
 		status = http.StatusNotModified
 	}
-	a.hits[r.URL.Path+" "+strconv.Itoa(status)]++
+	a.hits[path+" "+strconv.Itoa(status)]++
 	switch status {
 	case http.StatusOK:
 		w.Header().Set("Content-Type", "application/json")
@@ -140,7 +164,10 @@ func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-const policiesPath = "/service/plugins/policies/download/hivedev"
+const (
+	policiesPath       = "/service/plugins/policies/download/hivedev"
+	securePoliciesPath = "/service/plugins/secure/policies/download/hivedev"
+)
 
 // eventually waits for cond, failing the test after a generous deadline.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -273,7 +300,7 @@ func TestAdminFailuresKeepLastPolicy(t *testing.T) {
 		name string
 		want string
 	}{
-		{adminDown, "admin down", "GET " + policiesPath},
+		{adminDown, "admin down", "GET " + securePoliciesPath}, // a bearer token: the secure endpoint
 		{adminCorrupt, "corrupt JSON", "malformed JSON"},
 		{adminError, "500", "500 Internal Server Error"},
 	} {
@@ -675,4 +702,317 @@ func TestAdminPartNeverDownloadedFailsClosed(t *testing.T) {
 	a.partStatus = nil
 	a.mu.Unlock()
 	eventually(t, "the first load once the tags download", func() bool { return src.Stats().Loaded })
+}
+
+// requests returns the paths and Authorization headers the admin has seen.
+func (a *fakeAdmin) requests() (paths, auth []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, q := range a.queries {
+		paths = append(paths, q[:strings.IndexByte(q, '?')])
+	}
+	return paths, append([]string(nil), a.auth...)
+}
+
+func TestAdminSecureDownloadWithCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  Option
+		auth string
+	}{
+		{"basic", WithBasicAuth("svc", "pw"), "Basic " + base64.StdEncoding.EncodeToString([]byte("svc:pw"))},
+		{"bearer", WithBearerToken("tok"), "Bearer tok"},
+		{"header", WithHeader("Authorization", "Negotiate YIIC"), "Negotiate YIIC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeAdmin(t)
+			a.hardened = true
+			src, err := New(a.srv.URL, "hivedev", fastOptions(tc.opt, WithUserStore(), WithClusterName("cl1"),
+				WithPluginID("p1"), WithPollInterval(time.Hour))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+				t.Fatalf("ssn mask = %q (err %v)", got, src.Err())
+			}
+			if b := src.Bundle(); b.UserStore == nil || b.Roles == nil || b.Tags == nil {
+				t.Fatalf("parts missing: %+v", b)
+			}
+			paths, auth := a.requests()
+			want := []string{
+				"/service/plugins/secure/policies/download/hivedev",
+				"/service/roles/secure/download/hivedev",
+				"/service/tags/secure/download/hivedev",
+				"/service/xusers/secure/download/hivedev",
+			}
+			if strings.Join(paths, " ") != strings.Join(want, " ") {
+				t.Errorf("paths %q, want %q", paths, want)
+			}
+			for i, got := range auth {
+				if got != tc.auth {
+					t.Errorf("request %d: Authorization %q, want %q", i, got, tc.auth)
+				}
+			}
+			a.mu.Lock()
+			queries := append([]string(nil), a.queries...)
+			a.mu.Unlock()
+			for i, wants := range [][]string{
+				{"lastKnownVersion=-1", "lastActivationTime=-1", "pluginId=p1", "clusterName=cl1", "supportsPolicyDeltas=false"},
+				{"lastKnownRoleVersion=-1", "lastActivationTime=-1", "pluginId=p1", "clusterName=cl1"},
+				{"lastKnownVersion=-1", "lastActivationTime=-1", "pluginId=p1", "supportsTagDeltas=false"},
+				{"lastKnownUserStoreVersion=-1", "lastActivationTime=-1", "pluginId=p1", "clusterName=cl1"},
+			} {
+				for _, w := range wants {
+					if !strings.Contains(queries[i], w) {
+						t.Errorf("query %q lacks %q", queries[i], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAdminNonSecureWithoutCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []Option
+		secure bool
+	}{
+		{"no credentials", nil, false},
+		{"forced secure", []Option{WithDownloadMode(DownloadSecure)}, true},
+		{"forced non-secure", []Option{WithBasicAuth("svc", "pw"), WithDownloadMode(DownloadNonSecure)}, false},
+		{"another header", []Option{WithHeader("X-Trace", "1")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeAdmin(t)
+			src, err := New(a.srv.URL, "hivedev", fastOptions(append(tc.opts, WithPollInterval(time.Hour))...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+				t.Fatalf("ssn mask = %q", got)
+			}
+			paths, auth := a.requests()
+			if len(paths) != 3 {
+				t.Fatalf("paths %q", paths)
+			}
+			for i, p := range paths {
+				_, secure := securePaths[p]
+				if secure != tc.secure {
+					t.Errorf("path %q: secure %v, want %v", p, secure, tc.secure)
+				}
+				if tc.opts == nil && auth[i] != "" {
+					t.Errorf("Authorization %q sent without credentials", auth[i])
+				}
+			}
+		})
+	}
+}
+
+func TestAdminHardenedRefusesNonSecure(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.hardened = true
+	src, err := New(a.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	// Nothing loads: every statement is refused, and the error says why.
+	_, err = src.Snapshot()
+	if !errors.Is(err, policy.ErrNotLoaded) {
+		t.Fatalf("Snapshot error = %v, want ErrNotLoaded", err)
+	}
+	for _, want := range []string{"400 Bad Request", "refuses unauthenticated downloads", "credentials", "secure download endpoints"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if ServiceNotFound(err) {
+		t.Error("a 400 was taken for a deleted service")
+	}
+	eventually(t, "retries", func() bool { return src.Stats().Failures >= 2 })
+	if st := src.Stats(); st.Loaded {
+		t.Errorf("loaded from a hardened admin without credentials: %+v", st)
+	}
+	if n := a.count(policiesPath + " 200"); n != 0 {
+		t.Errorf("%d policy downloads served", n)
+	}
+
+	if _, err := Fetch(context.Background(), a.srv.URL, "hivedev"); err == nil || !strings.Contains(err.Error(), "credentials") {
+		t.Errorf("Fetch error = %v", err)
+	}
+	// Forcing the non-secure endpoints with credentials fails as clearly.
+	_, err = Fetch(context.Background(), a.srv.URL, "hivedev", WithBasicAuth("svc", "pw"), WithDownloadMode(DownloadNonSecure))
+	if err == nil || !strings.Contains(err.Error(), "drop WithDownloadMode(DownloadNonSecure)") {
+		t.Errorf("Fetch forced non-secure: error = %v", err)
+	}
+	// With credentials the same admin serves the secure endpoints.
+	b, err := Fetch(context.Background(), a.srv.URL, "hivedev", WithBasicAuth("svc", "pw"))
+	if err != nil || len(b.Policies) == 0 {
+		t.Fatalf("Fetch with credentials: %v", err)
+	}
+}
+
+func TestAdminFailOver(t *testing.T) {
+	a1, a2 := newFakeAdmin(t), newFakeAdmin(t)
+	a1.setMode(adminDown)
+	src, err := New(a1.srv.URL+", "+a2.srv.URL+"/", "hivedev", fastOptions(WithBearerToken("tok"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+
+	// The first admin is down: the second serves.
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Fatalf("ssn mask = %q (err %v)", got, src.Err())
+	}
+	if got := src.Bundle().AdminURL; got != a2.srv.URL {
+		t.Errorf("AdminURL = %q, want %q", got, a2.srv.URL)
+	}
+	// The admin that answered is asked first from then on.
+	eventually(t, "polls at the second admin", func() bool { return a2.count(policiesPath+" 304") >= 3 })
+	if n := a1.count(policiesPath + " down"); n != 1 {
+		t.Errorf("the first admin was asked %d times, want once", n)
+	}
+	if st := src.Stats(); st.Failures != 0 || st.FailOvers != 1 {
+		// One fail-over: the roles and tags went to the second admin at once.
+		t.Errorf("stats after the first admin's outage: %+v", st)
+	}
+
+	// The first recovers and the second answers 500: the first serves.
+	a1.setMode(adminUp)
+	a2.setMode(adminError)
+	eventually(t, "polls at the first admin", func() bool { return a1.count(policiesPath+" 304") >= 3 })
+	if st := src.Stats(); st.Failures != 0 || st.FailOvers < 2 || src.Err() != nil {
+		t.Errorf("a fail-over counted failures: %+v", st)
+	}
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("the policy changed on fail-over")
+	}
+	version := src.Current().Version()
+
+	// Both down: the last good policy is kept.
+	a1.setMode(adminDown)
+	eventually(t, "failures", func() bool { return src.Stats().Failures >= 2 })
+	if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+		t.Fatal("the last good policy was dropped")
+	}
+	st := src.Stats()
+	if strings.Contains(st.LastError, "\n") {
+		t.Errorf("last error %q spans lines", st.LastError)
+	}
+	for _, want := range []string{"no admin answered", a1.srv.URL, a2.srv.URL, "500 Internal Server Error"} {
+		if !strings.Contains(st.LastError, want) {
+			t.Errorf("last error %q lacks %q", st.LastError, want)
+		}
+	}
+
+	// The second comes back with a new version.
+	a2.setBundle(withoutPolicy(t, 20))
+	a2.setMode(adminUp)
+	eventually(t, "the new version", func() bool { return ssnMask(t, src) == "" })
+	if got := src.Bundle().AdminURL; got != a2.srv.URL {
+		t.Errorf("AdminURL = %q, want %q", got, a2.srv.URL)
+	}
+}
+
+func TestAdminNotFoundIsNotFailedOver(t *testing.T) {
+	a1, a2 := newFakeAdmin(t), newFakeAdmin(t)
+	src, err := New(a1.srv.URL+","+a2.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	// The admin that answers says the service is gone: the policies are
+	// dropped, although the other admin still has them.
+	a1.setMode(adminMissing)
+	eventually(t, "the policies dropped", func() bool { _, err := src.Snapshot(); return ServiceNotFound(err) })
+	eventually(t, "more 404s", func() bool { return a1.count(policiesPath+" 404") >= 3 })
+	if _, err := src.Snapshot(); !errors.Is(err, policy.ErrNotLoaded) {
+		t.Errorf("Snapshot error = %v", err)
+	}
+	if paths, _ := a2.requests(); len(paths) != 0 {
+		t.Errorf("the second admin was asked %q", paths)
+	}
+
+	for _, bad := range []string{" , ", "http://a,ftp://b", ""} {
+		if _, err := New(bad, "hivedev"); err == nil {
+			t.Errorf("admin URLs %q accepted", bad)
+		}
+	}
+}
+
+// negotiator stands for a transport that authenticates each request itself
+// (as a SPNEGO transport would), so that sqe has no credentials of its own.
+type negotiator struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *negotiator) RoundTrip(r *http.Request) (*http.Response, error) {
+	g.mu.Lock()
+	g.n++
+	n := g.n
+	g.mu.Unlock()
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Negotiate token-"+strconv.Itoa(n))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestAdminSecureDownloadThroughAuthenticatingTransport(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.hardened = true
+	hc := &http.Client{Transport: &negotiator{}}
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithHTTPClient(hc), WithDownloadMode(DownloadSecure), WithPollInterval(time.Hour))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if got := ssnMask(t, src); got != udf.TypeShowLast4 {
+		t.Fatalf("ssn mask = %q (err %v)", got, src.Err())
+	}
+	paths, auth := a.requests()
+	for i, p := range paths {
+		if _, ok := securePaths[p]; !ok {
+			t.Errorf("non-secure path %q", p)
+		}
+		if want := "Negotiate token-" + strconv.Itoa(i+1); auth[i] != want {
+			t.Errorf("request %d: Authorization %q, want %q", i, auth[i], want)
+		}
+	}
+}
+
+func TestAdminCredentialsRefusedKeepsLastPolicy(t *testing.T) {
+	a := newFakeAdmin(t)
+	a.hardened = true
+	src, err := New(a.srv.URL, "hivedev", fastOptions(WithBasicAuth("svc", "pw"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != udf.TypeShowLast4 {
+		t.Fatal("no mask after the first download")
+	}
+	version := src.Current().Version()
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		a.mu.Lock()
+		a.partStatus = map[string]int{policiesPath: status}
+		a.mu.Unlock()
+		before := src.Stats().Failures
+		eventually(t, "failures", func() bool { return src.Stats().Failures >= before+2 })
+		if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+			t.Fatalf("%d: the last good policy was dropped", status)
+		}
+		st := src.Stats()
+		for _, want := range []string{strconv.Itoa(status), "refused the credentials", securePoliciesPath} {
+			if !strings.Contains(st.LastError, want) {
+				t.Errorf("%d: last error %q lacks %q", status, st.LastError, want)
+			}
+		}
+	}
 }

@@ -25,6 +25,8 @@ type config struct {
 	httpClient   *http.Client
 	cacheDir     string
 	pluginID     string
+	clusterName  string
+	download     DownloadMode
 	roles        bool
 	tags         bool
 	userStore    bool
@@ -93,6 +95,42 @@ func WithBackoff(min, max time.Duration) Option {
 	}
 }
 
+// DownloadMode chooses between Ranger admin's secure download endpoints
+// (/service/plugins/secure/policies/download/…, /service/roles/secure/download/…,
+// /service/tags/secure/download/…, /service/xusers/secure/download/…), which
+// authenticate the caller, and the non-secure ones, which hardened admins
+// refuse.
+type DownloadMode int
+
+const (
+	// DownloadAuto, the default, uses the secure endpoints when credentials
+	// are configured (WithBasicAuth, WithBearerToken, or an Authorization
+	// header given to WithHeader) and the non-secure ones otherwise, as
+	// Ranger's plugin does when authentication is enabled.
+	DownloadAuto DownloadMode = iota
+	// DownloadSecure always uses the secure endpoints.
+	DownloadSecure
+	// DownloadNonSecure always uses the non-secure endpoints.
+	DownloadNonSecure
+)
+
+// WithDownloadMode forces the secure or the non-secure download endpoints
+// (default DownloadAuto).
+func WithDownloadMode(m DownloadMode) Option {
+	return func(c *config) { c.download = m }
+}
+
+// secure reports whether the downloads use the secure endpoints.
+func (c *config) secure() bool {
+	switch c.download {
+	case DownloadSecure:
+		return true
+	case DownloadNonSecure:
+		return false
+	}
+	return c.bearer != "" || c.basicUser != "" || c.headers.Get("Authorization") != ""
+}
+
 // WithBasicAuth authenticates to the admin with HTTP basic authentication.
 func WithBasicAuth(user, password string) Option {
 	return func(c *config) { c.basicUser, c.basicPass = user, password }
@@ -137,6 +175,13 @@ func WithPluginID(id string) Option {
 			c.pluginID = id
 		}
 	}
+}
+
+// WithClusterName sets the clusterName the admin sees with the policy,
+// role and user-store downloads (Ranger's
+// ranger.plugin.<service>.access.cluster.name; default none).
+func WithClusterName(name string) Option {
+	return func(c *config) { c.clusterName = name }
 }
 
 // WithoutRoles stops downloading roles (role policies then match nobody).

@@ -72,7 +72,13 @@ func NewStatic(b *Bundle, opts ...Option) (*Source, error) {
 
 // New returns a Source that downloads the service's policies, roles and
 // tags from the Ranger admin at adminURL (for example
-// "https://ranger.example.com:6182") and polls for changes. It makes the
+// "https://ranger.example.com:6182") and polls for changes. As Ranger's
+// ranger.plugin.<service>.policy.rest.url, adminURL may list several
+// admins, comma-separated: a request that meets a transport error or a 5xx
+// is retried at the next one, and the admin that answered is asked first
+// from then on. With credentials (WithBasicAuth, WithBearerToken, an
+// Authorization header) the admin's secure download endpoints are used,
+// and the non-secure ones otherwise (see WithDownloadMode). It makes the
 // first download before returning; when that fails it loads the cache
 // (WithCacheDir) if there is one, unless the admin answered 404 (the
 // service does not exist: the cache is removed), and otherwise the Source
@@ -402,7 +408,7 @@ func (s *Source) Refresh(ctx context.Context) error {
 		return partErr
 	}
 	next.FetchedAt = Time{time.Now().UTC()}
-	next.AdminURL = s.client.base.Redacted()
+	next.AdminURL = s.client.adminURL()
 	snap, err := compileSnapshot(&next, s.cfg)
 	if err != nil {
 		return s.failLocked(err)
@@ -460,6 +466,9 @@ type Stats struct {
 	// downloads of those parts: each kept its last version while the
 	// policies (and the other parts) advanced.
 	RoleFailures, TagFailures, UserStoreFailures uint64
+	// FailOvers counts requests sent on to the next admin URL after a
+	// transport error or a 5xx from one (New with several admin URLs).
+	FailOvers uint64
 	// ScriptFailures counts condition scripts of the current snapshot that
 	// failed while they ran (Snapshot.ScriptFailures).
 	ScriptFailures uint64
@@ -483,6 +492,9 @@ func (s *Source) Stats() Stats {
 		RoleFailures:        s.roleFailures.Load(),
 		TagFailures:         s.tagFailures.Load(),
 		UserStoreFailures:   s.userStoreFailures.Load(),
+	}
+	if s.client != nil {
+		st.FailOvers = s.client.failOvers.Load()
 	}
 	if snap := s.cur.Load(); snap != nil {
 		st.Loaded, st.Version, st.Info = true, snap.version, snap.info
