@@ -17,6 +17,17 @@
 //		ranger.WithBasicAuth("sqe", password), ranger.WithCacheDir("/var/cache/sqe"))
 //	db, err := sqe.Open("mysql", dsn, sqe.WithPolicy(src))
 //
+// With credentials (WithBasicAuth, WithBearerToken, an Authorization
+// header) every part comes from the admin's secure download endpoints, as
+// a hardened admin requires (WithDownloadMode forces either kind). The
+// admin URL may list several admins, comma-separated, as Ranger's
+// policy.rest.url does: a transport error or a 5xx sends a request to the
+// next, and the one that answered is asked first from then on.
+//
+// The roles, tags and user store refresh independently of the policies: a
+// part that fails to download keeps its last version while the others
+// advance (a part never downloaded keeps the source from loading).
+//
 // A download answered 200 replaces its part, 304 and 204 keep it. A 404
 // (ErrServiceNotFound: the admin does not have the service) drops the
 // snapshot and removes the cache file, as Ranger's PolicyRefresher does:

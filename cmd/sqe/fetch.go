@@ -34,7 +34,10 @@ Downloads a Ranger service's policies (with its serviceDef and tag
 policies), roles and tags from the admin and writes them as one bundle
 file, for offline use: sqe.WithPolicyFile(FILE), ranger.LoadBundle(FILE),
 or "sqe explain --policy FILE". Credentials come from the environment:
-RANGER_PASSWORD with --user, RANGER_TOKEN with --token.`)
+RANGER_PASSWORD with --user, RANGER_TOKEN with --token; with either, the
+admin's secure download endpoints are used (hardened admins refuse the
+others). --url may list several admins, comma-separated: a transport error
+or a 5xx from one sends the download to the next.`)
 		fs.PrintDefaults()
 	}
 	positional, err := parseFlags(fs, args, stderr)

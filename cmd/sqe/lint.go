@@ -42,7 +42,7 @@ errors when a statement meets them.
 A Ranger bundle (written by "sqe fetch", or a Ranger policy download): the
 policies sqe cannot realise as Ranger would: condition types it cannot
 evaluate, mask types and CUSTOM or row-filter expressions it cannot use,
-recurring validity schedules, security zones. Errors are enforced more
+recurring validity schedules, security-zone shapes it cannot use. Errors are enforced more
 strictly than Ranger would (an item never grants, a column is restricted,
 a table fails closed); warnings have no effect on SQL statements.
 
