@@ -22,6 +22,16 @@ import (
 // allows the unqualified call fn(…), "schema.fn" allows schema.fn(…).
 // A name is compared case-insensitively.
 
+// NameSet splits a list of names separated by white space into a set,
+// for the dialects' allow-lists.
+func NameSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(s) {
+		m[n] = true
+	}
+	return m
+}
+
 // NameAllowed reports whether a function (or type) called as schema.name
 // (schema "" when unqualified) is in list.
 func NameAllowed(list []string, schema, name string) bool {

@@ -26,17 +26,8 @@ import (
 // STATEMENT_DIGEST, FORMAT_BYTES, …) and of later MariaDB versions
 // (JSON_SCHEMA_VALID, KDF, UUID_V4, …) are refused until allowed by name.
 
-// namesOf splits a list of names separated by white space.
-func namesOf(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range strings.Fields(s) {
-		m[n] = true
-	}
-	return m
-}
-
 // builtinFunctions are the allowed built-in function names.
-var builtinFunctions = namesOf(`
+var builtinFunctions = rewriter.NameSet(`
 abs acos asin atan atan2 ceil ceiling conv cos cot crc32 crc32c degrees
 exp floor ln log log10 log2 mod oct pi pow power radians rand round sign
 sin sqrt tan truncate bit_count ascii bin bit_length char_length
@@ -192,7 +183,7 @@ func (r *rewrite) checkExpr(n sqlparser.Expr) error {
 
 // syntaxNames are the names of built-in forms with a grammar of their
 // own, as printed.
-var syntaxNames = namesOf(`cast convert match values char`)
+var syntaxNames = rewriter.NameSet(`cast convert match values char`)
 
 // callName is the lower-cased name of a function node, as printed.
 func callName(n sqlparser.Expr) string {

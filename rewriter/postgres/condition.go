@@ -17,7 +17,7 @@ var _ rewriter.ConditionSyntax = syntax{}
 // aggregateNames are pg_catalog's aggregates that the function allow-list
 // admits: called without an aggregate's marks (count(x), max(x)) they
 // are ordinary function calls to the parser.
-var aggregateNames = namesOf(`
+var aggregateNames = rewriter.NameSet(`
 array_agg avg bit_and bit_or bit_xor bool_and bool_or corr count covar_pop
 covar_samp every json_agg json_object_agg jsonb_agg jsonb_object_agg max min
 range_agg range_intersect_agg regr_avgx regr_avgy regr_count regr_intercept

@@ -28,18 +28,9 @@ import (
 // given as text; ts_stat and ts_rewrite (SQL given as text); currtid2;
 // the index maintenance functions; getpgusername (the database account).
 
-// namesOf splits a list of names separated by white space.
-func namesOf(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range strings.Fields(s) {
-		m[n] = true
-	}
-	return m
-}
-
 // pgMeasures are the pg_* functions allowed: they measure or convert
 // their argument, or name the connection's encoding.
-var pgMeasures = namesOf(`
+var pgMeasures = rewriter.NameSet(`
 pg_typeof pg_column_size pg_column_compression pg_size_pretty
 pg_size_bytes pg_client_encoding pg_char_to_encoding pg_encoding_to_char
 pg_encoding_max_length pg_collation_for
@@ -107,7 +98,7 @@ func (r *rewrite) checkFunction(schema, name string) error {
 // SQL-standard spellings the grammar keeps. A table's row type, or any
 // other composite type, is not one: casting to it (null::customers,
 // ROW(…)::customers) names the table's columns and their types.
-var builtinTypes = namesOf(`
+var builtinTypes = rewriter.NameSet(`
 bit bool box bpchar bytea char cid cidr circle date float4 float8 inet
 int2 int2vector int4 int8 interval json jsonb jsonpath line lseg macaddr
 macaddr8 money name numeric oid oidvector path pg_lsn pg_snapshot point
@@ -154,7 +145,7 @@ func (r *rewrite) checkType(tn *pg.TypeName) error {
 // builtinOperators are the names of pg_catalog's operators. An operator
 // is a function: OPERATOR(schema.op) of another schema, or a symbol no
 // built-in operator has, is refused.
-var builtinOperators = namesOf(`
+var builtinOperators = rewriter.NameSet(`
 !! !~ !~* !~~ !~~* # ## #- #> #>> % & && &< &<| &> * *< *<= *<> *= *> *>=
 + - -> ->> -|- / < <-> << <<= <<| <= <> <@ <^ = > >= >> >>= >^ ? ?# ?& ?-
 ?-| ?| ?|| @ @-@ @> @? @@ @@@ ^ ^@ | |&> |/ |>> || ||/ ~ ~* ~<=~ ~<~ ~=

@@ -15,8 +15,10 @@
 
 package postgres
 
+import "github.com/sqe-project/sqe/rewriter"
+
 // builtinFunctions are the allowed built-in function names.
-var builtinFunctions = namesOf(`
+var builtinFunctions = rewriter.NameSet(`
 abbrev abs acos acosd acosh age anyarray_send anycompatiblearray_send
 anytextcat area array_agg array_append array_cat array_dims array_eq
 array_fill array_ge array_gt array_larger array_le array_length array_lower
