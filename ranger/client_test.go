@@ -29,6 +29,7 @@ const (
 	adminCorrupt           // 200 with malformed JSON
 	adminError             // 500
 	adminMissing           // 404: no such service
+	adminHang              // holds every request until the client gives up
 )
 
 // fakeAdmin serves a service's policies, roles and tags in the shapes of
@@ -104,6 +105,16 @@ func (a *fakeAdmin) count(key string) int {
 }
 
 func (a *fakeAdmin) serve(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	hang := a.mode == adminHang
+	if hang {
+		a.hits[r.URL.Path+" hang"]++
+	}
+	a.mu.Unlock()
+	if hang {
+		<-r.Context().Done()
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.queries = append(a.queries, r.URL.Path+"?"+r.URL.RawQuery)
@@ -1014,5 +1025,53 @@ func TestAdminCredentialsRefusedKeepsLastPolicy(t *testing.T) {
 				t.Errorf("%d: last error %q lacks %q", status, st.LastError, want)
 			}
 		}
+	}
+}
+
+// TestAdminHangingKeepsLastPolicy: an admin that accepts the connection
+// and never answers is a failure once the client's timeout passes; the
+// last good policy stays in force.
+func TestAdminHangingKeepsLastPolicy(t *testing.T) {
+	a := newFakeAdmin(t)
+	src, err := New(a.srv.URL, "hivedev", append(fastOptions(), WithTimeout(200*time.Millisecond))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	version := src.Current().Version()
+	before := src.Stats().Failures
+	a.setMode(adminHang)
+	eventually(t, "hung downloads counted as failures", func() bool { return src.Stats().Failures >= before+2 })
+	if ssnMask(t, src) != udf.TypeShowLast4 || src.Current().Version() != version {
+		t.Fatal("the last good policy was dropped while the admin hung")
+	}
+	if st := src.Stats(); st.LastError == "" {
+		t.Error("no error reported for a hung admin")
+	}
+	a.setMode(adminUp)
+	eventually(t, "recovery after the hang", func() bool { return src.Stats().ConsecutiveFailures == 0 })
+}
+
+// TestAdminVersionGoingBackwards: an admin restored from a backup serves
+// an older policy version than the one sqe holds. Like Ranger's plugin,
+// sqe takes the admin's current policies: what the admin serves is the
+// policy in force, whatever its number.
+func TestAdminVersionGoingBackwards(t *testing.T) {
+	a := newFakeAdmin(t)
+	newer := withoutPolicy(t, 20)
+	a.setBundle(newer)
+	src, err := New(a.srv.URL, "hivedev", fastOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if ssnMask(t, src) != "" {
+		t.Fatal("the newer policies (without the mask) were not loaded")
+	}
+	// The restored admin: the original policies, one version lower.
+	a.setBundle(loadShop(t))
+	eventually(t, "the restored admin's policies", func() bool { return ssnMask(t, src) == udf.TypeShowLast4 })
+	if got, want := src.Stats().Info.PolicyVersion, version(loadShop(t).PolicyVersion); got != want {
+		t.Fatalf("policy version %d, want the restored admin's %d", got, want)
 	}
 }
