@@ -258,3 +258,38 @@ func TestHeldTransactionEndsWhenTheConnectionIsReleased(t *testing.T) {
 		})
 	}
 }
+
+// A session setting and a transaction opened by one multi-statement
+// string are both held: ending the transaction leaves the setting, and
+// the connection is still not handed to another caller.
+func TestSettingOutlivesTheTransactionOfTheSameString(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "postgres" {
+			continue // the MySQL test DSN does not allow multi-statement strings
+		}
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, connStatePolicy)
+			e.db.SetMaxOpenConns(1)
+			e.db.SetMaxIdleConns(1)
+			conn, err := e.db.Conn(as(admin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"SET application_name = 'ADMIN-MULTI'; BEGIN", "COMMIT"} {
+				if _, err := conn.ExecContext(as(admin), q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if err := conn.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var name string
+			if err := e.db.QueryRowContext(as(analyst), "SHOW application_name").Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			if name == "ADMIN-MULTI" {
+				t.Fatal("the admin's session setting reached the analyst")
+			}
+		})
+	}
+}

@@ -576,12 +576,7 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 		}
 		return
 	}
-	if eff.EndsTransaction {
-		cs.endTransaction()
-	}
-	if eff.Holds != "" {
-		cs.hold(eff.Holds, p.who.Name)
-	}
+	cs.hold(eff, p.who.Name)
 	if eff.SetSchema != "" {
 		cs.schema = eff.SetSchema
 	}

@@ -81,12 +81,14 @@ type connState struct {
 	// rewrites remembers the latest statements' rewrites.
 	rewrites connRewrites
 
-	// heldTx and heldState name the state a statement opened by SQL text
-	// that outlives it (see rewriter.Effect.Holds): a transaction, and the
-	// rest. heldBy is the caller who opened it. A connection that holds
-	// either is discarded before database/sql gives it to anyone again.
-	heldTx, heldState string
-	heldBy            string
+	// heldTx and heldState are the state statements opened by SQL text
+	// that outlives them (see rewriter.Effect): a transaction, and the
+	// first of the rest. heldBy is the caller who opened it. A connection
+	// that holds either is discarded before database/sql gives it to
+	// anyone again.
+	heldTx    bool
+	heldState string
+	heldBy    string
 	// discardReported: the discard of this connection was counted and
 	// audited.
 	discardReported bool
@@ -105,12 +107,20 @@ func newConnState(inner driver.Conn) *connState { return &connState{inner: inner
 // next statement (after a pool reset or a statement that may change it).
 func (cs *connState) reset() { cs.loaded = false }
 
-// hold records state a statement by caller opened and left behind it.
-func (cs *connState) hold(what, caller string) {
-	if what == rewriter.HoldsTransaction {
-		cs.heldTx = what
-	} else if cs.heldState == "" {
-		cs.heldState = what
+// hold applies a statement's effect on the state the connection holds
+// for caller: a transaction's end first, then what it begins or opens.
+func (cs *connState) hold(eff rewriter.Effect, caller string) {
+	if eff.EndsTransaction {
+		cs.endTransaction()
+	}
+	if !eff.BeginsTransaction && eff.Holds == "" {
+		return
+	}
+	if eff.BeginsTransaction {
+		cs.heldTx = true
+	}
+	if cs.heldState == "" {
+		cs.heldState = eff.Holds
 	}
 	cs.heldBy = caller
 }
@@ -119,10 +129,10 @@ func (cs *connState) hold(what, caller string) {
 // none).
 func (cs *connState) held() string {
 	switch {
-	case cs.heldTx != "" && cs.heldState != "":
-		return cs.heldTx + " and " + cs.heldState
-	case cs.heldTx != "":
-		return cs.heldTx
+	case cs.heldTx && cs.heldState != "":
+		return rewriter.HoldsTransaction + " and " + cs.heldState
+	case cs.heldTx:
+		return rewriter.HoldsTransaction
 	}
 	return cs.heldState
 }
@@ -130,7 +140,7 @@ func (cs *connState) held() string {
 // endTransaction is called when a transaction ends: state changed inside
 // it may have been undone, so it is read again.
 func (cs *connState) endTransaction() {
-	cs.heldTx = ""
+	cs.heldTx = false
 	if cs.sessionTouched {
 		cs.reset()
 		cs.sessionTouched = false

@@ -170,35 +170,38 @@ type Effect struct {
 	RefreshSession bool
 	// InvalidateCatalog asks the driver to drop cached metadata (DDL).
 	InvalidateCatalog bool
-	// Holds names the connection state the statement opens by SQL text
-	// and leaves behind it: a transaction, a session variable, the
-	// current database, a temporary table, a cursor held past its
-	// transaction ("" when none). A connection that holds such state is
-	// never handed to another caller: the driver discards it when
+	// BeginsTransaction and EndsTransaction: the statement begins a
+	// transaction by SQL text (BEGIN, START TRANSACTION) or ends one
+	// (COMMIT, ROLLBACK). A connection in a transaction begun by SQL text
+	// is never handed to another caller: the driver discards it when
 	// database/sql gives it out again.
+	BeginsTransaction, EndsTransaction bool
+	// Holds names the other connection state the statement opens by SQL
+	// text and leaves behind it, which no transaction's end undoes: a
+	// session setting, the current database, a temporary table, a cursor
+	// held past its transaction ("" when none). The driver discards a
+	// connection that holds any the same way.
 	Holds string
-	// EndsTransaction: the statement ends a transaction (COMMIT,
-	// ROLLBACK), and with it a transaction that Holds named.
-	EndsTransaction bool
 }
 
 // MergeHolds combines the connection state of two statements run one after
 // the other (a multi-statement string): a transaction the second ends is
-// no longer held, state the second opens is.
+// no longer open, one it begins is, and state either opens is held.
 func MergeHolds(a, b Effect) Effect {
 	if b.EndsTransaction {
 		a.EndsTransaction = true
-		if a.Holds == HoldsTransaction {
-			a.Holds = ""
-		}
+		a.BeginsTransaction = false
 	}
-	if b.Holds != "" {
+	if b.BeginsTransaction {
+		a.BeginsTransaction = true
+	}
+	if a.Holds == "" {
 		a.Holds = b.Holds
 	}
 	return a
 }
 
-// Descriptions of the state Effect.Holds names.
+// Descriptions of the state Effect.Holds names, and of a transaction.
 const (
 	HoldsTransaction    = "a transaction begun by SQL text"
 	HoldsSessionSetting = "a session setting changed by SQL text"

@@ -66,3 +66,33 @@ func (c *listingCatalog) ListTables(ctx context.Context) ([]policy.TableName, er
 	tables, err := c.StaticCatalog.ListTables(ctx)
 	return append(tables, c.extra), err
 }
+
+// TestMergeHoldsKeepsEveryState: a multi-statement string's effect holds
+// what each statement opens; a transaction ended after a session setting
+// leaves the setting held.
+func TestMergeHoldsKeepsEveryState(t *testing.T) {
+	set := Effect{Holds: HoldsSessionSetting}
+	begin := Effect{BeginsTransaction: true}
+	commit := Effect{EndsTransaction: true}
+	for _, c := range []struct {
+		name         string
+		steps        []Effect
+		begins, ends bool
+		holds        string
+	}{
+		{"SET; BEGIN", []Effect{set, begin}, true, false, HoldsSessionSetting},
+		{"BEGIN; SET", []Effect{begin, set}, true, false, HoldsSessionSetting},
+		{"SET; BEGIN; COMMIT", []Effect{set, begin, commit}, false, true, HoldsSessionSetting},
+		{"BEGIN; COMMIT", []Effect{begin, commit}, false, true, ""},
+		{"COMMIT; BEGIN", []Effect{commit, begin}, true, true, ""},
+		{"USE; SET", []Effect{{Holds: HoldsDatabase}, set}, false, false, HoldsDatabase},
+	} {
+		got := c.steps[0]
+		for _, s := range c.steps[1:] {
+			got = MergeHolds(got, s)
+		}
+		if got.BeginsTransaction != c.begins || got.EndsTransaction != c.ends || got.Holds != c.holds {
+			t.Errorf("%s: begins %v ends %v holds %q, want %v %v %q", c.name, got.BeginsTransaction, got.EndsTransaction, got.Holds, c.begins, c.ends, c.holds)
+		}
+	}
+}

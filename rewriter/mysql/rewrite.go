@@ -217,7 +217,7 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 		}
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String(), Holds: rewriter.HoldsDatabase}}, nil
 	case *sqlparser.Begin:
-		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{Holds: rewriter.HoldsTransaction}}, nil
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{BeginsTransaction: true}}, nil
 	case *sqlparser.Commit, *sqlparser.Rollback:
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{EndsTransaction: true}}, nil
 	case *sqlparser.SRollback, *sqlparser.Savepoint, *sqlparser.Release:

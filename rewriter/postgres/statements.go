@@ -186,7 +186,7 @@ func transaction(t *pg.TransactionStmt) (*rewriter.Result, error) {
 	res := &rewriter.Result{Kind: rewriter.KindSession}
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		res.Effect.Holds = rewriter.HoldsTransaction
+		res.Effect.BeginsTransaction = true
 		return res, nil
 	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE:
 		return res, nil
