@@ -406,6 +406,8 @@ var advMySQL = []advCase{
 	refuse("SHOW TABLE STATUS"),
 	refuse("SHOW PROCESSLIST"),
 	// Counters that count the rows a statement read, hidden ones included.
+	refuse("SELECT @@identity, '{N}'"),
+	refuse("SELECT @@session.last_insert_id, '{N}'"),
 	refuse("SHOW STATUS LIKE 'Rows_read'"),
 	refuse("SHOW SESSION STATUS LIKE 'Handler_read%'"),
 	refuse("SHOW SESSION STATUS WHERE Variable_name = 'Rows_read' OR Variable_name = '{N}'"),

@@ -153,6 +153,9 @@ func (r *rewrite) variable(v *sqlparser.Variable, sc *scope) error {
 			// The previous statement's warnings count values it converted,
 			// of rows a policy hid from it or of another caller's statement.
 			return rewriter.Unsupported("@@%s is not supported through sqe: it counts the previous statement's warnings", v.Name.Lowered())
+		case "last_insert_id", "identity":
+			// LAST_INSERT_ID() by another name (refused as a function).
+			return rewriter.Unsupported("@@%s is not supported through sqe: it reports the connection's last insert, which may be another caller's (the driver's result has the caller's own: sql.Result.LastInsertId)", v.Name.Lowered())
 		}
 		return nil
 	}
