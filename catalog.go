@@ -1,6 +1,7 @@
 package sqe
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"errors"
@@ -202,6 +203,14 @@ func readAll(rows driver.Rows) ([][]driver.Value, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		// A driver may hand out []byte values that alias its read buffer
+		// and reuses it on the next call to Next (go-sql-driver/mysql
+		// does): keep copies.
+		for i, v := range dest {
+			if b, ok := v.([]byte); ok {
+				dest[i] = bytes.Clone(b)
+			}
 		}
 		out = append(out, dest)
 	}
