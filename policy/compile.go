@@ -52,12 +52,19 @@ const (
 type rule struct {
 	rid  int32
 	name span
-	text span // kindFilter: the expression; kindMask: the column
-	cols span // kindRestrict: lower-cased columns, in Compiled.cols
-	mask int32
+	text span  // kindFilter: the expression; kindMask: the column
+	cols span  // kindRestrict: lower-cased columns, in Compiled.cols; kindFilter: the check, when checkOther
+	mask int32 // kindMask: the mask; kindFilter: how written rows are checked (checkItself, …)
 	kind ruleKind
 	bits accessBits // kindAllow, kindDeny
 }
+
+// How a filter rule checks written rows (rule.mask of a kindFilter rule).
+const (
+	checkItself int32 = iota // with the filter
+	checkNone                // not at all (check: false)
+	checkOther               // with the expression in rule.cols
+)
 
 // span is a piece of a resource's text (or of Compiled.cols).
 type span struct{ off, n uint32 }
@@ -457,7 +464,14 @@ func (c *Compiled) compileTables(f *File) {
 		}
 		for i := range t.RowFilters {
 			r := &t.RowFilters[i]
-			add(rule{kind: kindFilter, text: str(filterText(r))}, r.Name, r.Priority, r.Principals, "row_filters", i)
+			fr := rule{kind: kindFilter, text: str(filterText(r))}
+			switch {
+			case r.NoCheck:
+				fr.mask = checkNone
+			case r.Check != "":
+				fr.mask, fr.cols = checkOther, str(r.Check)
+			}
+			add(fr, r.Name, r.Priority, r.Principals, "row_filters", i)
 		}
 		maskRules = maskRules[:0]
 		for i := range t.Masks {
@@ -550,7 +564,7 @@ func textSize(t *FileTable) int {
 		n += len(t.Access[i].Name)
 	}
 	for i := range t.RowFilters {
-		n += len(t.RowFilters[i].Name) + len(filterText(&t.RowFilters[i]))
+		n += len(t.RowFilters[i].Name) + len(filterText(&t.RowFilters[i])) + len(t.RowFilters[i].Check)
 	}
 	for i := range t.Masks {
 		n += len(t.Masks[i].Name) + len(t.Masks[i].Column)

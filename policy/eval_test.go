@@ -327,7 +327,7 @@ func TestDecideMaskContent(t *testing.T) {
 	if !reflect.DeepEqual(d.Masks, want) {
 		t.Errorf("masks\n got %+v\nwant %+v", d.Masks, want)
 	}
-	wantF := []RowFilter{{Expr: "deleted_at IS NULL", Policy: "not-deleted"}, {Expr: "tenant = 1", Policy: "wild-tenant"}}
+	wantF := []RowFilter{{Expr: "deleted_at IS NULL", Policy: "not-deleted", Check: "deleted_at IS NULL"}, {Expr: "tenant = 1", Policy: "wild-tenant", Check: "tenant = 1"}}
 	if !reflect.DeepEqual(d.RowFilters, wantF) {
 		t.Errorf("filters %+v", d.RowFilters)
 	}

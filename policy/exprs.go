@@ -21,6 +21,9 @@ const (
 	// columns of that table, unqualified, and context functions: no
 	// subquery, no other table, no aggregate or window.
 	ExprMaskWhen = "when"
+	// ExprCheck is a row filter's check expression (check: "…"), a
+	// boolean expression over the columns of a row the caller writes.
+	ExprCheck = "check"
 )
 
 // Expression is a piece of SQL text of a native policy set, with where it
@@ -28,7 +31,7 @@ const (
 // the driver checks a snapshot's expressions with the parser of the
 // dialect it serves (see CheckExpressions and WithValidator).
 type Expression struct {
-	Kind string // ExprFilter, ExprCustomMask or ExprMaskWhen
+	Kind string // ExprFilter, ExprCheck, ExprCustomMask or ExprMaskWhen
 	Text string
 	// Rule names the rule (its name or default name).
 	Rule string
@@ -51,6 +54,9 @@ func (c *Compiled) compileExpressions(f *File) {
 				e.Rule = defaultName(t.Key(), "row_filters", i)
 			}
 			c.exprs = append(c.exprs, e)
+			if r.Check != "" {
+				c.exprs = append(c.exprs, Expression{Kind: ExprCheck, Text: r.Check, Rule: e.Rule, Line: r.Line, Path: elemPath(path+".row_filters", i) + ".check"})
+			}
 		}
 		for i := range t.Masks {
 			m := &t.Masks[i]

@@ -135,7 +135,24 @@ type FilterRule struct {
 	// Mapping, when set, is the filter's mapping-table form; Filter is
 	// then empty or the mapping compiled (Parse fills it in).
 	Mapping *MappingFilter
+	// Check is the condition rows the principals write must satisfy
+	// (see RowFilter.Check): empty for the filter itself, the default;
+	// NoCheck turns the check off (check: false).
+	Check   string
+	NoCheck bool
 	Line    int
+}
+
+// CheckText is the condition the rule checks written rows with: Check,
+// else the filter itself; "" when NoCheck.
+func (r *FilterRule) CheckText() string {
+	switch {
+	case r.NoCheck:
+		return ""
+	case r.Check != "":
+		return r.Check
+	}
+	return filterText(r)
 }
 
 // MaskRule masks one column for its principals.

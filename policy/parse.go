@@ -699,11 +699,14 @@ func (p *parser) accessRule(n *yaml.Node, path, def string) AccessRule {
 
 func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
 	r := FilterRule{Line: n.Line}
-	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter", "mapping")
+	fs, ok := p.ruleFields(n, path, "name", "description", "principals", "filter", "mapping", "check")
 	if !ok {
 		return r
 	}
 	r.Name, r.Description, r.Principals = p.common(n, path, fs, def)
+	if c, ok := fs["check"]; ok {
+		p.check(&r, c.val, path+".check")
+	}
 	v, hasFilter := fs["filter"]
 	mv, hasMapping := fs["mapping"]
 	switch {
@@ -731,6 +734,34 @@ func (p *parser) filterRule(n *yaml.Node, path, def string) FilterRule {
 		r.Filter = s
 	}
 	return r
+}
+
+// check reads a row filter's check: true (the filter checks written rows,
+// the default), false (it does not) or a boolean SQL expression written
+// rows must satisfy instead.
+func (p *parser) check(r *FilterRule, n *yaml.Node, path string) {
+	n = p.node(n)
+	if p.aborted {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		switch strings.ToLower(n.Value) {
+		case "true":
+			return
+		case "false":
+			r.NoCheck = true
+			return
+		}
+	}
+	s, ok := p.str(n, path)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(s) == "" {
+		p.fail(n, path, "check must be true, false or a boolean SQL expression")
+		return
+	}
+	r.Check = s
 }
 
 // mapping reads a row filter's mapping-table form.

@@ -23,6 +23,18 @@ var (
 	ErrPolicy = errors.New("sqe: policy error")
 )
 
+type checkSentinel struct{}
+
+func (checkSentinel) Error() string { return "sqe: written row violates the row filter" }
+
+// Is makes ErrCheckViolation match ErrAccessDenied.
+func (checkSentinel) Is(target error) bool { return target == ErrAccessDenied }
+
+// ErrCheckViolation: a row the statement would write does not satisfy the
+// table's row filter for the caller (RowFilter.Check), or sqe cannot
+// prove that it does; nothing was written. It matches ErrAccessDenied too.
+var ErrCheckViolation error = checkSentinel{}
+
 // Access is an access type a statement needs on a table.
 type Access string
 
@@ -88,9 +100,16 @@ type Mask struct {
 }
 
 // RowFilter is a boolean SQL expression over the table's raw columns.
+//
+// Check, when not empty, is the condition every row the caller writes
+// (INSERT, the new row of an UPDATE) must satisfy, PostgreSQL's WITH
+// CHECK: a boolean SQL expression over the written row's columns, usually
+// Expr itself. Empty: written rows are not checked (Ranger's row filters,
+// which govern reads, and a native filter with check: false).
 type RowFilter struct {
 	Expr   string
 	Policy string
+	Check  string
 }
 
 // Decision is what one View may do with one table. A Decision returned by

@@ -860,7 +860,14 @@ func (c *Compiled) fillDecision(d *Decision, buf []RowFilter, allow accessBits, 
 		r := &c.rules[ri]
 		switch r.kind {
 		case kindFilter:
-			d.RowFilters = append(d.RowFilters, RowFilter{Expr: c.str(r.rid, r.text), Policy: c.ruleName(r)})
+			f := RowFilter{Expr: c.str(r.rid, r.text), Policy: c.ruleName(r)}
+			switch r.mask {
+			case checkItself:
+				f.Check = f.Expr
+			case checkOther:
+				f.Check = c.str(r.rid, r.cols)
+			}
+			d.RowFilters = append(d.RowFilters, f)
 		case kindMask:
 			col := c.str(r.rid, r.text)
 			if _, ok := d.Restricted[col]; ok {
