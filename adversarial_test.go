@@ -353,8 +353,10 @@ func advKeep(u session.User) []advKept {
 	}
 	switch u.Name {
 	case advAnalyst.Name, advMixed.Name:
-		keep = append(keep, advKept{"SELECT id, name, region, ssn, email FROM customers WHERE region <> 'EU' ORDER BY id", keepAll},
-			advKept{"SELECT id, owner, region, iban FROM accounts WHERE region <> 'EU' ORDER BY id", keepAll})
+		// The rows their filters hide stay as they are, and no write adds
+		// one or moves one there (the filters check written rows).
+		keep = append(keep, advKept{"SELECT id, name, region, ssn, email FROM customers WHERE region <> 'EU' OR region IS NULL ORDER BY id", keepExactly},
+			advKept{"SELECT id, owner, region, iban FROM accounts WHERE region <> 'EU' OR region IS NULL ORDER BY id", keepExactly})
 	case advNobody.Name:
 		keep = append(keep, advKept{"SELECT id, name, region, ssn, email FROM customers ORDER BY id", keepExactly},
 			advKept{"SELECT id, body FROM notes ORDER BY id", keepExactly},

@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // Conn is sqe's driver connection. It wraps one connection of the inner
@@ -117,6 +119,22 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkWrites runs the row filters' checks of the rows p writes
+// (rewriter.WriteCheck) with the statement's arguments, before anything is
+// sent. A row that fails is a refusal, finished here.
+func (c *Conn) checkWrites(ctx context.Context, p *plan, args []driver.NamedValue) error {
+	if p == nil || p.result == nil || len(p.result.WriteChecks) == 0 {
+		return nil
+	}
+	err := rewriter.VerifyAll(p.result.WriteChecks, args)
+	if err != nil {
+		refused := *p
+		refused.refused = true
+		c.finish(ctx, &refused, err)
+	}
+	return err
 }
 
 func (c *Conn) finish(ctx context.Context, p *plan, err error) {
@@ -266,6 +284,9 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkWrites(ctx, p, args); err != nil {
+		return nil, err
+	}
 	if cached {
 		return c.execCached(ctx, p, args)
 	}
@@ -318,6 +339,9 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	}
 	p, err := c.plan(ctx, query)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkWrites(ctx, p, args); err != nil {
 		return nil, err
 	}
 	if cached {

@@ -512,6 +512,8 @@ func failReason(err error) string {
 	switch {
 	case errors.Is(err, policy.ErrPolicy):
 		return "policy_error"
+	case errors.Is(err, policy.ErrCheckViolation):
+		return "check_violation"
 	case errors.Is(err, policy.ErrAccessDenied):
 		return "access_denied"
 	case errors.Is(err, policy.ErrColumnDenied):
@@ -560,6 +562,11 @@ func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64, ta
 
 func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) {
 	e.record(ctx, p, err)
+	if errors.Is(err, policy.ErrCheckViolation) {
+		// Refused after planning, when the arguments were known (see
+		// Conn.checkWrites); planAt counted every other refusal.
+		e.stats.failClosed(failReason(err))
+	}
 	if p == nil || p.result == nil {
 		return
 	}
@@ -732,6 +739,8 @@ func expressionCheck(d rewriter.Dialect) func(*policy.Compiled) error {
 		return c.CheckExpressions(func(x policy.Expression) error {
 			text, what := x.Text, "row filter"
 			switch x.Kind {
+			case policy.ExprCheck:
+				what = "row filter check"
 			case policy.ExprCustomMask:
 				text, what = "("+strings.ReplaceAll(text, "{col}", syn.QuoteIdent("sqe_col"))+")", "CUSTOM mask expression"
 			case policy.ExprMaskWhen:

@@ -36,4 +36,8 @@ var (
 	// statement on the table fails closed until the policy or the table is
 	// fixed.
 	ErrPolicy = policy.ErrPolicy
+	// ErrCheckViolation: a row the statement would write does not satisfy
+	// the caller's row filter (its check), or sqe cannot prove that it
+	// does; nothing was sent. It also matches ErrAccessDenied.
+	ErrCheckViolation = policy.ErrCheckViolation
 )

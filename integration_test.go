@@ -537,13 +537,13 @@ func TestServerErrorsKeepNamesDropValues(t *testing.T) {
 			probes := map[string][]probe{
 				"mysql": {
 					{"SELECT id FROM customers WHERE no_such_col = 1", []string{"Unknown column 'no_such_col' in '"}, nil},
-					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+					{"INSERT INTO customers (id, name, region) SELECT id + 1, name, 'EU' FROM customers WHERE id = 1",
 						[]string{"Duplicate entry '<redacted>' for key '", "PRIMARY'"}, []string{"'2'"}},
 					{"UPDATE customers SET id = CAST(ssn AS UNSIGNED) WHERE id = 1", nil, []string{"111-22-9999"}},
 				},
 				"postgres": {
 					{"SELECT id FROM customers WHERE no_such_col = 1", []string{`column "no_such_col" does not exist`}, nil},
-					{"INSERT INTO customers (id, name) SELECT id + 1, name FROM customers WHERE id = 1",
+					{"INSERT INTO customers (id, name, region) SELECT id + 1, name, 'EU' FROM customers WHERE id = 1",
 						[]string{`duplicate key value violates unique constraint "customers_pkey"`, "Key (id)=(<redacted>)"}, []string{"(2)"}},
 					{"SELECT CAST(name AS INT) FROM customers WHERE id = 1", []string{"invalid input syntax for type integer"}, []string{"Ada"}},
 				},

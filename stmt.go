@@ -75,6 +75,9 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
+	if err := s.c.checkWrites(ctx, p, args); err != nil {
+		return nil, err
+	}
 	res, err := stmtExec(ctx, s.inner, args)
 	err = redactError(p, err)
 	s.c.finish(ctx, p, err)
@@ -86,6 +89,9 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	p, err := s.bind(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.c.checkWrites(ctx, p, args); err != nil {
 		return nil, err
 	}
 	rows, err := stmtQuery(ctx, s.inner, args)

@@ -36,6 +36,7 @@ type config struct {
 	now          func() time.Time
 	cacheSize    int
 	onError      func(error)
+	writeChecks  bool
 }
 
 func defaultConfig() *config {
@@ -183,6 +184,13 @@ func WithPluginID(id string) Option {
 func WithClusterName(name string) Option {
 	return func(c *config) { c.clusterName = name }
 }
+
+// WithWriteChecks makes every row filter also check the rows its users
+// write (policy.RowFilter.Check, PostgreSQL's WITH CHECK): an INSERT or
+// UPDATE that writes a row the filter would hide from its writer is
+// refused. Ranger itself, and so the default, applies row filters to
+// reads only.
+func WithWriteChecks() Option { return func(c *config) { c.writeChecks = true } }
 
 // WithoutRoles stops downloading roles (role policies then match nobody).
 func WithoutRoles() Option { return func(c *config) { c.roles = false } }

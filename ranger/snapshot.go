@@ -23,7 +23,9 @@ type Snapshot struct {
 	zoneIdx map[string]*principalIndex // the policies of each security zone
 	dbFor   func(policy.TableName) string
 	now     func() time.Time
-	shared  *sharedCache // decisions by View fingerprint and table; nil when disabled
+	// writeChecks: row filters check written rows (WithWriteChecks).
+	writeChecks bool
+	shared      *sharedCache // decisions by View fingerprint and table; nil when disabled
 
 	minuteClock bool        // decisions depend on the time of day (script conditions)
 	transitions []time.Time // instants at which validity schedules change
@@ -114,13 +116,14 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		superGroups: cfg.superGroups,
 	})
 	s := &Snapshot{
-		version: policy.NextVersion(),
-		eng:     eng,
-		idx:     newPrincipalIndex(),
-		tagIdx:  newPrincipalIndex(),
-		dbFor:   cfg.databaseFor,
-		now:     cfg.now,
-		shared:  newSharedCache(cfg.cacheSize),
+		version:     policy.NextVersion(),
+		eng:         eng,
+		idx:         newPrincipalIndex(),
+		tagIdx:      newPrincipalIndex(),
+		dbFor:       cfg.databaseFor,
+		now:         cfg.now,
+		writeChecks: cfg.writeChecks,
+		shared:      newSharedCache(cfg.cacheSize),
 	}
 	if zerr != nil {
 		s.zoneErr = fmt.Errorf("%w: %v", policy.ErrAccessDenied, zerr)

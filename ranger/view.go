@@ -717,6 +717,9 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", policy.ErrAccessDenied, t, err)
 			}
+			if s.v.snap.writeChecks {
+				f.Check = f.Expr
+			}
 			d.RowFilters = []policy.RowFilter{f}
 		}
 	}

@@ -484,3 +484,17 @@ func TestDecisionNamesThePolicyThatAllowed(t *testing.T) {
 		t.Errorf("dba allowed by %v", d.AllowedBy)
 	}
 }
+
+// TestWriteChecksAreOptIn: Ranger's row filters govern reads; with
+// WithWriteChecks they also check written rows.
+func TestWriteChecksAreOptIn(t *testing.T) {
+	analyst := session.User{Name: "ann", Groups: []string{"analysts"}}
+	d := decide(t, shopSnapshot(t), analyst, "orders")
+	if len(d.RowFilters) != 1 || d.RowFilters[0].Check != "" {
+		t.Fatalf("default: filters %+v, want no check", d.RowFilters)
+	}
+	d = decide(t, shopSnapshot(t, WithWriteChecks()), analyst, "orders")
+	if len(d.RowFilters) != 1 || d.RowFilters[0].Check != d.RowFilters[0].Expr {
+		t.Fatalf("WithWriteChecks: filters %+v, want the filter as its check", d.RowFilters)
+	}
+}

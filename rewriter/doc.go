@@ -30,8 +30,11 @@
 // Writes keep their target and get the row filter ANDed first into their
 // WHERE, with the application's condition guarded (CASE WHEN filter THEN …
 // ELSE false END) unless it cannot fail; a masked column of the target read
-// anywhere in the write is replaced by its mask expression. Inserted rows
-// are not checked against the filter (as in Ranger and Hive).
+// anywhere in the write is replaced by its mask expression. The rows a
+// write puts in the table are checked against the filters' checks
+// (policy.RowFilter.Check, PostgreSQL's WITH CHECK): the dialect records
+// the written values in Result.WriteChecks (writecheck.go), and the driver
+// decides them with the statement's arguments before sending it.
 //
 // Fail closed: a statement the dialect cannot parse, a statement form it
 // does not handle, a reference it cannot resolve with certainty, and any

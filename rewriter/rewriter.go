@@ -223,6 +223,10 @@ type Result struct {
 	// (a mask, a row filter or a restricted column applied): errors the
 	// database returns for it are redacted.
 	Protected bool
+	// WriteChecks are the row filters' checks of the rows the statement
+	// writes; the driver runs them (VerifyAll) with the statement's
+	// arguments before it sends the statement.
+	WriteChecks []*WriteCheck
 }
 
 // Dialect rewrites statements of one SQL dialect.

@@ -67,9 +67,13 @@ func TestNewMock(t *testing.T) {
 	rows.Close()
 
 	mock.ExpectExec("update `shop`.`customers` set `region` = ? where `shop`.`customers`.`region` = 'EU' and `id` = ?").
-		WithArgs("US", 1).WillReturnResult(sqlmock.NewResult(0, 1))
-	if _, err := db.ExecContext(as(analyst), "UPDATE customers SET region = ? WHERE id = ?", "US", 1); err != nil {
+		WithArgs("EU", 1).WillReturnResult(sqlmock.NewResult(0, 1))
+	if _, err := db.ExecContext(as(analyst), "UPDATE customers SET region = ? WHERE id = ?", "EU", 1); err != nil {
 		t.Fatal(err)
+	}
+	// Moving the row out of the analyst's filter is refused before the mock.
+	if _, err := db.ExecContext(as(analyst), "UPDATE customers SET region = ? WHERE id = ?", "US", 1); !errors.Is(err, sqe.ErrCheckViolation) {
+		t.Fatalf("moving a row out of the filter: %v", err)
 	}
 
 	// Refused statements never reach the mock: no expectation needed.

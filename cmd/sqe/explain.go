@@ -92,6 +92,14 @@ Flags may also follow the SQL.`)
 			fmt.Fprintf(stdout, "-- %s\n", t.Table)
 			for _, f := range t.RowFilters {
 				fmt.Fprintf(stdout, "--   row filter %q: %s\n", f.Policy, f.Expr)
+				switch f.Check {
+				case "":
+					fmt.Fprintf(stdout, "--     written rows are not checked\n")
+				case f.Expr:
+					fmt.Fprintf(stdout, "--     written rows must satisfy it\n")
+				default:
+					fmt.Fprintf(stdout, "--     written rows must satisfy: %s\n", f.Check)
+				}
 			}
 			cols := make([]string, 0, len(t.Masks))
 			for c := range t.Masks {

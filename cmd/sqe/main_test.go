@@ -24,7 +24,7 @@ func TestExplainPrintsTheRewrite(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and `id` = ?") ||
-		!strings.Contains(out, `row filter "eu-only"`) {
+		!strings.Contains(out, `row filter "eu-only"`) || !strings.Contains(out, "written rows must satisfy it") {
 		t.Fatalf("unexpected output:\n%s", out)
 	}
 }

@@ -159,6 +159,11 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 			out.Kind = rewriter.KindOther
 		}
 		out.Cacheable = out.Cacheable && res.Cacheable
+		out.WriteChecks = append(out.WriteChecks, res.WriteChecks...)
+		if len(out.WriteChecks) > 0 && strings.Contains(req.SQL, "?") {
+			// Each statement numbers its placeholders from one.
+			return nil, rewriter.Unsupported("a write whose rows are checked against a row filter, with placeholders, must be a statement of its own, not part of a multi-statement string")
+		}
 	}
 	if out == nil {
 		return nil, rewriter.Unsupported("empty statement")
@@ -261,5 +266,6 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	res.SQL = text
 	res.Tables = r.tables
 	res.Cacheable = !r.uncacheable
+	res.WriteChecks = r.writeChecks
 	return res, nil
 }

@@ -54,6 +54,9 @@ type rewrite struct {
 	// renamed are the user variables already given the caller's names.
 	renamed   map[*sqlparser.Variable]bool
 	varPrefix string
+	// writeChecks are the row filters' checks of the rows the statement
+	// writes (Result.WriteChecks).
+	writeChecks []*rewriter.WriteCheck
 }
 
 type read struct {

@@ -129,6 +129,9 @@ func (r *rewrite) update(u *sqlparser.Update, root *scope) error {
 	if err := r.updateExprs(u.Exprs, ref, sc); err != nil {
 		return err
 	}
+	if err := r.updateChecks(u.Exprs, ref); err != nil {
+		return err
+	}
 	return r.whereAndOrder(&u.Where, u.OrderBy, []*tableRef{ref}, sc)
 }
 
@@ -223,6 +226,17 @@ func (r *rewrite) multiUpdate(u *sqlparser.Update, sc *scope) error {
 		// says which tables it writes.
 		ue.Name.Qualifier = ref.qualifier
 		if err := r.assignment(ue, ref, sc); err != nil {
+			return err
+		}
+	}
+	for _, ref := range sc.targets {
+		var ues []*sqlparser.UpdateExpr
+		for i, ue := range u.Exprs {
+			if sc.targetFor(owners[i].ate) == ref {
+				ues = append(ues, ue)
+			}
+		}
+		if err := r.updateChecks(ues, ref); err != nil {
 			return err
 		}
 	}
@@ -636,6 +650,9 @@ func (r *rewrite) insert(ins *sqlparser.Insert, root *scope) error {
 	}
 	if ins.RowAlias != nil {
 		return rewriter.Unsupported("INSERT … AS row alias is not supported")
+	}
+	if err := r.insertChecks(ins, ref); err != nil {
+		return err
 	}
 	if len(ins.OnDup) > 0 {
 		dsc := sc.child()

@@ -184,6 +184,7 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 			out.Kind = rewriter.KindOther
 		}
 		out.Cacheable = out.Cacheable && res.Cacheable
+		out.WriteChecks = append(out.WriteChecks, res.WriteChecks...)
 	}
 	out.SQL = strings.Join(sqls, "; ")
 	return out, nil
@@ -230,5 +231,6 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	res.SQL = text
 	res.Tables = r.tables
 	res.Cacheable = !r.uncacheable
+	res.WriteChecks = r.writeChecks
 	return res, nil
 }

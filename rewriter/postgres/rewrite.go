@@ -54,6 +54,9 @@ type rewrite struct {
 	// conds are the columns a mergeable statement reads outside its select
 	// list (see needsFence).
 	conds conditionColumns
+	// writeChecks are the row filters' checks of the rows the statement
+	// writes (Result.WriteChecks).
+	writeChecks []*rewriter.WriteCheck
 }
 
 type read struct {

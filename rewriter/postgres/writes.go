@@ -148,6 +148,9 @@ func (r *rewrite) update(u *pg.UpdateStmt, outer *scope) error {
 	if err := r.assignments(u.TargetList, ref, sc); err != nil {
 		return err
 	}
+	if err := r.updateChecks(ref, u.TargetList); err != nil {
+		return err
+	}
 	if err := r.where(&u.WhereClause, ref, sc); err != nil {
 		return err
 	}
@@ -264,6 +267,9 @@ func (r *rewrite) insert(ins *pg.InsertStmt, outer *scope) error {
 			return err
 		}
 	}
+	if err := r.insertChecks(ref, ins.Cols, ins.SelectStmt, nil); err != nil {
+		return err
+	}
 	list, err := r.returning(ins.ReturningList, ref, tsc, false)
 	if err != nil {
 		return err
@@ -342,8 +348,8 @@ func (r *rewrite) expandTarget(ref *tableRef) ([]*pg.Node, error) {
 // such row is updated or deleted; a masked column of the target read in
 // the join condition, a WHEN condition, SET or RETURNING is read masked; a
 // restricted column named anywhere is ErrColumnDenied. WHEN NOT MATCHED
-// inserts as INSERT does (the inserted rows are not checked against the
-// row filter); as with INSERT, a unique key the hidden row holds makes the
+// inserts as INSERT does (the inserted rows are checked against the row
+// filter's check, as UPDATE's new rows are); as with INSERT, a unique key the hidden row holds makes the
 // insert fail, which tells that such a row exists.
 func (r *rewrite) merge(m *pg.MergeStmt, outer *scope) error {
 	sc := outer.child()
@@ -403,6 +409,9 @@ func (r *rewrite) merge(m *pg.MergeStmt, outer *scope) error {
 				if err := r.assignments(wc.TargetList, ref, sc); err != nil {
 					return err
 				}
+				if err := r.updateChecks(ref, wc.TargetList); err != nil {
+					return err
+				}
 			case pg.CmdType_CMD_DELETE, pg.CmdType_CMD_NOTHING:
 			default:
 				return rewriter.Unsupported("unexpected MERGE action")
@@ -435,6 +444,9 @@ func (r *rewrite) merge(m *pg.MergeStmt, outer *scope) error {
 					if err := r.expr(v, sc); err != nil {
 						return err
 					}
+				}
+				if err := r.insertChecks(ref, wc.TargetList, nil, [][]*pg.Node{wc.Values}); err != nil {
+					return err
 				}
 			case pg.CmdType_CMD_NOTHING:
 			default:
