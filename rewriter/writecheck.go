@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sqe-project/sqe/policy"
 )
@@ -40,6 +41,10 @@ type WriteCheck struct {
 	// the statement writes (INSERT … SELECT with constant columns, an
 	// UPDATE's SET): the error then names no row number.
 	AllRows bool
+	// kinds are how Columns compare, computed on first use (a WriteCheck
+	// is shared by every execution of a cached rewrite).
+	kindsOnce sync.Once
+	kinds     []columnKind
 }
 
 // ValueKind says where a written value comes from.
@@ -187,10 +192,16 @@ func Conjuncts(c *Cond) []*Cond {
 // policy.ErrCheckViolation naming the table, the policy and the columns
 // whose values it could not decide; never a value.
 func (w *WriteCheck) Verify(args []driver.NamedValue) error {
+	w.kindsOnce.Do(func() {
+		w.kinds = make([]columnKind, len(w.Columns))
+		for j, c := range w.Columns {
+			w.kinds[j] = kindOf(c, w.Dialect)
+		}
+	})
 	vals := make([]stored, len(w.Columns))
 	for i, row := range w.Rows {
 		for j, v := range row {
-			vals[j] = w.store(j, v, args)
+			vals[j] = w.store(w.kinds[j], v, args)
 		}
 		t := w.eval(w.Cond, vals)
 		if t == truthTrue {

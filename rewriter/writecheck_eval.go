@@ -1,9 +1,9 @@
 package rewriter
 
 import (
+	"cmp"
 	"database/sql/driver"
 	"math"
-	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
@@ -62,7 +62,7 @@ const (
 // stored is a value as the column stores it.
 type stored struct {
 	class class
-	num   *big.Rat
+	num   int64
 	str   string
 	b     bool
 }
@@ -152,12 +152,14 @@ func declaredLength(full string) int {
 
 // store is the value a written row gives column j, as the column stores
 // it, or unknownValue when sqe cannot be sure what the server stores.
-func (w *WriteCheck) store(j int, v Value, args []driver.NamedValue) stored {
-	k := kindOf(w.Columns[j], w.Dialect)
+func (w *WriteCheck) store(k columnKind, v Value, args []driver.NamedValue) stored {
 	switch v.Kind {
 	case ValueConst:
 		return w.storeConst(k, v.Const)
 	case ValueArg:
+		if i := v.Arg - 1; i >= 0 && i < len(args) && args[i].Ordinal == v.Arg && args[i].Name == "" {
+			return w.storeGo(k, args[i].Value)
+		}
 		for _, a := range args {
 			if a.Ordinal == v.Arg && a.Name == "" {
 				return w.storeGo(k, a.Value)
@@ -191,7 +193,7 @@ func (w *WriteCheck) storeConst(k columnKind, c Const) stored {
 			return stored{class: classBool, b: c.Bool}
 		case classNumber:
 			if w.Dialect == "mysql" { // TRUE is 1
-				return k.integer(map[bool]string{true: "1", false: "0"}[c.Bool])
+				return k.integer(boolDigit(c.Bool))
 			}
 		}
 	}
@@ -219,8 +221,8 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 	case nil:
 		return stored{class: classNull}
 	case int64:
-		if k.class == classNumber {
-			return k.integer(strconv.FormatInt(v, 10))
+		if k.class == classNumber && v >= k.min && v <= k.max {
+			return stored{class: classNumber, num: v}
 		}
 	case int:
 		return w.storeGo(k, int64(v))
@@ -236,7 +238,7 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 			return stored{class: classBool, b: v}
 		case classNumber:
 			if w.Dialect == "mysql" {
-				return k.integer(map[bool]string{true: "1", false: "0"}[v])
+				return k.integer(boolDigit(v))
 			}
 		}
 	case string:
@@ -296,7 +298,7 @@ func (k columnKind) integer(s string) stored {
 	if err != nil || n < k.min || n > k.max {
 		return unknownValue
 	}
-	return stored{class: classNumber, num: new(big.Rat).SetInt64(n)}
+	return stored{class: classNumber, num: n}
 }
 
 // storeString stores a string the column keeps exactly as given: valid
@@ -452,7 +454,7 @@ func (w *WriteCheck) kindOfOperand(o Operand) columnKind {
 	}
 	for j, c := range w.Columns {
 		if strings.EqualFold(c.Name, o.Column) {
-			return kindOf(w.Columns[j], w.Dialect)
+			return w.kinds[j]
 		}
 	}
 	return columnKind{}
@@ -511,7 +513,7 @@ func (w *WriteCheck) compare(op string, a, b stored) truth {
 	var c int // -1, 0, 1; or 2 when only equality is known not to hold
 	switch a.class {
 	case classNumber:
-		c = a.num.Cmp(b.num)
+		c = cmp.Compare(a.num, b.num)
 	case classBool, classUUID:
 		if a.b != b.b || a.str != b.str {
 			c = 2
@@ -582,4 +584,11 @@ func boolTruth(b bool) truth {
 		return truthTrue
 	}
 	return truthFalse
+}
+
+func boolDigit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
