@@ -251,8 +251,9 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 			return storeUUID(v)
 		}
 	case []byte:
-		if k.class == classUUID && len(v) == 16 {
-			return stored{class: classUUID, str: string(v)}
+		if k.class == classUUID {
+			// Drivers differ on whether bytes are the UUID or its text.
+			return unknownValue
 		}
 		return w.storeGo(k, string(v))
 	case [16]byte:
