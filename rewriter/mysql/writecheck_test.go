@@ -56,6 +56,8 @@ func TestWriteChecks(t *testing.T) {
 		{"expression value", []policy.RowFilter{eu}, "INSERT INTO customers (id, region) VALUES (1, CONCAT('E', 'U'))", nil, "cannot prove"},
 		{"context value", []policy.RowFilter{own}, "INSERT INTO customers (id, name) VALUES (1, current_user())", nil, ""},
 		{"own name", []policy.RowFilter{own}, "INSERT INTO customers (id, name) VALUES (1, ?)", args("someone"), "does not satisfy"},
+		{"insert set form", []policy.RowFilter{eu}, "INSERT INTO customers SET id = 1, region = 'US'", nil, "does not satisfy"},
+		{"insert set form passes", []policy.RowFilter{eu}, "INSERT INTO customers SET id = ?, region = ?", args(int64(1), "EU"), ""},
 		{"no column list", []policy.RowFilter{eu}, "INSERT INTO customers VALUES (1, 'n', 'EU', 's', 'e', 3)", nil, ""},
 		{"insert select constant", []policy.RowFilter{eu}, "INSERT INTO customers (id, region) SELECT id, 'EU' FROM orders", nil, ""},
 		{"insert select column", []policy.RowFilter{eu}, "INSERT INTO customers (id, region) SELECT id, 'EU' FROM orders UNION SELECT 1, 'US'", nil, "cannot prove"},
