@@ -61,7 +61,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		tagSources:  cfg.tagSources,
 		allowed:     allowedNames{functions: cfg.allowedFunctions, types: cfg.allowedTypes},
 		schemas:     newSchemaCache(name),
-		cache:       newRewriteCache(cfg.cacheSize),
+		cache:       newRewriteCache(cfg.cacheSize, cfg.cacheBytes),
 		stats:       &counters{},
 	}
 	check := expressionCheck(d)
