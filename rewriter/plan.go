@@ -277,7 +277,12 @@ type columnDecider interface {
 // decideWithColumns asks a column-aware View again with the table's columns.
 func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
 	var cd columnDecider
+	var cid policy.ColumnInfoDecider
 	for v := req.View; v != nil; {
+		if c, ok := v.(policy.ColumnInfoDecider); ok {
+			cid = c
+			break
+		}
 		if c, ok := v.(columnDecider); ok {
 			cd = c
 			break
@@ -288,12 +293,23 @@ func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*
 		}
 		v = u.Unwrap()
 	}
-	if cd == nil || req.Catalog == nil {
+	if (cd == nil && cid == nil) || req.Catalog == nil {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
 	}
 	cols, found, err := req.Catalog.Columns(ctx, t)
 	if err != nil || !found {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
+	}
+	if cid != nil {
+		infos := make([]policy.ColumnInfo, len(cols))
+		for i, c := range cols {
+			typ := c.ColumnType
+			if typ == "" {
+				typ = c.DataType
+			}
+			infos[i] = policy.ColumnInfo{Name: c.Name, Type: typ, Tags: c.Tags}
+		}
+		return cid.DecideColumnInfo(t, infos)
 	}
 	names := make([]string, len(cols))
 	for i, c := range cols {
