@@ -90,10 +90,7 @@ type TablePlan struct {
 // PlanTable asks the view for the table's decision, checks the access and,
 // when the decision changes what a read sees, loads the table's columns.
 func PlanTable(ctx context.Context, req *Request, t policy.TableName, access policy.Access) (*TablePlan, error) {
-	d, err := req.View.Decide(t)
-	if err != nil && needsColumns(err) {
-		d, err = decideWithColumns(ctx, req, t)
-	}
+	d, err := DecideTable(ctx, req, t)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +257,17 @@ func columnNamer(v policy.View) (policy.ColumnNamer, bool) {
 		v = u.Unwrap()
 	}
 	return nil, false
+}
+
+// DecideTable is the table's Decision for req's View, as PlanTable gets
+// it: a View that needs the table's columns to decide is asked again with
+// them, from req's catalog.
+func DecideTable(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
+	d, err := req.View.Decide(t)
+	if err != nil && needsColumns(err) {
+		d, err = decideWithColumns(ctx, req, t)
+	}
+	return d, err
 }
 
 // needsColumns reports whether a View asks for the table's columns to
