@@ -45,12 +45,25 @@ type Bundle struct {
 }
 
 // LoadBundle reads a bundle from a directory (its .rego files, data.json
-// and data.yaml files and .manifest) or from a bundle tarball
-// (.tar.gz), as "opa build" writes it.
+// and data.yaml files and .manifest), from a bundle tarball (.tar.gz), as
+// "opa build" writes it, or from a single .rego file (a bundle of one
+// module and no data).
 func LoadBundle(path string) (*Bundle, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBundle, err)
+	}
+	if !st.IsDir() && strings.HasSuffix(path, ".rego") {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBundle, err)
+		}
+		m, err := ast.ParseModuleWithOpts(path, string(raw), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBundle, err)
+		}
+		b := bundle.Bundle{Data: map[string]any{}, Modules: []bundle.ModuleFile{{URL: path, Path: path, Raw: raw, Parsed: m}}}
+		return newBundle(b, path), nil
 	}
 	if st.IsDir() {
 		r := bundle.NewCustomReader(bundle.NewDirectoryLoader(path)).WithRegoVersion(ast.RegoV1)
@@ -96,6 +109,9 @@ func newBundle(b bundle.Bundle, origin string) *Bundle {
 	}
 	return &Bundle{b: b, Revision: rev, Origin: origin}
 }
+
+// Data returns the bundle's data document (read-only).
+func (b *Bundle) Data() map[string]any { return b.b.Data }
 
 // Modules returns the paths of the bundle's Rego modules.
 func (b *Bundle) Modules() []string {
