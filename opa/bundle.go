@@ -181,6 +181,10 @@ func compileBundle(ctx context.Context, b *Bundle, cfg *config) (*compiled, erro
 		rego.ParsedQuery(ast.NewBody(ast.NewExpr(ast.NewTerm(ref)))),
 		rego.Compiler(comp),
 		rego.Store(store),
+		// A builtin that fails (to_number of a non-number, say) fails the
+		// evaluation, and so the statement, instead of making its rule
+		// undefined: an undefined row filter rule would show every row.
+		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBundle, b.Origin, err)

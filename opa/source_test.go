@@ -318,3 +318,38 @@ func TestViewKeepsItsSnapshot(t *testing.T) {
 		t.Fatalf("current: %q", got)
 	}
 }
+
+// TestLibraryTenantAndTags evaluates docs/opa.md's example of a filter
+// from a session attribute and tag-based masks.
+func TestLibraryTenantAndTags(t *testing.T) {
+	src, err := opa.New("testdata/tenant.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := src.Snapshot()
+	columns := []policy.ColumnInfo{{Name: "id", Type: "int"}, {Name: "tenant_id", Type: "int"},
+		{Name: "email", Type: "varchar(80)", Tags: []string{"PII", "EMAIL"}}, {Name: "ssn", Type: "char(11)", Tags: []string{"pii"}}}
+	decideAs := func(u session.User) (*policy.Decision, error) {
+		v, _ := snap.View(u)
+		return v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, columns)
+	}
+	d, err := decideAs(session.User{Name: "a", Roles: []string{"analyst"}, Attributes: map[string]string{"tenant": "7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Allows(policy.Select) || len(d.RowFilters) != 1 || d.RowFilters[0].Expr != "tenant_id = 7" || d.RowFilters[0].Policy != "tenant" ||
+		d.Masks["email"].Type != "MASK" || d.Masks["ssn"].Type != "MASK_HASH" || len(d.Masks) != 2 {
+		t.Fatalf("analyst of tenant 7: %+v", d)
+	}
+	d, err = decideAs(session.User{Name: "b", Roles: []string{"analyst", "admin"}, Groups: []string{"privacy-officers"}})
+	if err != nil || len(d.RowFilters) != 0 || len(d.Masks) != 0 {
+		t.Fatalf("admin privacy officer: %v %+v", err, d)
+	}
+	// A tenant that is not a number is a policy error, never SQL text.
+	if _, err := decideAs(session.User{Name: "c", Roles: []string{"analyst"}, Attributes: map[string]string{"tenant": "1 OR 1=1"}}); !errors.Is(err, policy.ErrPolicy) {
+		t.Fatalf("tenant injection: %v", err)
+	}
+	if d, err := decideAs(session.User{Name: "d"}); err != nil || d.Allows(policy.Select) {
+		t.Fatalf("no role: %v %+v", err, d)
+	}
+}
