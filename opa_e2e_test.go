@@ -111,6 +111,10 @@ func TestOPADemoBundleMatchesYAMLPolicy(t *testing.T) {
 				"SELECT c.region, COUNT(*) FROM customers c GROUP BY c.region ORDER BY 1",
 				"SELECT * FROM orders ORDER BY id",
 				"SELECT note FROM secrets",
+				// The catalog hides restricted columns; EXPLAIN is refused
+				// on a table under a read policy.
+				"SELECT column_name FROM information_schema.columns WHERE table_schema = '"+e.schema+"' AND table_name = 'customers' ORDER BY ordinal_position",
+				"EXPLAIN SELECT id FROM customers",
 			)
 			writes := []string{
 				"UPDATE customers SET name = 'X' WHERE id > 0",

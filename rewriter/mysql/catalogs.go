@@ -110,6 +110,10 @@ func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
 	return v.View.Decide(t)
 }
 
+// Unwrap returns the caller's View, so that a View that decides with the
+// table's columns is asked with them for the other tables.
+func (v *overlayView) Unwrap() policy.View { return v.View }
+
 // systemDecision returns the caller's view with sqe's additions for an
 // information_schema table, or nil when the table gets none.
 func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
@@ -120,7 +124,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	if !spec.columnFilter && len(spec.nullColumns) == 0 {
 		return nil, nil
 	}
-	d, err := r.req.View.Decide(t)
+	d, err := rewriter.DecideTable(r.ctx, r.req, t)
 	if err != nil {
 		return nil, err
 	}
