@@ -353,3 +353,23 @@ func TestLibraryTenantAndTags(t *testing.T) {
 		t.Fatalf("no role: %v %+v", err, d)
 	}
 }
+
+// TestTagMasks: the decision's tag_masks bind tags (upper-cased) to
+// masks, for the columns that carry them.
+func TestTagMasks(t *testing.T) {
+	d, err := decide(t, `package sqe
+
+import rego.v1
+
+decision := {"allow": true, "tag_masks": {"pii": {"type": "MASK_HASH", "name": "pii-hash"}}, "masks": {"SSN": {"type": "MASK_NULL"}}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := d.TagMasks["PII"]; m.Type != "MASK_HASH" || m.Policy != "pii-hash" || len(d.TagMasks) != 1 {
+		t.Fatalf("tag masks %+v", d.TagMasks)
+	}
+	if m := d.Masks["ssn"]; m.Type != "MASK_NULL" || m.Policy != "data.sqe.decision.masks.ssn" {
+		t.Fatalf("masks %+v", d.Masks)
+	}
+}
