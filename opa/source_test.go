@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqe-project/sqe/opa"
 	"github.com/sqe-project/sqe/policy"
@@ -371,5 +372,40 @@ decision := {"allow": true, "tag_masks": {"pii": {"type": "MASK_HASH", "name": "
 	}
 	if m := d.Masks["ssn"]; m.Type != "MASK_NULL" || m.Policy != "data.sqe.decision.masks.ssn" {
 		t.Fatalf("masks %+v", d.Masks)
+	}
+}
+
+// TestPolling: the source polls by itself and picks up a new revision;
+// Close stops it.
+func TestPolling(t *testing.T) {
+	srv := newBundleServer(t)
+	srv.serve(filterBundle(t, "1", "region = 'EU'"), `"e1"`)
+	changed := make(chan struct{}, 1)
+	src, err := opa.New(srv.url(), opa.WithPollInterval(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.serve(filterBundle(t, "2", "region = 'US'"), `"e2"`)
+	go func() {
+		for src.Revision() != "2" {
+			time.Sleep(time.Millisecond)
+		}
+		changed <- struct{}{}
+	}()
+	select {
+	case <-changed:
+	case <-time.After(time.Minute):
+		t.Fatal("the source never picked up revision 2")
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Closed, the source still serves its revision, and refreshes by hand.
+	srv.serve(filterBundle(t, "3", "region = 'APAC'"), `"e3"`)
+	if filterOf(t, src) != "region = 'US'" {
+		t.Fatal("closing changed the revision in force")
+	}
+	if err := src.Refresh(t.Context()); err != nil || filterOf(t, src) != "region = 'APAC'" {
+		t.Fatalf("refresh after close: %v", err)
 	}
 }
