@@ -166,7 +166,7 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 	// The plan's row estimates come from statistics over every row, the
 	// ones a policy hides included.
 	for _, t := range r.tables {
-		d, err := r.req.View.Decide(t)
+		d, err := rewriter.DecideTable(r.ctx, r.req, t)
 		if err != nil {
 			return nil, err
 		}
