@@ -34,7 +34,10 @@ type document struct {
 	policies   []string
 }
 
-type docFilter struct{ name, expr string }
+// docFilter is a row filter of a decision; check is the condition
+// written rows must satisfy (policy.RowFilter.Check): the filter itself
+// unless the document says check: false or gives an expression.
+type docFilter struct{ name, expr, check string }
 
 type docColumn struct{ name, column string }
 
@@ -146,11 +149,11 @@ func (d *document) parseFilters(v any) error {
 		var f docFilter
 		switch y := x.(type) {
 		case string:
-			f.expr = y
+			f.expr, f.check = y, y
 		case map[string]any:
 			for k := range y {
-				if k != "name" && k != "filter" {
-					return fmt.Errorf("row_filters[%d]: unknown field %q (want name, filter)", i, k)
+				if k != "name" && k != "filter" && k != "check" {
+					return fmt.Errorf("row_filters[%d]: unknown field %q (want name, filter, check)", i, k)
 				}
 			}
 			var ok bool
@@ -160,6 +163,22 @@ func (d *document) parseFilters(v any) error {
 			if n, ok := y["name"]; ok {
 				if f.name, ok = n.(string); !ok {
 					return fmt.Errorf("row_filters[%d].name: %s, want a string", i, kind(n))
+				}
+			}
+			f.check = f.expr
+			if c, ok := y["check"]; ok {
+				switch c := c.(type) {
+				case bool:
+					if !c {
+						f.check = ""
+					}
+				case string:
+					if strings.TrimSpace(c) == "" {
+						return fmt.Errorf("row_filters[%d].check: empty expression", i)
+					}
+					f.check = c
+				default:
+					return fmt.Errorf("row_filters[%d].check: %s, want true, false or a SQL expression", i, kind(c))
 				}
 			}
 		default:

@@ -383,7 +383,7 @@ func (v *View) build(t policy.TableName, columns []policy.ColumnInfo, docs []*do
 			}
 			if !seenFilter[f.expr] {
 				seenFilter[f.expr] = true
-				d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f.expr, Policy: rule})
+				d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f.expr, Policy: rule, Check: f.check})
 			}
 		}
 		for _, r := range doc.restricted {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,7 @@ func TestDecisionOfTheWrongShape(t *testing.T) {
 		{"misspelt field", `decision := {"allow": true, "row_filter": ["1 = 0"]}`, `unknown field "row_filter"`},
 		{"filter not a string", `decision := {"allow": true, "row_filters": [1]}`, "row_filters[0]"},
 		{"empty filter", `decision := {"allow": true, "row_filters": ["  "]}`, "empty expression"},
+		{"check not a condition", `decision := {"allow": true, "row_filters": [{"filter": "a = 1", "check": 1}]}`, "row_filters[0].check"},
 		{"unknown mask", `decision := {"allow": true, "masks": {"ssn": {"type": "MASK_SOMETIMES"}}}`, "masks.ssn"},
 		{"mask without type", `decision := {"allow": true, "masks": {"ssn": {}}}`, "want a type or an expr"},
 		{"masks a list", `decision := {"allow": true, "masks": ["ssn"]}`, "masks: an array"},
@@ -170,6 +172,32 @@ func TestDecisionOfTheWrongShape(t *testing.T) {
 	d, err := decide(t, "package sqe\n\nimport rego.v1\n\ndecision := {\"allow\": true} if input.table.name == \"other\"\n")
 	if err != nil || d.Allows(policy.Select) || !strings.Contains(d.Reason(policy.Select), "data.sqe.decision (undefined)") {
 		t.Fatalf("undefined: %v %+v", err, d)
+	}
+}
+
+// TestFilterChecks: a decision's row filter checks written rows with
+// itself unless it says check: false or gives another expression.
+func TestFilterChecks(t *testing.T) {
+	d, err := decide(t, `package sqe
+
+import rego.v1
+
+decision := {"allow": true, "row_filters": [
+	"region = 'EU'",
+	{"name": "reads", "filter": "id > 0", "check": false},
+	{"name": "own", "filter": "id < 100", "check": "id < 50"},
+]}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range d.RowFilters {
+		got[f.Expr] = f.Check
+	}
+	want := map[string]string{"region = 'EU'": "region = 'EU'", "id > 0": "", "id < 100": "id < 50"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("checks %v, want %v", got, want)
 	}
 }
 
