@@ -266,6 +266,11 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 		// they are (pgx takes any Go value).
 		rv := reflect.ValueOf(x)
 		switch rv.Kind() {
+		case reflect.Pointer:
+			if rv.IsNil() {
+				return stored{class: classNull}
+			}
+			return w.storeGo(k, rv.Elem().Interface())
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			return w.storeGo(k, rv.Int())
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
