@@ -54,6 +54,7 @@ const (
 type request struct {
 	res        *accessResource
 	accessType string
+	action     string // Ranger's request action (REQ.action, ctx.getAction())
 	user       string
 	groups     map[string]bool
 	roles      map[string]bool // every role the user holds (deny side)
