@@ -43,7 +43,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		if len(c.Values) > 0 {
 			script = strings.TrimSpace(c.Values[0])
 		}
-		return newScriptCond(script, false, c.Type, sd.scriptFailures)
+		return newScriptCond(script, false, c.Type, sd)
 	case "RangerScriptTemplateConditionEvaluator":
 		script := ""
 		reverse := false
@@ -56,7 +56,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 				script = strings.TrimSpace(def.EvaluatorOptions["scriptTemplate"])
 			}
 		}
-		return newScriptCond(script, reverse, c.Type, sd.scriptFailures)
+		return newScriptCond(script, reverse, c.Type, sd)
 	case "RangerSimpleMatcher":
 		name := def.EvaluatorOptions["CONTEXT_NAME"]
 		if len(c.Values) == 0 || name == "" {
@@ -83,7 +83,7 @@ type scriptCond struct {
 	failures *atomic.Uint64
 }
 
-func newScriptCond(script string, reverse bool, typ string, failures *atomic.Uint64) (condEval, condInfo) {
+func newScriptCond(script string, reverse bool, typ string, sd *svcDef) (condEval, condInfo) {
 	if script == "" {
 		// Ranger: an empty script matches.
 		return constCond(triOf(!reverse)), condInfo{supported: true}
@@ -91,6 +91,10 @@ func newScriptCond(script string, reverse bool, typ string, failures *atomic.Uin
 	sc, err := compileJS(script)
 	if err != nil {
 		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " is not valid JavaScript: " + err.Error()}
+	}
+	var failures *atomic.Uint64
+	if sd != nil {
+		sc.limit, failures = sd.scriptLimit, sd.scriptFailures
 	}
 	info := condInfo{supported: true, timeSensitive: sc.timeSensitive}
 	switch {

@@ -123,39 +123,44 @@ func compileJS(src string) (*jsScript, error) {
 	return sc, nil
 }
 
-// run executes the script for a request and returns its completion value
-// and ctx.result. A script that throws, is interrupted or exceeds the
-// call depth returns an error.
+// run executes the script for a request on a pooled runtime and returns
+// its completion value and ctx.result. A script that throws, is
+// interrupted or exceeds the call depth returns an error.
 func (sc *jsScript) run(sv *scriptView) (jsValue, bool, error) {
 	jr := getJSRuntime()
-	reuse := !sc.declares
-	defer func() {
-		if reuse && jr.clean() {
-			jsRuntimes.Put(jr)
-		}
-	}()
+	v, result, reusable, err := sc.exec(jr, sv)
+	if reusable && jr.clean() {
+		jsRuntimes.Put(jr)
+	}
+	return v, result, err
+}
+
+// exec runs the script on a runtime; reusable says whether the runtime
+// may run another script once cleaned.
+func (sc *jsScript) exec(jr *jsRuntime, sv *scriptView) (v jsValue, result, reusable bool, err error) {
+	reusable = !sc.declares
 	ctx := jr.setup(sc, sv)
 	limit := sc.limit
 	if limit <= 0 {
 		limit = defaultScriptTimeLimit
 	}
 	timer := time.AfterFunc(limit, func() { jr.rt.Interrupt(errScriptTimeLimit) })
-	v, err := jr.rt.RunProgram(sc.prog)
+	cv, err := jr.rt.RunProgram(sc.prog)
 	if !timer.Stop() {
 		// The interrupt may be pending or under way: the runtime is
 		// not reused.
-		reuse = false
+		reusable = false
 	}
 	jr.sv = nil
 	if err != nil {
 		var ie *goja.InterruptedError
 		if errors.As(err, &ie) {
-			return jsValue{}, false, fmt.Errorf("script interrupted after %v", limit)
+			return jsValue{}, false, reusable, fmt.Errorf("script interrupted after %v", limit)
 		}
-		return jsValue{}, false, err
+		return jsValue{}, false, reusable, err
 	}
-	result := ctx.Get("result")
-	return exportJS(v), result != nil && result.ToBoolean(), nil
+	res := ctx.Get("result")
+	return exportJS(cv), res != nil && res.ToBoolean(), reusable, nil
 }
 
 func exportJS(v goja.Value) jsValue {

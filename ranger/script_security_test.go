@@ -1,0 +1,234 @@
+package ranger
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/session"
+)
+
+func securityRequest() *request {
+	return &request{
+		res:        &accessResource{elems: map[string]any{"database": "db1", "table": "t1"}},
+		accessType: "select",
+		user:       "ann",
+		groups:     map[string]bool{"analysts": true},
+		userAttrs:  map[string]string{"dept": "ENGG"},
+		context:    map[string]any{},
+		accessTime: time.Now(),
+		st:         &evalState{},
+	}
+}
+
+// Scripts cannot reach the host: no process, module loader, console,
+// Java bridge or file system, and the values sqe hands them are plain
+// JavaScript values, not Go objects with methods.
+func TestScriptHasNoHostAccess(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "created")
+	for _, script := range []string{
+		`this.constructor.constructor('return process')()`,
+		`Function('return process')().env`,
+		`ctx.getUser.constructor('return process')()`,
+		`require('fs').readFileSync('/etc/passwd')`,
+		`console.log('x')`,
+		`Java.type('java.lang.Runtime').getRuntime().exec('touch ` + marker + `')`,
+		`java.lang.Runtime.getRuntime().exec('touch ` + marker + `')`,
+		`new java.io.File('` + marker + `').createNewFile()`,
+		`load('` + marker + `')`,
+		`ctx.getClass().getClassLoader()`,
+		`tag.getClass()`,
+		`ctx.getUser.call(null).getClass()`,
+	} {
+		sc, err := compileJS(script)
+		if err != nil {
+			t.Fatalf("%s: does not compile: %v", script, err)
+		}
+		v, _, err := sc.run(newScriptView(securityRequest()))
+		if err == nil {
+			t.Errorf("%s: ran, with %#v; want it to fail", script, v.v)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a script created a file")
+	}
+
+	// What scripts reach is JavaScript: ctx's own properties are the
+	// methods sqe defines, values are plain strings and arrays.
+	r := securityRequest()
+	r.tags = []*tagForEval{newTagForEval(&Tag{Type: "PII", Attributes: map[string]string{"level": "2"}}, mtSelf)}
+	r.curTag = r.tags[0]
+	for script, want := range map[string]string{
+		`Object.getOwnPropertyNames(Object.getPrototypeOf(ctx)).sort().join(',')`: "",
+		`typeof ctx.getUser()`:                                                     "string",
+		`Object.getPrototypeOf(UGNAMES) === Array.prototype`:                       "true",
+		`Object.getPrototypeOf(USER) === Object.prototype`:                         "true",
+		`typeof ctx.getUser.constructor('return this')().process`:                  "undefined",
+		`typeof globalThis.require + typeof globalThis.console`:                    "undefinedundefined",
+		`Object.keys(tagAttr).join(',') + ':' + tagAttr.get('level')`:              "level:2",
+		`tag.getType() + ':' + tag.type + ':' + Object.keys(tag).sort().join(',')`: "PII:PII:attributes,matchType,type",
+	} {
+		sc, err := compileJS(script)
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		v, _, err := sc.run(newScriptView(r))
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		if want == "" {
+			names := strings.Split(v.str, ",")
+			var extra []string
+			for _, n := range names {
+				if !ctxMethodNames[n] {
+					extra = append(extra, n)
+				}
+			}
+			if len(extra) > 0 || len(names) != len(ctxMethodNames) {
+				sort.Strings(extra)
+				t.Errorf("ctx has %d methods, %d expected; not sqe's: %v", len(names), len(ctxMethodNames), extra)
+			}
+			continue
+		}
+		if v.str != want {
+			t.Errorf("%s = %q, want %q", script, v.str, want)
+		}
+	}
+}
+
+// A script that runs too long is interrupted, and one that recurses
+// without end stops at the call depth: both fail.
+func TestScriptTimeLimitAndDepth(t *testing.T) {
+	for _, script := range []string{
+		`while (true) {}`,
+		`for (;;) { USER.dept.split(''); }`,
+		`var n = 0; while (n >= 0) { n++; } n > 0`,
+		`function f(n) { return f(n + 1) + 1; } f(0)`,
+	} {
+		sc, err := compileJS(script)
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		sc.limit = 5 * time.Millisecond
+		if _, _, err := sc.run(newScriptView(securityRequest())); err == nil {
+			t.Errorf("%s: finished", script)
+		}
+	}
+	// The runtimes the interrupted scripts ran on are usable again.
+	sc, err := compileJS(`USER.dept == 'ENGG'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		v, _, err := sc.run(newScriptView(securityRequest()))
+		if err != nil || v.v != true {
+			t.Fatalf("after an interrupt: %#v, %v", v.v, err)
+		}
+	}
+}
+
+// A condition that exceeds its time limit counts against the caller: the
+// deny item it guards applies and names its policy, the allow item it
+// guards does not grant, and the failure is counted.
+func TestScriptTimeLimitFailsClosed(t *testing.T) {
+	b := loadShop(t)
+	b.Policies = append(b.Policies,
+		&Policy{ID: 90, Name: "deny while looping", Resources: res3("fx", "loopdeny", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u")},
+			DenyPolicyItems: []*PolicyItem{withScript(selectFor("u"), "while (true) {} false")}},
+		&Policy{ID: 91, Name: "allow while looping", Resources: res3("fx", "loopallow", "*"),
+			PolicyItems: []*PolicyItem{withScript(selectFor("u"), "for (;;) {} true")}},
+	)
+	src, err := NewStatic(b, WithScriptTimeLimit(2*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := src.Current()
+	v, err := snap.View(session.User{Name: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.Decide(policy.TableName{Schema: "fx", Table: "loopdeny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) || !strings.HasPrefix(d.Reason(policy.Select), "ranger policy 90") {
+		t.Errorf("loopdeny: select allowed = %v, denied by %q; want denied by ranger policy 90", d.Allows(policy.Select), d.Reason(policy.Select))
+	}
+	d, err = v.Decide(policy.TableName{Schema: "fx", Table: "loopallow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allows(policy.Select) {
+		t.Error("loopallow: a script interrupted at its time limit granted select")
+	}
+	if snap.ScriptFailures() == 0 {
+		t.Error("the interrupted scripts were not counted")
+	}
+}
+
+// A run leaves nothing for the next run on the same runtime: globals it
+// assigns are removed, built-ins and ctx's methods cannot be replaced,
+// and a runtime whose global scope a script declared names in is not
+// reused.
+func TestScriptRunsShareNothing(t *testing.T) {
+	jr := newJSRuntime()
+	run := func(script string, user string) (jsValue, bool) {
+		t.Helper()
+		sc, err := compileJS(script)
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		r := securityRequest()
+		r.user = user
+		v, _, reusable, err := sc.exec(jr, newScriptView(r))
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		return v, reusable && jr.clean()
+	}
+	for _, c := range []struct{ first, then, want string }{
+		{`leaked = USER._name; true`, `typeof leaked`, "undefined"},
+		{`this.leaked2 = REQ.user; true`, `typeof leaked2`, "undefined"},
+		{`Array.prototype.includes = function () { return true; }; true`, `['a'].includes('b')`, "false"},
+		{`Array.prototype.intersects = function () { return true; }; true`, `['a'].intersects(['b'])`, "false"},
+		{`Object.prototype.polluted = 1; true`, `typeof ({}).polluted`, "undefined"},
+		{`String.prototype.split = function () { return ['x']; }; true`, `'a,b'.split(',').length`, "2"},
+		{`JSON.stringify = function () { return 'x'; }; J = function () { return 'y'; }; true`, `J([1])`, "[1]"},
+		{`ctx.isInGroup = function () { return true; }; true`, `ctx.isInGroup('nobody')`, "false"},
+		{`Object.getPrototypeOf(ctx).isInGroup = function () { return true; }; true`, `ctx.isInGroup('nobody')`, "false"},
+		{`USER.dept = 'HR'; true`, `USER.dept`, "ENGG"},
+		{`Math = null; true`, `Math.max(1, 2)`, "2"},
+	} {
+		if _, ok := run(c.first, "mallory"); !ok {
+			t.Fatalf("%s: the runtime is not reusable", c.first)
+		}
+		v, ok := run(c.then, "ann")
+		if !ok {
+			t.Fatalf("%s: the runtime is not reusable", c.then)
+		}
+		if v.str != c.want {
+			t.Errorf("after %s: %s = %q, want %q", c.first, c.then, v.str, c.want)
+		}
+	}
+	for _, script := range []string{`Object.defineProperty(this, 'hidden', {value: USER._name}); true`, `var secret = USER._name; true`, `function f() { return 1; } f()`, `let x = 1; x`, `const y = 2; y`, `class C {}; true`} {
+		if _, ok := run(script, "mallory"); ok {
+			t.Errorf("%s: the runtime is reused", script)
+		}
+		jr = newJSRuntime()
+	}
+	// A script with top-level declarations runs again on the pool.
+	sc, err := compileJS(`let total = 1; const two = 2; total + two == 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if v, _, err := sc.run(newScriptView(securityRequest())); err != nil || v.v != true {
+			t.Fatalf("second run: %#v, %v", v.v, err)
+		}
+	}
+}
