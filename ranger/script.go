@@ -1,9 +1,11 @@
 package ranger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"sync"
 	"time"
 
@@ -21,10 +23,9 @@ import (
 // TAGNAMES, and Array.prototype.intersects); a run that takes longer than
 // its time limit is interrupted. Scripts reach nothing of the host: the
 // runtime has no require, no console, no Go value with methods (every ctx
-// method is a function sqe defines), and its built-in objects are frozen
-// so that one run cannot change what the next one sees. A runtime whose
-// global scope a script changed in a way sqe cannot undo (a top-level
-// var, let, const, function or class) is not reused.
+// method is a function sqe defines), its built-in objects are frozen and
+// its global object takes no new properties, so that one run cannot
+// change what the next one sees.
 
 // defaultScriptTimeLimit bounds one run of a script.
 const defaultScriptTimeLimit = 25 * time.Millisecond
@@ -42,8 +43,8 @@ type jsScript struct {
 	prog *goja.Program
 	// limit bounds a run (0: defaultScriptTimeLimit).
 	limit time.Duration
-	// declares: the script declares names in the global scope; the
-	// runtime that ran it is not reused.
+	// declares: the script declares names at its top level; it runs
+	// inside a function (see compileJS).
 	declares bool
 	// uses is the preamble the script needs (usesAll: all of it).
 	uses    map[string]bool
@@ -83,11 +84,7 @@ func compileJS(src string) (*jsScript, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := goja.CompileAST(prg, false)
-	if err != nil {
-		return nil, err
-	}
-	sc := &jsScript{prog: prog, uses: map[string]bool{}}
+	sc := &jsScript{uses: map[string]bool{}}
 	for _, st := range prg.Body {
 		switch st.(type) {
 		case *ast.VariableStatement, *ast.LexicalDeclaration, *ast.FunctionDeclaration, *ast.ClassDeclaration:
@@ -96,6 +93,23 @@ func compileJS(src string) (*jsScript, error) {
 	}
 	if len(prg.DeclarationList) > 0 {
 		sc.declares = true
+	}
+	if sc.declares {
+		// The global object of a runtime takes no new properties, and
+		// top-level let and const would outlive the run: a script that
+		// declares names runs as the direct eval of a function, where
+		// its declarations are local and its completion value is kept.
+		// It is compiled again for each run.
+		quoted, err := json.Marshal(src)
+		if err != nil {
+			return nil, err
+		}
+		if prg, err = goja.Parse("script", "(function () { return eval("+string(quoted)+"); })()"); err != nil {
+			return nil, err
+		}
+	}
+	if sc.prog, err = goja.CompileAST(prg, false); err != nil {
+		return nil, err
 	}
 	for _, id := range reIdent.FindAllString(src, -1) {
 		if dynamicGlobals[id] {
@@ -129,8 +143,9 @@ func compileJS(src string) (*jsScript, error) {
 func (sc *jsScript) run(sv *scriptView) (jsValue, bool, error) {
 	jr := getJSRuntime()
 	v, result, reusable, err := sc.exec(jr, sv)
-	if reusable && jr.clean() {
-		jsRuntimes.Put(jr)
+	if reusable {
+		jr.clean()
+		putJSRuntime(jr)
 	}
 	return v, result, err
 }
@@ -138,7 +153,7 @@ func (sc *jsScript) run(sv *scriptView) (jsValue, bool, error) {
 // exec runs the script on a runtime; reusable says whether the runtime
 // may run another script once cleaned.
 func (sc *jsScript) exec(jr *jsRuntime, sv *scriptView) (v jsValue, result, reusable bool, err error) {
-	reusable = !sc.declares
+	reusable = true
 	ctx := jr.setup(sc, sv)
 	limit := sc.limit
 	if limit <= 0 {
@@ -176,17 +191,38 @@ func exportJS(v goja.Value) jsValue {
 type jsRuntime struct {
 	rt       *goja.Runtime
 	global   *goja.Object
-	baseline map[string]bool
 	ctxProto *goja.Object
 	tagProto *goja.Object
 	mapProto *goja.Object
 	json     goja.Value // JSON.stringify, J's value
 	sv       *scriptView
+	set      []string // the preamble globals the current run set
 }
 
-var jsRuntimes = sync.Pool{New: func() any { return newJSRuntime() }}
+// jsRuntimes holds the idle runtimes. A sync.Pool drops its items at
+// garbage collections, and a runtime costs far more to make than a run:
+// the pool is backed by a reserve of runtimes that collections keep.
+var (
+	jsRuntimes = sync.Pool{New: func() any {
+		select {
+		case jr := <-jsReserve:
+			return jr
+		default:
+			return newJSRuntime()
+		}
+	}}
+	jsReserve = make(chan *jsRuntime, 2*runtime.GOMAXPROCS(0))
+)
 
 func getJSRuntime() *jsRuntime { return jsRuntimes.Get().(*jsRuntime) }
+
+func putJSRuntime(jr *jsRuntime) {
+	select {
+	case jsReserve <- jr:
+	default:
+		jsRuntimes.Put(jr)
+	}
+}
 
 // preambleNames are the globals set for each run.
 var preambleNames = map[string]bool{
@@ -269,37 +305,19 @@ func newJSRuntime() *jsRuntime {
 			panic("ranger: script runtime initialisation: " + err.Error())
 		}
 	}
-	jr.baseline = map[string]bool{}
-	for _, k := range jr.global.GetOwnPropertyNames() {
-		jr.baseline[k] = true
+	preventExtensions, _ := goja.AssertFunction(rt.GlobalObject().Get("Object").ToObject(rt).Get("preventExtensions"))
+	if _, err := preventExtensions(goja.Undefined(), jr.global); err != nil {
+		panic("ranger: script runtime initialisation: " + err.Error())
 	}
 	return jr
 }
 
-// clean removes the globals a run added; it reports whether the runtime
-// is as it was before the run.
-func (jr *jsRuntime) clean() bool {
+// clean readies the runtime for the next run: no pending interrupt, and
+// the preamble of the last run gone.
+func (jr *jsRuntime) clean() {
 	jr.rt.ClearInterrupt()
-	if len(jr.global.Symbols()) > 0 {
-		return false
+	for _, name := range jr.set {
+		_ = jr.global.Set(name, goja.Undefined())
 	}
-	for _, k := range jr.global.GetOwnPropertyNames() {
-		if jr.baseline[k] {
-			continue
-		}
-		if err := jr.global.Delete(k); err != nil {
-			return false
-		}
-	}
-	for _, k := range jr.global.GetOwnPropertyNames() {
-		if !jr.baseline[k] {
-			return false
-		}
-	}
-	for name := range preambleNames {
-		if err := jr.global.Set(name, goja.Undefined()); err != nil {
-			return false
-		}
-	}
-	return true
+	jr.set = jr.set[:0]
 }

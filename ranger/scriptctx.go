@@ -394,28 +394,54 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	ctx := rt.CreateObject(jr.ctxProto)
 	_ = ctx.Set("result", false)
 	g := jr.global
-	_ = g.Set("ctx", ctx)
+	set := func(name string, v goja.Value) {
+		_ = g.Set(name, v)
+		jr.set = append(jr.set, name)
+	}
+	set("ctx", ctx)
 	need := func(n string) bool { return sc.usesAll || sc.uses[n] }
 	if need("tag") {
-		_ = g.Set("tag", jr.tagObject(sv.cur))
+		set("tag", jr.tagObject(sv.cur))
 	}
 	if need("tagAttr") {
 		var attrs map[string]string
 		if sv.cur != nil {
 			attrs = sv.cur.Attributes
 		}
-		_ = g.Set("tagAttr", jr.attrMap(attrs))
+		set("tagAttr", jr.attrMap(attrs))
 	}
 	if need("J") {
-		_ = g.Set("J", jr.json)
+		set("J", jr.json)
 	}
-	json := false
-	for _, n := range []string{"_ctx", "REQ", "RES", "USER", "UGNAMES", "UG", "UGA", "URNAMES", "TAG", "TAGS", "TAGNAMES"} {
-		if need(n) {
-			json = true
+	if !sc.usesAll && !sc.uses["_ctx"] && !sc.uses["REQ"] {
+		// Only the variables the script names, built alone.
+		if need("USER") {
+			set("USER", jr.strMap(sv.userAttrs))
 		}
-	}
-	if !json {
+		if need("UGNAMES") {
+			set("UGNAMES", jr.strArray(sv.groups))
+		}
+		if need("URNAMES") {
+			set("URNAMES", jr.strArray(sv.roles))
+		}
+		if need("UG") {
+			set("UG", jr.ugObject(sv))
+		}
+		if need("UGA") {
+			set("UGA", jr.ugaObject(sv))
+		}
+		if need("RES") {
+			set("RES", jr.resObject(sv.req))
+		}
+		if need("TAGS") {
+			set("TAGS", jr.tagsObject(sv.req))
+		}
+		if need("TAG") {
+			set("TAG", jr.curTagData(sv))
+		}
+		if need("TAGNAMES") {
+			set("TAGNAMES", jr.strArray(sv.tagNames))
+		}
 		return ctx
 	}
 	r := sv.req
@@ -428,20 +454,7 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	_ = req.Set("clientIPAddress", jr.strOrNull(r.clientIP, r.clientIP != ""))
 	_ = req.Set("remoteIPAddress", jr.strOrNull(r.remoteIP, r.remoteIP != ""))
 	_ = req.Set("requestData", jr.strOrNull(r.requestData, r.requestData != ""))
-	var res goja.Value = goja.Null()
-	if r.res != nil {
-		ro := rt.NewObject()
-		for _, k := range sortedKeys(r.res.elems) {
-			switch x := r.res.elems[k].(type) {
-			case string:
-				_ = ro.Set(k, x)
-			case []string:
-				_ = ro.Set(k, jr.strArray(x))
-			}
-		}
-		_ = ro.Set("_ownerUser", jr.strOrNull(r.res.owner, r.res.owner != ""))
-		res = ro
-	}
+	res := jr.resObject(r)
 	_ = req.Set("resource", res)
 	_ = req.Set("resourceMatchingScope", scopeNames[r.scope])
 	_ = req.Set("user", r.user)
@@ -450,12 +463,65 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	_ = req.Set("userRoles", urnames)
 	user := jr.strMap(sv.userAttrs)
 	_ = req.Set("userAttributes", user)
-	ug := rt.NewObject()
+	ug := jr.ugObject(sv)
+	_ = req.Set("userGroupAttributes", ug)
+	uga := jr.ugaObject(sv)
+	_ = req.Set("uga", uga)
+	tags := jr.tagsObject(r)
+	tagv := jr.curTagData(sv)
+	tagNames := jr.strArray(sv.tagNames)
+	c := rt.NewObject()
+	_ = c.Set("request", req)
+	_ = c.Set("tags", tags)
+	_ = c.Set("tagNames", tagNames)
+	_ = c.Set("tag", tagv)
+
+	set("_ctx", c)
+	set("REQ", req)
+	set("RES", res)
+	set("USER", user)
+	set("UGNAMES", ugnames)
+	set("UG", ug)
+	set("UGA", uga)
+	set("URNAMES", urnames)
+	set("TAG", tagv)
+	set("TAGS", tags)
+	set("TAGNAMES", tagNames)
+	return ctx
+}
+
+// resObject is REQ.resource: the resource's elements and _ownerUser.
+func (jr *jsRuntime) resObject(r *request) goja.Value {
+	if r.res == nil {
+		return goja.Null()
+	}
+	ro := jr.rt.NewObject()
+	for _, k := range sortedKeys(r.res.elems) {
+		switch x := r.res.elems[k].(type) {
+		case string:
+			_ = ro.Set(k, x)
+		case []string:
+			_ = ro.Set(k, jr.strArray(x))
+		}
+	}
+	_ = ro.Set("_ownerUser", jr.strOrNull(r.res.owner, r.res.owner != ""))
+	return ro
+}
+
+// ugObject is UG: each group's attributes with _name.
+func (jr *jsRuntime) ugObject(sv *scriptView) *goja.Object {
+	ug := jr.rt.NewObject()
 	for _, gname := range sv.groups {
 		_ = ug.Set(gname, jr.strMap(sv.groupAttrs[gname]))
 	}
-	_ = req.Set("userGroupAttributes", ug)
-	sVal, mVal := rt.NewObject(), rt.NewObject()
+	return ug
+}
+
+// ugaObject is UGA: sVal, an attribute's value in the first group (by
+// name) that has it, and mVal, its values in all of them.
+func (jr *jsRuntime) ugaObject(sv *scriptView) *goja.Object {
+	r := sv.req
+	sVal, mVal := jr.rt.NewObject(), jr.rt.NewObject()
 	multi := map[string][]string{}
 	var order []string
 	for _, gname := range sv.groups {
@@ -471,40 +537,27 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	for _, k := range order {
 		_ = mVal.Set(k, jr.strArray(multi[k]))
 	}
-	uga := rt.NewObject()
+	uga := jr.rt.NewObject()
 	_ = uga.Set("sVal", sVal)
 	_ = uga.Set("mVal", mVal)
-	_ = req.Set("uga", uga)
+	return uga
+}
 
-	tags := rt.NewObject()
+// tagsObject is TAGS: each tag type's data (of the last tag of the type).
+func (jr *jsRuntime) tagsObject(r *request) *goja.Object {
+	tags := jr.rt.NewObject()
 	for _, t := range r.tags {
 		_ = tags.Set(t.Type, jr.tagData(t))
 	}
-	var tagv *goja.Object
-	if sv.cur != nil && len(r.tags) > 0 {
-		tagv = jr.tagData(sv.cur)
-	} else {
-		tagv = rt.NewObject()
-	}
-	tagNames := jr.strArray(sv.tagNames)
-	c := rt.NewObject()
-	_ = c.Set("request", req)
-	_ = c.Set("tags", tags)
-	_ = c.Set("tagNames", tagNames)
-	_ = c.Set("tag", tagv)
+	return tags
+}
 
-	_ = g.Set("_ctx", c)
-	_ = g.Set("REQ", req)
-	_ = g.Set("RES", res)
-	_ = g.Set("USER", user)
-	_ = g.Set("UGNAMES", ugnames)
-	_ = g.Set("UG", ug)
-	_ = g.Set("UGA", uga)
-	_ = g.Set("URNAMES", urnames)
-	_ = g.Set("TAG", tagv)
-	_ = g.Set("TAGS", tags)
-	_ = g.Set("TAGNAMES", tagNames)
-	return ctx
+// curTagData is TAG: the current tag's data, {} without one.
+func (jr *jsRuntime) curTagData(sv *scriptView) *goja.Object {
+	if sv.cur != nil && len(sv.req.tags) > 0 {
+		return jr.tagData(sv.cur)
+	}
+	return jr.rt.NewObject()
 }
 
 // scopeNames are Ranger's ResourceMatchingScope names.
