@@ -442,8 +442,8 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 	}
 }
 
-// unsupportedScriptIn reports a JavaScript condition the interpreter does
-// not implement among the policies that could apply to the test.
+// unsupportedScriptIn reports a JavaScript condition that does not
+// compile among the policies that could apply to the test.
 func unsupportedScriptIn(e *engine, tc peTest) string {
 	check := func(repo *repository) string {
 		if repo == nil {
