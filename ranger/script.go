@@ -161,6 +161,13 @@ func (sc *jsScript) exec(jr *jsRuntime, sv *scriptView) (v jsValue, result, reus
 	}
 	timer := time.AfterFunc(limit, func() { jr.rt.Interrupt(errScriptTimeLimit) })
 	cv, err := jr.rt.RunProgram(sc.prog)
+	var out goja.Value
+	if err == nil {
+		// The completion value and ctx.result are read in the runtime,
+		// under the time limit: reading them may run the script's code
+		// (a toString, a getter).
+		out, err = jr.finish(goja.Undefined(), cv, ctx)
+	}
 	if !timer.Stop() {
 		// The interrupt may be pending or under way: the runtime is
 		// not reused.
@@ -174,15 +181,15 @@ func (sc *jsScript) exec(jr *jsRuntime, sv *scriptView) (v jsValue, result, reus
 		}
 		return jsValue{}, false, reusable, err
 	}
-	res := ctx.Get("result")
-	return exportJS(cv), res != nil && res.ToBoolean(), reusable, nil
-}
-
-func exportJS(v goja.Value) jsValue {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return jsValue{null: true}
+	// out is [null or undefined, value, string, result], of primitives
+	// and arrays of strings made by finish.
+	o := out.ToObject(jr.rt)
+	v = jsValue{null: o.Get("0").ToBoolean()}
+	if !v.null {
+		v.v = o.Get("1").Export()
+		v.str = o.Get("2").String()
 	}
-	return jsValue{v: v.Export(), str: v.String()}
+	return v, o.Get("3").ToBoolean(), reusable, nil
 }
 
 // ---- runtimes ----
@@ -195,6 +202,7 @@ type jsRuntime struct {
 	tagProto *goja.Object
 	mapProto *goja.Object
 	json     goja.Value // JSON.stringify, J's value
+	finish   goja.Callable
 	sv       *scriptView
 	set      []string // the preamble globals the current run set
 }
@@ -282,9 +290,21 @@ const jsInit = `(function (g) {
 			Object.defineProperty(g, names[i], {writable: false, configurable: false});
 		}
 	}
+	var finish = function (v, c) {
+		var none = v === null || v === undefined;
+		var value = null;
+		if (typeof v === 'boolean' || typeof v === 'string' || typeof v === 'number') {
+			value = v;
+		} else if (Array.isArray(v)) {
+			value = [];
+			for (var i = 0; i < v.length; i++) { value.push(String(v[i])); }
+		}
+		return [none, value, none ? '' : String(v), !!c.result];
+	};
 	harden(mapProto);
 	harden(tagProto);
-	return [mapProto, tagProto];
+	harden(finish);
+	return [mapProto, tagProto, finish];
 })(this)`
 
 func newJSRuntime() *jsRuntime {
@@ -299,6 +319,7 @@ func newJSRuntime() *jsRuntime {
 	po := protos.ToObject(rt)
 	jr.mapProto = po.Get("0").ToObject(rt)
 	jr.tagProto = po.Get("1").ToObject(rt)
+	jr.finish, _ = goja.AssertFunction(po.Get("2"))
 	jr.ctxProto = jr.newCtxProto()
 	for name := range preambleNames {
 		if err := jr.global.DefineDataProperty(name, goja.Undefined(), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {

@@ -108,6 +108,11 @@ func TestScriptTimeLimitAndDepth(t *testing.T) {
 		`for (;;) { USER.dept.split(''); }`,
 		`var n = 0; while (n >= 0) { n++; } n > 0`,
 		`function f(n) { return f(n + 1) + 1; } f(0)`,
+		// Reading the completion value or ctx.result runs the script's
+		// code too.
+		`({toString: function () { while (true) {} }})`,
+		`var a = []; Object.defineProperty(a, 0, {get: function () { while (true) {} }}); a`,
+		`Object.defineProperty(ctx, 'result', {get: function () { for (;;) {} }}); null`,
 	} {
 		sc, err := compileJS(script)
 		if err != nil {
