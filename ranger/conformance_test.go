@@ -129,6 +129,7 @@ type peResource struct {
 type peRequest struct {
 	Resource                peResource     `json:"resource"`
 	AccessType              string         `json:"accessType"`
+	Action                  string         `json:"action"`
 	User                    *string        `json:"user"`
 	UserGroups              []string       `json:"userGroups"`
 	UserRoles               []string       `json:"userRoles"`
@@ -276,6 +277,7 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	r := &request{
 		res:                  resourceFromFixture(rq.Resource),
 		accessType:           rq.AccessType,
+		action:               rq.Action,
 		groups:               toSet(rq.UserGroups),
 		requestData:          rq.RequestData,
 		remoteIP:             rq.RemoteIPAddress,
