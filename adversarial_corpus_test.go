@@ -328,6 +328,20 @@ var advCommon = []advCase{
 
 // advMySQL are MariaDB/MySQL forms.
 var advMySQL = []advCase{
+	// Session variables are set and read by allow-list: SET timestamp
+	// would make NOW() in a filter lie, completion_type would make COMMIT
+	// open a transaction sqe does not see, default_regex_flags would
+	// change how masks match; the previous statement's counters and the
+	// server's files and host are not read.
+	refuse("SET timestamp = 1, @{N} = 1"),
+	refuse("SET SESSION completion_type = 1, @{N} = 1"),
+	refuse("SET SESSION default_regex_flags = 'UNGREEDY', @{N} = 1"),
+	refuse("SET insert_id = 1, @{N} = 1"),
+	refuse("SET profiling = 1, @{N} = 1"),
+	refuse("SELECT @@insert_id, '{N}'"),
+	refuse("SELECT @@datadir, '{N}'"),
+	refuse("SELECT @@session.rand_seed1, '{N}'"),
+	ok("SELECT @@version IS NOT NULL, @@max_allowed_packet > 0, @@sql_mode IS NOT NULL"),
 	ok("SELECT id, JSON_OBJECT('s', ssn, 'e', email) FROM customers ORDER BY id"),
 	ok("SELECT GROUP_CONCAT(ssn ORDER BY ssn SEPARATOR '|') FROM customers"),
 	ok("SELECT GROUP_CONCAT(name ORDER BY name) FROM customers"),
@@ -522,6 +536,12 @@ var advMySQL = []advCase{
 
 // advPostgres are PostgreSQL forms.
 var advPostgres = []advCase{
+	// Settings are set by allow-list: DateStyle changes how a filter's
+	// date literals are read, transform_null_equals how its = NULL is.
+	refuse("SET datestyle = 'SQL, DMY'; SELECT '{N}'"),
+	refuse("SET transform_null_equals = on; SELECT '{N}'"),
+	refuse("SET LOCAL array_nulls = off; SELECT '{N}'"),
+	refuse("RESET backslash_quote; SELECT '{N}'"),
 	ok("SELECT id, json_build_object('s', ssn, 'e', email) FROM customers ORDER BY id"),
 	ok("SELECT row_to_json(c) FROM customers c ORDER BY c.id"),
 	ok("SELECT to_jsonb(c.*) FROM customers c ORDER BY c.id"),

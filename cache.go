@@ -3,29 +3,37 @@ package sqe
 import (
 	"container/list"
 	"sync"
+	"unsafe"
 )
 
-// rewriteCache is a bounded LRU of rewritten statements. Keys carry
+// rewriteCache is an LRU of rewritten statements bounded twice: by the
+// number of entries and by the bytes they hold (an estimate of every
+// string, slice and map an entry keeps, plus fixed overheads), so that
+// statements with long SQL (thousand-value IN lists, big INSERTs whose
+// write checks hold every row) cannot grow it past its budget. Keys carry
 // everything the rewrite depends on (see engine.cacheKey); results are
 // immutable once stored.
 type rewriteCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // front: most recently used
-	items map[string]*list.Element
+	mu       sync.Mutex
+	max      int   // entries
+	maxBytes int64 // bytes
+	bytes    int64 // held now
+	order    *list.List
+	items    map[string]*list.Element
 }
 
 type cacheEntry struct {
-	key string
-	res *cachedRewrite
+	key  string
+	res  *cachedRewrite
+	size int64
 }
 
-func newRewriteCache(max int) *rewriteCache {
-	return &rewriteCache{max: max, order: list.New(), items: map[string]*list.Element{}}
+func newRewriteCache(max int, maxBytes int64) *rewriteCache {
+	return &rewriteCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
 }
 
 func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
-	if c.max <= 0 {
+	if c.max <= 0 || c.maxBytes <= 0 {
 		return nil, false
 	}
 	c.mu.Lock()
@@ -39,20 +47,73 @@ func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
 }
 
 func (c *rewriteCache) put(key string, res *cachedRewrite) {
-	if c.max <= 0 {
+	if c.max <= 0 || c.maxBytes <= 0 {
 		return
+	}
+	size := entrySize(key, res)
+	if size > c.maxBytes/16 {
+		return // one statement may not take a sixteenth of the budget
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
-		el.Value.(*cacheEntry).res = res
+		e := el.Value.(*cacheEntry)
+		c.bytes += size - e.size
+		e.res, e.size = res, size
 		c.order.MoveToFront(el)
-		return
+	} else {
+		c.items[key] = c.order.PushFront(&cacheEntry{key: key, res: res, size: size})
+		c.bytes += size
 	}
-	c.items[key] = c.order.PushFront(&cacheEntry{key: key, res: res})
-	for c.order.Len() > c.max {
+	for c.order.Len() > c.max || c.bytes > c.maxBytes {
 		last := c.order.Back()
+		e := last.Value.(*cacheEntry)
 		c.order.Remove(last)
-		delete(c.items, last.Value.(*cacheEntry).key)
+		delete(c.items, e.key)
+		c.bytes -= e.size
 	}
+}
+
+// held reports the entries and bytes the cache holds.
+func (c *rewriteCache) held() (entries int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len(), c.bytes
+}
+
+// Fixed costs of an entry, beyond its strings and slices: the list
+// element, the map slot, the entry and the rewrite's structs.
+const entryOverhead = 64 + 48 + int64(unsafe.Sizeof(cacheEntry{})) + int64(unsafe.Sizeof(cachedRewrite{})) + 256
+
+// entrySize estimates the bytes an entry keeps alive (the key is stored
+// twice: in the map and in the entry, as one string).
+func entrySize(key string, r *cachedRewrite) int64 {
+	n := entryOverhead + int64(len(key)) + int64(len(r.sqlFingerprint))
+	if res := r.result; res != nil {
+		n += int64(len(res.SQL))
+		for _, t := range res.Tables {
+			n += 32 + int64(len(t.Schema)+len(t.Table))
+		}
+		for _, w := range res.WriteChecks {
+			n += 256 + int64(len(w.Columns))*96
+			for _, row := range w.Rows {
+				n += 24
+				for _, v := range row {
+					n += 64 + int64(len(v.Const.Text))
+				}
+			}
+		}
+	}
+	for _, t := range r.tables {
+		n += 128 + int64(len(t.Name))
+		for _, s := range [][]string{t.Policies, t.AllowedBy, t.RowFilters, t.Restricted} {
+			for _, x := range s {
+				n += 16 + int64(len(x))
+			}
+		}
+		for k, v := range t.Masks {
+			n += 48 + int64(len(k)+len(v))
+		}
+	}
+	return n
 }

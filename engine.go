@@ -61,7 +61,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		tagSources:  cfg.tagSources,
 		allowed:     allowedNames{functions: cfg.allowedFunctions, types: cfg.allowedTypes},
 		schemas:     newSchemaCache(name),
-		cache:       newRewriteCache(cfg.cacheSize),
+		cache:       newRewriteCache(cfg.cacheSize, cfg.cacheBytes),
 		stats:       &counters{},
 	}
 	check := expressionCheck(d)
@@ -395,10 +395,10 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		e.stats.failClosed(failReason(err))
 		return nil, err
 	}
-	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query)}
+	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query), revision: policyRevision(v)}
 	res.Protected = false
 	for _, t := range res.Tables {
-		d, err := v.Decide(t)
+		d, err := rewriter.DecideTable(ctx, req, t)
 		if err != nil {
 			res.Protected = true
 			c.tables = append(c.tables, audit.Table{Name: t.String()})
@@ -419,7 +419,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 
 func (e *engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *plan {
 	return &plan{query: query, sql: c.result.SQL, fingerprint: fp, result: c.result, started: started,
-		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint}
+		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision}
 }
 
 // cachedRewrite is a rewrite with what auditing it needs, computed once.
@@ -427,6 +427,23 @@ type cachedRewrite struct {
 	result         *rewriter.Result
 	tables         []audit.Table
 	sqlFingerprint string
+	revision       string // the policy revision, for sources that name one
+}
+
+// policyRevision is the revision of the policy a View decides with, for
+// Views that name one (an Open Policy Agent bundle's revision).
+func policyRevision(v policy.View) string {
+	for v != nil {
+		if r, ok := v.(interface{ PolicyRevision() string }); ok {
+			return r.PolicyRevision()
+		}
+		u, ok := v.(interface{ Unwrap() policy.View })
+		if !ok {
+			break
+		}
+		v = u.Unwrap()
+	}
+	return ""
 }
 
 // snapshotVersion is the version of the snapshot a view pinned, for views

@@ -64,15 +64,16 @@ func Explain(ctx context.Context, db *sql.DB, user session.User, query string) (
 		if err != nil {
 			return err
 		}
+		req := &rewriter.Request{Dialect: e.dialect.Name(), View: v, User: v.User(), Catalog: e.catalog(c.cs), TagSources: e.tagSources}
 		for _, t := range p.result.Tables {
-			d, err := v.Decide(t)
+			// A View that decides with the table's columns gets them.
+			d, err := rewriter.DecideTable(ctx, req, t)
 			if err != nil {
 				return err
 			}
 			if len(d.TagMasks) > 0 && d.Allows(policy.Select) {
 				// The masks and restrictions the tags give the table's
 				// columns, as the rewrite applied them.
-				req := &rewriter.Request{Dialect: e.dialect.Name(), View: v, User: v.User(), Catalog: e.catalog(c.cs), TagSources: e.tagSources}
 				tp, err := rewriter.PlanTable(ctx, req, t, policy.Select)
 				if err != nil {
 					return err

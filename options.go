@@ -16,6 +16,10 @@ type Option func(*config)
 // keeps unless WithRewriteCacheSize says otherwise.
 const DefaultRewriteCacheSize = 10000
 
+// DefaultRewriteCacheBytes is the memory the cached rewrites of a
+// connector may hold unless WithRewriteCacheBytes says otherwise.
+const DefaultRewriteCacheBytes = 64 << 20
+
 type config struct {
 	policyFile string
 	// noPolicyWatch: WithoutPolicyWatch; the policy file is read once.
@@ -27,6 +31,7 @@ type config struct {
 	tagSources    []policy.TagSource
 	rawAccess     bool
 	cacheSize     int
+	cacheBytes    int64
 	// stmtCacheSize bounds each connection's prepared statements.
 	stmtCacheSize int
 	// allowedFunctions and allowedTypes: the application's own functions
@@ -44,7 +49,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{cacheSize: DefaultRewriteCacheSize, stmtCacheSize: DefaultStatementCacheSize}
+	c := &config{cacheSize: DefaultRewriteCacheSize, cacheBytes: DefaultRewriteCacheBytes, stmtCacheSize: DefaultStatementCacheSize}
 	for _, o := range opts {
 		o(c)
 	}
@@ -132,6 +137,13 @@ func WithRawConnAccess() Option { return func(c *config) { c.rawAccess = true } 
 // WithRewriteCacheSize bounds the number of cached rewrites (default
 // DefaultRewriteCacheSize; 0 disables the cache).
 func WithRewriteCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
+
+// WithRewriteCacheBytes bounds the memory the cached rewrites hold, as
+// sqe estimates it from their SQL, tables and write checks (default
+// DefaultRewriteCacheBytes; 0 disables the cache). The least recently
+// used rewrites go first; a single rewrite larger than a sixteenth of the
+// bound is not cached.
+func WithRewriteCacheBytes(n int64) Option { return func(c *config) { c.cacheBytes = n } }
 
 // WithStatementCacheSize bounds the number of statements each connection
 // keeps prepared on the server for drivers that decline direct execution

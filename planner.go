@@ -55,6 +55,7 @@ type plan struct {
 	version        uint64
 	tables         []audit.Table
 	sqlFingerprint string
+	revision       string
 }
 
 // connState is what sqe tracks about one underlying connection: the

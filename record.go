@@ -42,6 +42,7 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 	if p != nil {
 		r.Duration = time.Since(p.started)
 		r.SnapshotVersion = p.version
+		r.PolicyRevision = p.revision
 		r.SQLFingerprint = p.sqlFingerprint
 	}
 	if !refused {

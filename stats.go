@@ -13,6 +13,10 @@ import (
 type Stats struct {
 	RewriteCacheHits   uint64
 	RewriteCacheMisses uint64
+	// RewriteCacheEntries and RewriteCacheBytes are what the rewrite cache
+	// holds now (bytes as sqe estimates them; see WithRewriteCacheBytes).
+	RewriteCacheEntries int
+	RewriteCacheBytes   int64
 	// FailClosed counts statements refused, by reason: no_session,
 	// policy_not_loaded, view, session_state, policy_error, access_denied,
 	// column_denied, syntax, unsupported, error.
@@ -89,6 +93,7 @@ func StatsOf(db *sql.DB) (s Stats, ok bool) {
 func (c *connector) stats() Stats {
 	if e, ok := c.planner.(*engine); ok {
 		s := e.stats.snapshot()
+		s.RewriteCacheEntries, s.RewriteCacheBytes = e.cache.held()
 		if e.audit != nil {
 			s.AuditDropped = e.audit.Dropped()
 		}

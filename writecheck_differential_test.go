@@ -22,7 +22,8 @@ type checkCase struct {
 
 func checkDifferentialCases(dialect string) []checkCase {
 	ints := []any{int64(5), int64(0), int64(-3), "5", "05", " 5", "5.0", 5.0, 5.5, int64(40000), int64(1) << 40, nil, "abc", true, []byte("7")}
-	strs := []any{"EU", "eu", "EU ", " EU", "Eu", "ÉU", "E", "EUROPEANS", "", nil, int64(5), "UK", []byte("EU"), "é"}
+	eu, uk := "EU", "UK"
+	strs := []any{"EU", "eu", "EU ", " EU", "Eu", "ÉU", "E", "EUROPEANS", "", nil, int64(5), "UK", []byte("EU"), "é", &eu, &uk, (*string)(nil)}
 	cases := []checkCase{
 		{"i", []string{"i = 5", "i <> 5", "i > 0", "i BETWEEN 1 AND 10", "i NOT BETWEEN 1 AND 10", "i IN (5, 7)", "i NOT IN (5)",
 			"i IS NULL", "i IS NOT NULL", "i = '5'", "NOT (i < 0) AND i <= 5", "i = 5 OR i IS NULL"}, ints},

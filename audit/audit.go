@@ -31,6 +31,10 @@ type Record struct {
 	Duration time.Duration
 	// SnapshotVersion is the version of the policy snapshot the statement ran under.
 	SnapshotVersion uint64
+	// PolicyRevision is the revision of the policy the statement ran
+	// under, for sources that name one (an Open Policy Agent bundle's
+	// revision); "" otherwise.
+	PolicyRevision string
 	// SQLFingerprint identifies the SQL text (see Fingerprint).
 	SQLFingerprint string
 	// Dialect is the SQL dialect (mysql, postgres).

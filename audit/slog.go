@@ -46,6 +46,9 @@ func NewSlogSink(logger *slog.Logger) Sink {
 			slog.String("sql_fingerprint", r.SQLFingerprint),
 			slog.String("dialect", r.Dialect),
 			slog.Group("tables", tables...))
+		if r.PolicyRevision != "" {
+			rec.AddAttrs(slog.String("policy_revision", r.PolicyRevision))
+		}
 		_ = l.Handler().Handle(ctx, rec)
 	})
 }

@@ -152,3 +152,23 @@ func (c *Compiled) compileNamedColumns(f *File) {
 			Path: "tags." + pathKey(key)})
 	}
 }
+
+// ColumnInfo is a column as the catalog describes it, for Views whose
+// decisions read a table's columns (an Open Policy Agent decision's
+// input.table.columns).
+type ColumnInfo struct {
+	Name string
+	// Type is the column's type as the server writes it, lower-cased
+	// (varchar(40), int, numeric(10,2)).
+	Type string
+	// Tags are the column's tags from the database, upper-cased.
+	Tags []string
+}
+
+// ColumnInfoDecider is implemented by Views whose decisions depend on the
+// table's columns, their types and tags. A View's Decide asks for them
+// with an error whose NeedsColumns method reports true; the rewriter then
+// reads the table's columns from its catalog and calls DecideColumnInfo.
+type ColumnInfoDecider interface {
+	DecideColumnInfo(t TableName, columns []ColumnInfo) (*Decision, error)
+}

@@ -47,6 +47,8 @@ func (f Finding) String() string {
 //     on the same column already matches every caller it matches (masks
 //     are first-match), or a restricted entry of the table entry removes
 //     the column for all of them;
+//   - a mapping row filter that checks written rows with its subquery,
+//     which sqe cannot decide: its principals' writes are refused;
 //   - a rule for a role that nothing in the file grants (no users or
 //     groups entry grants it, directly or through a role that contains
 //     it), when the file grants roles at all: only a session that lists
@@ -94,6 +96,14 @@ func Lint(f *File) []Finding {
 				out = append(out, Finding{Severity: LintWarning, Line: a.Line, Path: elemPath(path+".access", i),
 					Message: fmt.Sprintf("allow %q never grants: deny %s denies what it allows to every caller it matches (a deny wins whatever the order)",
 						name(a.Name, "access", i), strings.Join(by, ", "))})
+			}
+		}
+		for i := range t.RowFilters {
+			r := &t.RowFilters[i]
+			if r.Mapping != nil && !r.NoCheck && r.Check == "" {
+				out = append(out, Finding{Severity: LintWarning, Line: r.Line, Path: elemPath(path+".row_filters", i),
+					Message: fmt.Sprintf("row filter %q checks written rows with its mapping subquery, which sqe cannot decide from a statement's values: every INSERT, and every UPDATE of %s, is refused for its principals; give it check: false or a check expression over the row's columns",
+						name(r.Name, "row_filters", i), r.Mapping.Key)})
 			}
 		}
 		for i := range t.Masks {

@@ -46,3 +46,34 @@ tables:
 		t.Fatalf("Lint:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestLintMappingFilterChecks(t *testing.T) {
+	f, err := Parse("p.yaml", []byte(`version: 1
+default: allow
+tables:
+  shop.t:
+    row_filters:
+      - name: by-role
+        principals: [public]
+        mapping: {table: shop.m, column: region, key: region, match: role, match_column: role}
+      - name: reads-only
+        principals: [public]
+        mapping: {table: shop.m, column: region, key: region, match: role, match_column: role}
+        check: false
+      - name: own-check
+        principals: [public]
+        mapping: {table: shop.m, column: region, key: region, match: role, match_column: role}
+        check: "region IN ('EU', 'UK')"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range Lint(f) {
+		got = append(got, x.String())
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `row_filters[0]: row filter "by-role" checks written rows with its mapping subquery`) ||
+		!strings.Contains(got[0], "UPDATE of region") {
+		t.Fatalf("findings %q", got)
+	}
+}

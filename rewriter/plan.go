@@ -90,10 +90,7 @@ type TablePlan struct {
 // PlanTable asks the view for the table's decision, checks the access and,
 // when the decision changes what a read sees, loads the table's columns.
 func PlanTable(ctx context.Context, req *Request, t policy.TableName, access policy.Access) (*TablePlan, error) {
-	d, err := req.View.Decide(t)
-	if err != nil && needsColumns(err) {
-		d, err = decideWithColumns(ctx, req, t)
-	}
+	d, err := DecideTable(ctx, req, t)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +259,17 @@ func columnNamer(v policy.View) (policy.ColumnNamer, bool) {
 	return nil, false
 }
 
+// DecideTable is the table's Decision for req's View, as PlanTable gets
+// it: a View that needs the table's columns to decide is asked again with
+// them, from req's catalog.
+func DecideTable(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
+	d, err := req.View.Decide(t)
+	if err != nil && needsColumns(err) {
+		d, err = decideWithColumns(ctx, req, t)
+	}
+	return d, err
+}
+
 // needsColumns reports whether a View asks for the table's columns to
 // decide (Ranger column policies with patterns or exclusions).
 func needsColumns(err error) bool {
@@ -277,7 +285,12 @@ type columnDecider interface {
 // decideWithColumns asks a column-aware View again with the table's columns.
 func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
 	var cd columnDecider
+	var cid policy.ColumnInfoDecider
 	for v := req.View; v != nil; {
+		if c, ok := v.(policy.ColumnInfoDecider); ok {
+			cid = c
+			break
+		}
 		if c, ok := v.(columnDecider); ok {
 			cd = c
 			break
@@ -288,12 +301,23 @@ func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*
 		}
 		v = u.Unwrap()
 	}
-	if cd == nil || req.Catalog == nil {
+	if (cd == nil && cid == nil) || req.Catalog == nil {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
 	}
 	cols, found, err := req.Catalog.Columns(ctx, t)
 	if err != nil || !found {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
+	}
+	if cid != nil {
+		infos := make([]policy.ColumnInfo, len(cols))
+		for i, c := range cols {
+			typ := c.ColumnType
+			if typ == "" {
+				typ = c.DataType
+			}
+			infos[i] = policy.ColumnInfo{Name: c.Name, Type: typ, Tags: c.Tags}
+		}
+		return cid.DecideColumnInfo(t, infos)
 	}
 	names := make([]string, len(cols))
 	for i, c := range cols {

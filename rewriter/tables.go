@@ -60,7 +60,7 @@ func RestrictedColumns(ctx context.Context, req *Request, foldNames bool) ([]Res
 	}
 	var out []RestrictedColumn
 	for _, t := range tables {
-		d, err := req.View.Decide(t)
+		d, err := DecideTable(ctx, req, t)
 		if err != nil {
 			return nil, err
 		}

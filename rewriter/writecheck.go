@@ -45,6 +45,7 @@ type WriteCheck struct {
 	// is shared by every execution of a cached rewrite).
 	kindsOnce sync.Once
 	kinds     []columnKind
+	resolved  map[*Cond]resolvedCond
 }
 
 // ValueKind says where a written value comes from.
@@ -197,6 +198,8 @@ func (w *WriteCheck) Verify(args []driver.NamedValue) error {
 		for j, c := range w.Columns {
 			w.kinds[j] = kindOf(c, w.Dialect)
 		}
+		w.resolved = map[*Cond]resolvedCond{}
+		w.resolve(w.Cond)
 	})
 	vals := make([]stored, len(w.Columns))
 	for i, row := range w.Rows {

@@ -266,6 +266,11 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 		// they are (pgx takes any Go value).
 		rv := reflect.ValueOf(x)
 		switch rv.Kind() {
+		case reflect.Pointer:
+			if rv.IsNil() {
+				return stored{class: classNull}
+			}
+			return w.storeGo(k, rv.Elem().Interface())
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			return w.storeGo(k, rv.Int())
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -353,6 +358,75 @@ func storeUUID(s string) stored {
 	return stored{class: classUUID, str: string(b[:])}
 }
 
+// operandRef is an operand resolved once per check: a column of the row
+// (col >= 0) or a constant already read as its comparison reads it.
+type operandRef struct {
+	col int
+	val stored
+}
+
+// resolvedCond holds a Cond node's operands, resolved.
+type resolvedCond struct {
+	left, right operandRef
+	list        []operandRef
+}
+
+// resolve resolves the operands of every node of c (once per check: a
+// WriteCheck is shared by every execution of a cached rewrite).
+func (w *WriteCheck) resolve(c *Cond) {
+	for _, a := range c.Args {
+		w.resolve(a)
+	}
+	var r resolvedCond
+	switch c.Op {
+	case CondCompare:
+		r.left, r.right = w.operandPair(c.Left, c.Right)
+	case CondIn:
+		for _, o := range c.List {
+			l, x := w.operandPair(c.Left, o)
+			r.left = l
+			r.list = append(r.list, x)
+		}
+	case CondIsNull:
+		r.left = w.operandRefOf(c.Left, columnKind{})
+	case CondTruth, CondValue:
+		r.left = w.operandRefOf(c.Left, columnKind{class: classBool})
+	}
+	w.resolved[c] = r
+}
+
+// operandPair resolves both sides of a comparison: a constant is read as
+// the other side's column reads it.
+func (w *WriteCheck) operandPair(a, b Operand) (operandRef, operandRef) {
+	ka, kb := w.kindOfOperand(a), w.kindOfOperand(b)
+	if a.Column == "" {
+		ka = kb
+	}
+	if b.Column == "" {
+		kb = ka
+	}
+	return w.operandRefOf(a, ka), w.operandRefOf(b, kb)
+}
+
+func (w *WriteCheck) operandRefOf(o Operand, k columnKind) operandRef {
+	if o.Column != "" {
+		for j, c := range w.Columns {
+			if strings.EqualFold(c.Name, o.Column) {
+				return operandRef{col: j}
+			}
+		}
+		return operandRef{col: -1, val: unknownValue}
+	}
+	return operandRef{col: -1, val: w.constant(o.Const, k)}
+}
+
+func (r operandRef) value(vals []stored) stored {
+	if r.col >= 0 {
+		return vals[r.col]
+	}
+	return r.val
+}
+
 // eval evaluates c for a row whose columns hold vals.
 func (w *WriteCheck) eval(c *Cond, vals []stored) truth {
 	switch c.Op {
@@ -373,23 +447,24 @@ func (w *WriteCheck) eval(c *Cond, vals []stored) truth {
 			return truthMaybe
 		}
 		return not(w.eval(c.Args[0], vals))
+	}
+	r := w.resolved[c]
+	switch c.Op {
 	case CondCompare:
-		l, r := w.operands(c.Left, c.Right, vals)
-		return w.compare(c.Cmp, l, r)
+		return w.compare(c.Cmp, r.left.value(vals), r.right.value(vals))
 	case CondIn:
 		t := truthFalse
-		for _, o := range c.List {
-			l, r := w.operands(c.Left, o, vals)
-			t = or(t, w.compare(CmpEq, l, r))
+		l := r.left.value(vals)
+		for _, x := range r.list {
+			t = or(t, w.compare(CmpEq, l, x.value(vals)))
 		}
 		if c.Negate {
 			return not(t)
 		}
 		return t
 	case CondIsNull:
-		l := w.operand(c.Left, columnKind{}, vals)
 		var t truth
-		switch l.class {
+		switch r.left.value(vals).class {
 		case classUnknown:
 			return truthMaybe
 		case classNull:
@@ -402,7 +477,7 @@ func (w *WriteCheck) eval(c *Cond, vals []stored) truth {
 		}
 		return t
 	case CondTruth:
-		v := w.boolValue(c.Left, vals)
+		v := boolTruthOf(r.left.value(vals))
 		if v == truthMaybe {
 			return truthMaybe
 		}
@@ -415,15 +490,13 @@ func (w *WriteCheck) eval(c *Cond, vals []stored) truth {
 		}
 		return t
 	case CondValue:
-		return w.boolValue(c.Left, vals)
+		return boolTruthOf(r.left.value(vals))
 	}
 	return truthMaybe
 }
 
-// boolValue is an operand read as a condition: a boolean column or
-// literal, or NULL.
-func (w *WriteCheck) boolValue(o Operand, vals []stored) truth {
-	v := w.operand(o, columnKind{class: classBool}, vals)
+// boolTruthOf is a value read as a condition: a boolean, or NULL.
+func boolTruthOf(v stored) truth {
 	switch v.class {
 	case classNull:
 		return truthNull
@@ -434,19 +507,6 @@ func (w *WriteCheck) boolValue(o Operand, vals []stored) truth {
 		return truthFalse
 	}
 	return truthMaybe
-}
-
-// operands resolves both sides of a comparison: a constant is read as the
-// other side's column reads it.
-func (w *WriteCheck) operands(a, b Operand, vals []stored) (stored, stored) {
-	ka, kb := w.kindOfOperand(a), w.kindOfOperand(b)
-	if a.Column == "" {
-		ka = kb
-	}
-	if b.Column == "" {
-		kb = ka
-	}
-	return w.operand(a, ka, vals), w.operand(b, kb, vals)
 }
 
 func (w *WriteCheck) kindOfOperand(o Operand) columnKind {
@@ -461,20 +521,10 @@ func (w *WriteCheck) kindOfOperand(o Operand) columnKind {
 	return columnKind{}
 }
 
-// operand is a column's stored value, or a constant read as a value of
-// kind k (a constant compared with a constant: by its own kind).
-func (w *WriteCheck) operand(o Operand, k columnKind, vals []stored) stored {
-	if o.Column != "" {
-		for j, c := range w.Columns {
-			if strings.EqualFold(c.Name, o.Column) {
-				return vals[j]
-			}
-		}
-		return unknownValue
-	}
-	c := o.Const
+// constant is a constant read as a value of kind k (a constant compared
+// with a constant: by its own kind).
+func (w *WriteCheck) constant(c Const, k columnKind) stored {
 	if k.class == classUnknown {
-		// A constant beside a constant.
 		switch c.Kind {
 		case ConstNull:
 			return stored{class: classNull}

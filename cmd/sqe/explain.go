@@ -22,7 +22,7 @@ import (
 
 func runExplain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	policyFile := fs.String("policy", "", "policy file (required)")
+	policyFile := fs.String("policy", "", "policy: a native file, a Ranger bundle, or a Rego bundle (directory, .tar.gz, .rego or bundle URL) (required)")
 	dialect := fs.String("dialect", "", "SQL dialect: mysql or postgres (required without --dsn, which implies it)")
 	user := fs.String("user", "", "user name (required)")
 	roles := fs.String("roles", "", "comma-separated granted roles")
@@ -184,8 +184,20 @@ func splitList(s string) []string {
 // when a DSN is given, or over a connector that refuses every statement
 // with the metadata taken from a schema file.
 func explainDB(dialect, policyFile, schemaFile, dsn string, more ...sqe.Option) (*sql.DB, error) {
+	pol, closePolicy, err := policyOption(policyFile)
+	if err != nil {
+		return nil, err
+	}
+	db, err := explainDBWith(dialect, pol, schemaFile, dsn, more...)
+	if err != nil {
+		closePolicy()
+	}
+	return db, err
+}
+
+func explainDBWith(dialect string, pol sqe.Option, schemaFile, dsn string, more ...sqe.Option) (*sql.DB, error) {
 	// A one-shot explanation has no use for following the file.
-	opts := append([]sqe.Option{sqe.WithPolicyFile(policyFile), sqe.WithoutPolicyWatch(), sqe.WithDialect(dialect)}, more...)
+	opts := append([]sqe.Option{pol, sqe.WithoutPolicyWatch(), sqe.WithDialect(dialect)}, more...)
 	if dsn != "" {
 		name := "mysql"
 		if dialect == "postgres" {

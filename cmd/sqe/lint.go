@@ -24,8 +24,11 @@ func runLint(args []string, stdout, stderr io.Writer) error {
 	dialect := fs.String("dialect", "", "SQL dialect the policy serves: mysql or postgres (default: check expressions for both; required with --schema or --dsn)")
 	schema := fs.String("schema", "", "file of CREATE TABLE statements to check tables, columns and types against")
 	dsn := fs.String("dsn", "", "DSN of a database to check tables, columns and types against (go-sql-driver/mysql or pgx form)")
+	tables := fs.String("tables", "", "Rego bundle: comma-separated schema.table names to evaluate the decision for")
+	roles := fs.String("roles", "", "Rego bundle: comma-separated roles to probe besides those data.sqe.principals names")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: sqe lint [--errors-only] [--dialect mysql|postgres] [--schema DDL.sql | --dsn DSN] FILE
+		fmt.Fprintln(fs.Output(), `usage: sqe lint [--errors-only] [--dialect mysql|postgres] [--schema DDL.sql | --dsn DSN]
+                [--tables s.t,… --roles r,…] FILE|BUNDLE
 
 Checks a policy file before it is deployed.
 
@@ -46,6 +49,15 @@ recurring validity schedules, security-zone shapes it cannot use. Errors are enf
 strictly than Ranger would (an item never grants, a column is restricted,
 a table fails closed); warnings have no effect on SQL statements.
 
+An Open Policy Agent bundle (a directory, a .tar.gz bundle, a .rego file or
+a bundle server's URL): the bundle must read and compile and define the
+decision (data.sqe.decision). For each table of --tables, the decision for
+a caller without roles and for each role the bundle's data.sqe.principals
+names (and each of --roles) must have the shape sqe reads, and its row
+filters, CUSTOM masks and mask conditions must parse for the dialect (for
+both without --dialect); with --schema or --dsn the tables must exist and
+the columns the decision names too.
+
 Prints one line per finding and a summary; exits 1 when there are errors,
 0 when there are only warnings.`)
 		fs.PrintDefaults()
@@ -65,6 +77,25 @@ Prints one line per finding and a summary; exits 1 when there are errors,
 		return usageError("--schema and --dsn need --dialect")
 	}
 	path := positional[0]
+	if isRegoBundle(path) {
+		l := &regoLint{path: path, dialect: *dialect, roles: splitList(*roles)}
+		for _, name := range splitList(*tables) {
+			schema, table, ok := strings.Cut(name, ".")
+			if !ok || schema == "" || table == "" {
+				return usageError("--tables: want schema.table, got " + name)
+			}
+			l.tables = append(l.tables, policy.TableName{Schema: schema, Table: table})
+		}
+		if *schema != "" || *dsn != "" {
+			cat, closeCat, err := lintCatalog(*dialect, *schema, *dsn)
+			if err != nil {
+				return err
+			}
+			defer closeCat()
+			l.catalog = cat
+		}
+		return l.run(*errorsOnly, stdout)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err

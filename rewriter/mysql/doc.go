@@ -76,7 +76,8 @@
 // expressions may not read user variables (the application sets them).
 // @@warning_count, @@error_count, FOUND_ROWS() and ROW_COUNT() report the
 // previous statement, which may have read hidden rows or been another
-// caller's, and are refused.
+// caller's, and are refused. System variables are set and read by
+// allow-list (settableVariables, readableVariables in session.go).
 //
 // # Writes
 //

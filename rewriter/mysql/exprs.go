@@ -153,9 +153,12 @@ func (r *rewrite) variable(v *sqlparser.Variable, sc *scope) error {
 			// The previous statement's warnings count values it converted,
 			// of rows a policy hid from it or of another caller's statement.
 			return rewriter.Unsupported("@@%s is not supported through sqe: it counts the previous statement's warnings", v.Name.Lowered())
-		case "last_insert_id", "identity":
+		case "last_insert_id", "identity", "insert_id":
 			// LAST_INSERT_ID() by another name (refused as a function).
 			return rewriter.Unsupported("@@%s is not supported through sqe: it reports the connection's last insert, which may be another caller's (the driver's result has the caller's own: sql.Result.LastInsertId)", v.Name.Lowered())
+		}
+		if name := v.Name.Lowered(); !settableVariables[name] && !readableVariables[name] {
+			return rewriter.Unsupported("@@%s is not supported through sqe: a statement may read only the system variables sqe has decided are the same for every caller", name)
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -62,10 +63,59 @@ func (syntax) CanonicalExpr(text string) (string, error) {
 	return sqlparser.String(e), nil
 }
 
+// exprCache keeps the expressions parseExpr read, by text: the policy's
+// filters, masks and conditions are parsed again on every rewrite that is
+// not cached, and a clone of the tree costs a fraction of the parse.
+var exprCache struct {
+	sync.RWMutex
+	m map[string]sqlparser.Expr
+}
+
+// maxCachedExprs bounds exprCache; past it, expressions are parsed each
+// time (a policy set has far fewer).
+const maxCachedExprs = 4096
+
 // parseExpr parses exactly one expression: the text is placed in a SELECT
 // list and the result must be that select with one expression and nothing
-// else, so that nothing in the text reaches outside it.
+// else, so that nothing in the text reaches outside it. The caller owns
+// the tree it gets (a copy of the cached one).
 func parseExpr(text string) (sqlparser.Expr, error) {
+	exprCache.RLock()
+	e, ok := exprCache.m[text]
+	exprCache.RUnlock()
+	if ok {
+		return deepClone(e), nil
+	}
+	e, err := parseExprUncached(text)
+	if err != nil {
+		return nil, err
+	}
+	exprCache.Lock()
+	if exprCache.m == nil {
+		exprCache.m = map[string]sqlparser.Expr{}
+	}
+	if len(exprCache.m) < maxCachedExprs {
+		exprCache.m[text] = deepClone(e)
+	}
+	exprCache.Unlock()
+	return e, nil
+}
+
+// deepClone copies e entirely: vitess's CloneExpr shares column
+// references (*ColName) between the copies, and the rewrite qualifies
+// those in place.
+func deepClone(e sqlparser.Expr) sqlparser.Expr {
+	c := sqlparser.CloneExpr(e)
+	return sqlparser.Rewrite(c, func(cur *sqlparser.Cursor) bool {
+		if col, ok := cur.Node().(*sqlparser.ColName); ok {
+			cp := *col
+			cur.Replace(&cp)
+		}
+		return true
+	}, nil).(sqlparser.Expr)
+}
+
+func parseExprUncached(text string) (sqlparser.Expr, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, rewriter.Unsupported("empty expression")
 	}

@@ -262,7 +262,7 @@ func statementName(stmt sqlparser.Statement) string {
 // row, the ones the policy hides included.
 func (r *rewrite) explainable() error {
 	for _, t := range r.tables {
-		d, err := r.req.View.Decide(t)
+		d, err := rewriter.DecideTable(r.ctx, r.req, t)
 		if err != nil {
 			return err
 		}

@@ -33,10 +33,63 @@ var charsetVariables = map[string]bool{
 // for (the driver also checks the connection's character_set_client).
 var SafeCharsets = map[string]bool{"utf8mb4": true, "utf8mb3": true, "utf8": true, "ascii": true, "latin1": true}
 
-// refusedVariables would let a statement act as another identity.
-var refusedVariables = map[string]bool{
-	"role": true, "default_role": true, "password": true, "pseudo_slave_mode": true, "sql_log_bin": true,
-	"session_track_system_variables": false,
+// settableVariables are the session variables a statement may SET: an
+// allow-list. Each changes how the session runs statements (time outs,
+// transaction defaults, limits, formats, the optimizer), not what a
+// policy admits or how sqe reads statements, or is one of the variables
+// that sqe reads again after the change (sessionStateVariables, checked
+// with charsetVariables). Everything else is refused, among them
+// timestamp (NOW() would lie to a filter), insert_id and last_insert_id,
+// the rand seeds, completion_type (COMMIT would open a transaction sqe
+// does not see), default_regex_flags (masks use regular expressions),
+// the identity (role, default_role, password), replication, profiling,
+// session tracking and debugging. A variable a new server version adds is
+// refused until someone decides.
+var settableVariables = map[string]bool{
+	// Read again by sqe after the change.
+	"sql_mode": true, "names": true, "charset": true, "character set": true,
+	"character_set_client": true, "character_set_connection": true, "character_set_results": true,
+	"collation_connection": true,
+	// Transactions and locking.
+	"autocommit": true, "transaction_isolation": true, "tx_isolation": true,
+	"transaction_read_only": true, "tx_read_only": true,
+	"innodb_lock_wait_timeout": true, "lock_wait_timeout": true,
+	// Time outs and limits.
+	"max_execution_time": true, "max_statement_time": true, "wait_timeout": true, "interactive_timeout": true,
+	"net_read_timeout": true, "net_write_timeout": true, "group_concat_max_len": true,
+	"sql_select_limit": true, "max_join_size": true, "sql_big_selects": true, "sql_safe_updates": true,
+	"cte_max_recursion_depth": true, "max_recursive_iterations": true, "max_sort_length": true,
+	// Formats and conversions of the session's own values.
+	"time_zone": true, "lc_time_names": true, "lc_messages": true, "div_precision_increment": true,
+	"default_week_format": true, "sql_notes": true, "sql_warnings": true, "sql_quote_show_create": true,
+	"explicit_defaults_for_timestamp": true,
+	// Checks of the session's own writes and schema changes.
+	"foreign_key_checks": true, "unique_checks": true, "check_constraint_checks": true,
+	"default_storage_engine": true, "storage_engine": true, "default_tmp_storage_engine": true,
+	// Memory and the optimizer.
+	"big_tables": true, "tmp_table_size": true, "max_heap_table_size": true, "tmp_memory_table_size": true,
+	"sort_buffer_size": true, "join_buffer_size": true, "read_buffer_size": true, "read_rnd_buffer_size": true,
+	"optimizer_search_depth": true, "optimizer_prune_level": true, "optimizer_switch": true,
+	"in_predicate_conversion_threshold": true, "join_cache_level": true,
+}
+
+// readableVariables are the system variables a statement may read
+// (@@name), besides the settable ones: the server's version and
+// configuration, which are the same for every caller. Variables that
+// report the previous statement or the connection's history
+// (warning_count, error_count, last_insert_id, identity, insert_id) and
+// the server's files, host and accounts are not listed.
+var readableVariables = map[string]bool{
+	"version": true, "version_comment": true, "version_compile_os": true, "version_compile_machine": true,
+	"version_malloc_library": true, "version_ssl_library": true, "innodb_version": true, "protocol_version": true,
+	"license": true, "max_allowed_packet": true, "lower_case_table_names": true, "lower_case_file_system": true,
+	"system_time_zone": true, "timestamp": true, "read_only": true, "max_connections": true,
+	"character_set_server": true, "character_set_database": true, "character_set_system": true,
+	"collation_server": true, "collation_database": true,
+	"auto_increment_increment": true, "auto_increment_offset": true, "in_transaction": true,
+	"default_regex_flags": true, "completion_type": true, "performance_schema": true,
+	"have_ssl": true, "have_openssl": true, "ssl_cipher": true, "session_track_system_variables": true,
+	"sql_auto_is_null": true, "event_scheduler": true, "server_id": true,
 }
 
 func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
@@ -51,8 +104,8 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 				return nil, err
 			}
 		default:
-			if refusedVariables[name] {
-				return nil, rewriter.Unsupported("SET %s is not supported through sqe", name)
+			if !settableVariables[name] {
+				return nil, rewriter.Unsupported("SET %s is not supported through sqe: a statement may set only the session variables sqe has decided cannot change what a policy admits", name)
 			}
 			if charsetVariables[name] {
 				if err := checkCharset(name, se.Expr); err != nil {

@@ -99,6 +99,27 @@ func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
 	return v.View.Decide(t)
 }
 
+// DecideColumnInfo passes a question about another table to the caller's
+// View when it decides with the table's columns (policy.ColumnInfoDecider).
+func (v *overlayView) DecideColumnInfo(t policy.TableName, cols []policy.ColumnInfo) (*policy.Decision, error) {
+	if t.Key() == v.table.Key() {
+		return v.d, nil
+	}
+	switch cd := v.View.(type) {
+	case policy.ColumnInfoDecider:
+		return cd.DecideColumnInfo(t, cols)
+	case interface {
+		DecideColumns(policy.TableName, []string) (*policy.Decision, error)
+	}:
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		return cd.DecideColumns(t, names)
+	}
+	return v.View.Decide(t)
+}
+
 // systemDecision returns the caller's view with sqe's additions for a
 // column listing or pg_class, or nil when the relation gets none.
 func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
@@ -130,7 +151,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	default:
 		return nil, nil
 	}
-	d, err := r.req.View.Decide(t)
+	d, err := rewriter.DecideTable(r.ctx, r.req, t)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,7 @@ func (r *rewrite) existing(rv *pg.RangeVar, access policy.Access, missingOK, rea
 }
 
 func (r *rewrite) readFree(t policy.TableName) error {
-	d, err := r.req.View.Decide(t)
+	d, err := rewriter.DecideTable(r.ctx, r.req, t)
 	if err != nil {
 		return err
 	}

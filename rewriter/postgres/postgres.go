@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/udf"
@@ -62,10 +63,45 @@ func parse(text string) (*pg.ParseResult, error) {
 	return tree, nil
 }
 
+// exprCache keeps the expressions parseExpr read, by text: the policy's
+// filters, masks and conditions are parsed again on every rewrite that is
+// not cached, and a copy of the tree costs a fraction of the parse.
+var exprCache struct {
+	sync.RWMutex
+	m map[string]*pg.Node
+}
+
+// maxCachedExprs bounds exprCache; past it, expressions are parsed each
+// time (a policy set has far fewer).
+const maxCachedExprs = 4096
+
 // parseExpr parses exactly one expression: the text is placed in a SELECT
 // list, and the result must be that SELECT with one unnamed target and no
-// other clause, so that nothing in the text reaches outside it.
+// other clause, so that nothing in the text reaches outside it. The caller
+// owns the tree it gets (a copy of the cached one).
 func parseExpr(text string) (*pg.Node, error) {
+	exprCache.RLock()
+	e, ok := exprCache.m[text]
+	exprCache.RUnlock()
+	if ok {
+		return proto.Clone(e).(*pg.Node), nil
+	}
+	e, err := parseExprUncached(text)
+	if err != nil {
+		return nil, err
+	}
+	exprCache.Lock()
+	if exprCache.m == nil {
+		exprCache.m = map[string]*pg.Node{}
+	}
+	if len(exprCache.m) < maxCachedExprs {
+		exprCache.m[text] = proto.Clone(e).(*pg.Node)
+	}
+	exprCache.Unlock()
+	return e, nil
+}
+
+func parseExprUncached(text string) (*pg.Node, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, rewriter.Unsupported("empty expression")
 	}

@@ -166,7 +166,7 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 	// The plan's row estimates come from statistics over every row, the
 	// ones a policy hides included.
 	for _, t := range r.tables {
-		d, err := r.req.View.Decide(t)
+		d, err := rewriter.DecideTable(r.ctx, r.req, t)
 		if err != nil {
 			return nil, err
 		}
@@ -210,11 +210,46 @@ var sessionStateVariables = map[string]bool{
 }
 
 // refusedVariables would let a statement act as another identity, or make
-// the server read the statement's bytes differently from the parser.
+// the server read the statement's bytes differently from the parser; the
+// reason is the error's.
 var refusedVariables = map[string]string{
 	"role":                     "SET ROLE is not supported through sqe: the identity is the session's",
 	"session_authorization":    "SET SESSION AUTHORIZATION is not supported through sqe: the identity is the session's",
 	"session_replication_role": "SET session_replication_role is not supported through sqe",
+}
+
+// settableVariables are the settings a statement may SET, SET LOCAL or
+// RESET: an allow-list. Each changes how the session runs statements
+// (time outs, transaction defaults, output formats, memory, the
+// planner), not what a policy admits or how the server reads the
+// statement, or is read again by sqe after the change
+// (sessionStateVariables; search_path and client_encoding are checked).
+// Everything else is refused, among them DateStyle (it changes how date
+// literals in filters are read), transform_null_equals and array_nulls
+// (how expressions and literals are read), backslash_quote, row_security
+// and the identity; a setting a new server version adds is refused until
+// someone decides.
+var settableVariables = map[string]bool{
+	"search_path": true, "standard_conforming_strings": true, "client_encoding": true,
+	"application_name": true, "timezone": true, "statement_timeout": true, "lock_timeout": true,
+	"idle_in_transaction_session_timeout": true, "idle_session_timeout": true, "transaction_timeout": true,
+	"default_transaction_isolation": true, "default_transaction_read_only": true, "default_transaction_deferrable": true,
+	"transaction_isolation": true, "transaction_read_only": true, "transaction_deferrable": true,
+	"synchronous_commit": true, "client_min_messages": true, "escape_string_warning": true,
+	"intervalstyle": true, "extra_float_digits": true, "bytea_output": true, "quote_all_identifiers": true,
+	"lc_monetary": true, "lc_numeric": true, "lc_time": true, "default_text_search_config": true,
+	"work_mem": true, "maintenance_work_mem": true, "temp_buffers": true, "hash_mem_multiplier": true,
+	"random_page_cost": true, "seq_page_cost": true, "cpu_tuple_cost": true, "cpu_index_tuple_cost": true,
+	"cpu_operator_cost": true, "effective_cache_size": true, "effective_io_concurrency": true,
+	"max_parallel_workers_per_gather": true, "parallel_setup_cost": true, "parallel_tuple_cost": true,
+	"plan_cache_mode": true, "jit": true, "from_collapse_limit": true, "join_collapse_limit": true,
+	"geqo": true, "default_statistics_target": true, "check_function_bodies": true,
+	"enable_bitmapscan": true, "enable_hashagg": true, "enable_hashjoin": true, "enable_indexscan": true,
+	"enable_indexonlyscan": true, "enable_material": true, "enable_memoize": true, "enable_mergejoin": true,
+	"enable_nestloop": true, "enable_parallel_append": true, "enable_parallel_hash": true,
+	"enable_partition_pruning": true, "enable_partitionwise_join": true, "enable_partitionwise_aggregate": true,
+	"enable_seqscan": true, "enable_sort": true, "enable_incremental_sort": true, "enable_tidscan": true,
+	"enable_presorted_aggregate": true, "enable_gathermerge": true, "enable_async_append": true,
 }
 
 func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
@@ -235,6 +270,9 @@ func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
 	}
 	if why, ok := refusedVariables[name]; ok {
 		return nil, rewriter.Unsupported("%s", why)
+	}
+	if !settableVariables[name] {
+		return nil, rewriter.Unsupported("SET %s is not supported through sqe: a statement may set only the settings sqe has decided cannot change what a policy admits", name)
 	}
 	if name == "client_encoding" && s.Kind == pg.VariableSetKind_VAR_SET_VALUE {
 		// The parser reads UTF-8; another client encoding would make the

@@ -54,6 +54,8 @@ func TestWriteChecks(t *testing.T) {
 		{"merge update", "customers", []policy.RowFilter{eu}, "MERGE INTO customers c USING orders o ON o.customer_id = c.id WHEN MATCHED THEN UPDATE SET region = 'US'", nil, "does not satisfy"},
 		{"merge insert", "customers", []policy.RowFilter{eu}, "MERGE INTO customers c USING orders o ON o.customer_id = c.id WHEN NOT MATCHED THEN INSERT (id, region) VALUES (o.id, 'EU')", nil, ""},
 		{"merge insert from source", "customers", []policy.RowFilter{eu}, "MERGE INTO customers c USING other.customers o ON o.id = c.id WHEN NOT MATCHED THEN INSERT (id, region) VALUES (o.id, o.name)", nil, "cannot prove"},
+		{"pointer", "customers", []policy.RowFilter{eu}, "INSERT INTO customers (id, region) VALUES (1, $1)", args(ptr("EU")), ""},
+		{"nil pointer", "customers", []policy.RowFilter{eu}, "INSERT INTO customers (id, region) VALUES (1, $1)", args((*string)(nil)), "does not satisfy"},
 		{"uuid passes", "docs", []policy.RowFilter{tenant}, "INSERT INTO docs (id, tenant) VALUES (1, $1)", args(uuid), ""},
 		{"uuid upper case", "docs", []policy.RowFilter{tenant}, "INSERT INTO docs (id, tenant) VALUES (1, $1)", args(strings.ToUpper(uuid)), ""},
 		{"uuid bytes", "docs", []policy.RowFilter{tenant}, "INSERT INTO docs (id, tenant) VALUES (1, $1)", args([16]byte{0x6f, 0x1c, 0x2f, 0x3e, 0x8f, 0x5e, 0x4d, 0x7a, 0x9a, 0x43, 0x0e, 0x6a, 0x4c, 0x1b, 0x2d, 0x3f}), ""},
@@ -92,3 +94,5 @@ func TestWriteChecks(t *testing.T) {
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }
