@@ -92,6 +92,7 @@ func newScriptCond(script string, reverse bool, typ string, sd *svcDef) (condEva
 	if err != nil {
 		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " is not valid JavaScript: " + err.Error()}
 	}
+	warmJSRuntimes()
 	var failures *atomic.Uint64
 	if sd != nil {
 		sc.limit, failures = sd.scriptLimit, sd.scriptFailures

@@ -232,6 +232,16 @@ var (
 
 func getJSRuntime() *jsRuntime { return jsRuntimes.Get().(*jsRuntime) }
 
+// warmJSRuntimes makes a runtime ahead of the first run when none is
+// idle, so that the first decision that runs a script does not pay for
+// it. It is called when a snapshot with scripts is built, off the
+// statement path.
+func warmJSRuntimes() {
+	if len(jsReserve) == 0 {
+		putJSRuntime(newJSRuntime())
+	}
+}
+
 func putJSRuntime(jr *jsRuntime) {
 	select {
 	case jsReserve <- jr:
