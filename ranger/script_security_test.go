@@ -239,3 +239,28 @@ func TestScriptRunsShareNothing(t *testing.T) {
 		}
 	}
 }
+
+// A script that reads the time makes the snapshot's cached decisions
+// depend on the minute; one that does not leaves them alone.
+func TestScriptTimeSensitivity(t *testing.T) {
+	for script, want := range map[string]bool{
+		"IS_ACCESS_TIME_AFTER('2020/01/01')":                  true,
+		"ctx.isAccessTimeBetween('2020/01/01', '2100/01/01')": true,
+		"ctx.isAccessedBefore('expiry')":                      true,
+		"new Date().getHours() < 18":                          true,
+		"REQ.accessTime > 0":                                  true,
+		"USER.dept == 'ENGG' && IS_IN_GROUP('eu')":            false,
+		"TAGS.PII.level > 1":                                  false,
+	} {
+		b := loadShop(t)
+		b.Policies = append(b.Policies, &Policy{ID: 96, Name: "timed", Resources: res3("fx", "t", "*"),
+			PolicyItems: []*PolicyItem{withScript(selectFor("u"), script)}})
+		src, err := NewStatic(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.Current().minuteClock; got != want {
+			t.Errorf("%s: decisions depend on the minute = %v, want %v", script, got, want)
+		}
+	}
+}
