@@ -17,7 +17,8 @@ type condInfo struct {
 	timeSensitive bool
 	reason        string
 	// mayFail says why a supported condition will fail when it runs (a
-	// script calling a method sqe's interpreter does not have)
+	// script calling a method ctx does not have, or naming a host object
+	// of Ranger's Java engines)
 	mayFail string
 }
 
@@ -42,7 +43,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		if len(c.Values) > 0 {
 			script = strings.TrimSpace(c.Values[0])
 		}
-		return newScriptCond(script, false, c.Type, sd.scriptFailures)
+		return newScriptCond(script, false, c.Type, sd)
 	case "RangerScriptTemplateConditionEvaluator":
 		script := ""
 		reverse := false
@@ -55,7 +56,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 				script = strings.TrimSpace(def.EvaluatorOptions["scriptTemplate"])
 			}
 		}
-		return newScriptCond(script, reverse, c.Type, sd.scriptFailures)
+		return newScriptCond(script, reverse, c.Type, sd)
 	case "RangerSimpleMatcher":
 		name := def.EvaluatorOptions["CONTEXT_NAME"]
 		if len(c.Values) == 0 || name == "" {
@@ -82,26 +83,34 @@ type scriptCond struct {
 	failures *atomic.Uint64
 }
 
-func newScriptCond(script string, reverse bool, typ string, failures *atomic.Uint64) (condEval, condInfo) {
+func newScriptCond(script string, reverse bool, typ string, sd *svcDef) (condEval, condInfo) {
 	if script == "" {
 		// Ranger: an empty script matches.
 		return constCond(triOf(!reverse)), condInfo{supported: true}
 	}
 	sc, err := compileJS(script)
 	if err != nil {
-		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " uses JavaScript beyond the forms sqe evaluates"}
+		return constCond(triUnknown), condInfo{reason: "condition " + quote(typ) + ": script " + quote(script) + " is not valid JavaScript: " + err.Error()}
+	}
+	warmJSRuntimes()
+	var failures *atomic.Uint64
+	if sd != nil {
+		sc.limit, failures = sd.scriptLimit, sd.scriptFailures
 	}
 	info := condInfo{supported: true, timeSensitive: sc.timeSensitive}
-	if len(sc.unknownMethods) > 0 {
-		info.mayFail = "condition " + quote(typ) + ": script " + quote(script) + " calls " + strings.Join(sc.unknownMethods, ", ") + ", which sqe's interpreter does not have, and fails when it gets there"
+	switch {
+	case len(sc.hostNames) > 0:
+		info.mayFail = "condition " + quote(typ) + ": script " + quote(script) + " uses " + strings.Join(sc.hostNames, ", ") + ", which scripts cannot reach, and fails when it gets there"
+	case len(sc.unknownMethods) > 0:
+		info.mayFail = "condition " + quote(typ) + ": script " + quote(script) + " calls ctx." + strings.Join(sc.unknownMethods, ", ctx.") + ", which ctx does not have, and fails when it gets there"
 	}
 	return &scriptCond{sc: sc, reverse: reverse, failures: failures}, info
 }
 
 // eval runs the script. Its result is Ranger's: the completion value when
-// it is a boolean, else ctx.result. A script that fails while it runs (a
-// method of undefined, a value of a type the call does not take, a method
-// sqe does not implement) is unknown, not false as in Ranger: the item it
+// it is a boolean, else ctx.result. A script that fails while it runs
+// (throws, such as a method of undefined; exceeds its time limit or call
+// depth) is unknown, not false as in Ranger: the item it
 // guards then counts against the caller (see itemEval.match), and the
 // failure is counted.
 func (s *scriptCond) eval(r *request) tri {
@@ -113,7 +122,7 @@ func (s *scriptCond) eval(r *request) tri {
 		return triUnknown
 	}
 	ret := res
-	if b, ok := v.(bool); ok {
+	if b, ok := v.v.(bool); ok {
 		ret = b
 	}
 	if s.reverse {

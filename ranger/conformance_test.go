@@ -129,6 +129,7 @@ type peResource struct {
 type peRequest struct {
 	Resource                peResource     `json:"resource"`
 	AccessType              string         `json:"accessType"`
+	Action                  string         `json:"action"`
 	User                    *string        `json:"user"`
 	UserGroups              []string       `json:"userGroups"`
 	UserRoles               []string       `json:"userRoles"`
@@ -276,6 +277,7 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	r := &request{
 		res:                  resourceFromFixture(rq.Resource),
 		accessType:           rq.AccessType,
+		action:               rq.Action,
 		groups:               toSet(rq.UserGroups),
 		requestData:          rq.RequestData,
 		remoteIP:             rq.RemoteIPAddress,
@@ -442,8 +444,8 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 	}
 }
 
-// unsupportedScriptIn reports a JavaScript condition the interpreter does
-// not implement among the policies that could apply to the test.
+// unsupportedScriptIn reports a JavaScript condition that does not
+// compile among the policies that could apply to the test.
 func unsupportedScriptIn(e *engine, tc peTest) string {
 	check := func(repo *repository) string {
 		if repo == nil {

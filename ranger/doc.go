@@ -155,10 +155,11 @@
 //     isRecursive, ignoreCase, Ranger's match scopes (self, descendants,
 //     ancestors) and the {USER} and {OWNER} tokens; users, groups, roles
 //     and public; validity schedules (start, end, time zone); conditions
-//     the service-def declares with Ranger's evaluators (scripts in the
-//     JavaScript subset Ranger's policies use: the ctx methods, the USER,
-//     UG, UGNAMES, URNAMES, TAG and TAGS objects, the macros such as
-//     IS_IN_GROUP and GET_TAG_ATTR, string and array methods, comparisons).
+//     the service-def declares with Ranger's evaluators (scripts run on
+//     goja, a JavaScript engine in Go, with Ranger's preamble: the ctx
+//     methods, tag and tagAttr, the REQ, RES, USER, UG, UGA, UGNAMES,
+//     URNAMES, TAG, TAGS and TAGNAMES objects, J, intersects, and the
+//     macros such as IS_IN_GROUP, GET_TAG_ATTR and IS_ACCESS_TIME_BETWEEN).
 //   - Security zones: a question on a resource that exactly one zone's
 //     resources match is decided by that zone's policies only; one in no
 //     zone (or that a zone matches only below it, such as a table whose
@@ -171,14 +172,18 @@
 // # What sqe cannot evaluate
 //
 // A condition sqe cannot evaluate (an evaluator it does not implement, a
-// script beyond the supported forms, a request-context condition such as
+// script that is not valid JavaScript, a request-context condition such as
 // the client IP address, which sqe requests do not carry) never grants and
 // always restricts: an allow item (or a deny exception) with it does not
 // match, a deny item (or an allow exception) with it matches, a mask item
 // with it restricts the column and a filter item with it fails the table
 // closed. A script that compiles but fails while it runs (Ranger counts
-// it false) is such a condition too: the deny it guards applies, naming
-// the policy, and Snapshot.ScriptFailures counts it. Validity schedules with
+// it false) is such a condition too: one that throws, one still running
+// at its time limit (WithScriptTimeLimit, 25ms by default) or one that
+// recurses too deep. The deny it guards applies, naming the policy, and
+// Snapshot.ScriptFailures counts it. Scripts reach nothing of the host
+// (no require, console, Java bridge or Go value with methods), and one
+// run cannot leave anything for the next. Validity schedules with
 // recurrences are treated the same way, on policies and on tags (a tag
 // that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
 // statement's tables carry no owner. Policy and tag deltas, and Ranger's

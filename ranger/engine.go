@@ -54,6 +54,7 @@ const (
 type request struct {
 	res        *accessResource
 	accessType string
+	action     string // Ranger's request action (REQ.action, ctx.getAction())
 	user       string
 	groups     map[string]bool
 	roles      map[string]bool // every role the user holds (deny side)
@@ -1048,6 +1049,7 @@ type engineInput struct {
 	superGroups []string
 	lenient     bool
 	zones       map[string]*ZoneInfo
+	scriptLimit time.Duration // 0: defaultScriptTimeLimit
 }
 
 func newEngine(in engineInput) *engine {
@@ -1055,6 +1057,7 @@ func newEngine(in engineInput) *engine {
 	e := &engine{lenient: in.lenient, userStore: in.userStore}
 	e.sd = newSvcDef(sp.ServiceDef, "")
 	e.sd.scriptFailures = &e.scriptFailures
+	e.sd.scriptLimit = in.scriptLimit
 	e.repo = newRepository(e.sd, sp.Policies, "", in.lenient)
 	e.zones = newZoneSet(e.sd, sp.ServiceDef, in.zones, in.lenient)
 	e.auditMode = sp.AuditMode
@@ -1073,6 +1076,7 @@ func newEngine(in engineInput) *engine {
 	if tp := sp.TagPolicies; tp != nil && tp.ServiceDef != nil {
 		e.tagSD = newSvcDef(tp.ServiceDef, e.sd.name)
 		e.tagSD.scriptFailures = &e.scriptFailures
+		e.tagSD.scriptLimit = in.scriptLimit
 		e.tagRepo = newRepository(e.tagSD, tp.Policies, e.sd.name, in.lenient)
 	}
 	e.roles = newRoleIndex(in.roles)

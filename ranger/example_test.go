@@ -3,7 +3,9 @@ package ranger_test
 import (
 	"fmt"
 	"log"
+	"os"
 	"sort"
+	"time"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/ranger"
@@ -60,4 +62,62 @@ func ExampleLoadBundle() {
 	// customers.phone: MASK_HASH from ranger tag policy 100
 	// customers.ssn: MASK_SHOW_LAST_4 from ranger policy 20
 	// payments for a contractor: false denied by ranger tag policy 101
+}
+
+// Condition scripts run on a JavaScript engine with a time limit per run.
+// A script that fails (throws, or is still running at the limit) counts
+// against the caller: here the deny item it guards applies.
+func ExampleWithScriptTimeLimit() {
+	data, err := os.ReadFile("testdata/shop_bundle.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := ranger.ParseBundle(data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	selectFor := func(script string) *ranger.PolicyItem {
+		it := &ranger.PolicyItem{Accesses: []ranger.ItemAccess{{Type: "select"}}, Users: []string{"ann"}}
+		if script != "" {
+			it.Conditions = []ranger.Condition{{Type: "expression", Values: []string{script}}}
+		}
+		return it
+	}
+	b.Policies = append(b.Policies, &ranger.Policy{ID: 500, Name: "reports",
+		Resources: map[string]*ranger.PolicyResource{
+			"database": {Values: []string{"reports"}}, "table": {Values: []string{"*"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*ranger.PolicyItem{selectFor("")},
+		DenyPolicyItems: []*ranger.PolicyItem{
+			selectFor("USER.clearance == 'low' && !['eu', 'us'].intersects(UGNAMES)"),
+			selectFor("while (USER.clearance == 'loop') {} false"),
+		}})
+	src, err := ranger.NewStatic(b, ranger.WithScriptTimeLimit(5*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	snap, err := src.Snapshot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, clearance := range []string{"high", "low", "loop"} {
+		view, err := snap.View(session.User{Name: "ann", Attributes: map[string]string{"clearance": clearance}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		d, err := view.Decide(policy.TableName{Schema: "reports", Table: "sales"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if d.Allows(policy.Select) {
+			fmt.Printf("clearance %s: select allowed\n", clearance)
+		} else {
+			fmt.Printf("clearance %s: select denied by %s\n", clearance, d.Reason(policy.Select))
+		}
+	}
+	fmt.Println("failed script runs:", src.Current().ScriptFailures())
+	// Output:
+	// clearance high: select allowed
+	// clearance low: select denied by ranger policy 500
+	// clearance loop: select denied by ranger policy 500: deny condition sqe cannot evaluate
+	// failed script runs: 1
 }

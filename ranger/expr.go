@@ -177,8 +177,8 @@ func substituteSQL(s string, r *request) (string, error) {
 			return "", fmt.Errorf("request expression ${{%s}} cannot be evaluated: it uses JavaScript beyond the forms sqe evaluates or failed while it ran", expr)
 		}
 		val := ""
-		if v != nil && v != any(undefined) {
-			val = jsToString(v)
+		if !v.null {
+			val = v.str
 		}
 		switch quoteContext(s, loc[0]) {
 		case '\'':

@@ -27,10 +27,10 @@ func withScript(it *PolicyItem, script string) *PolicyItem {
 // caller: a deny or allow exception applies, an allow or deny exception
 // does not, a filter or mask item fails its table or column closed.
 func TestScriptRuntimeFailureFailsClosed(t *testing.T) {
-	// substring is not a method sqe implements: the script compiles and
-	// fails when it runs. USER.dept.split on a user without dept fails in
-	// Ranger too.
-	const unsupported = "USER.dept.substring(0, 4) == 'ENGG'"
+	// Strings have no method left: the script compiles and fails when it
+	// runs, in Ranger as in sqe. USER.dept.split on a user without dept
+	// fails too.
+	const unsupported = "USER.dept.left(4) == 'ENGG'"
 	const split = "USER.dept.split(',').includes('ENGG')"
 	b := loadShop(t)
 	b.Policies = append(b.Policies,
@@ -278,11 +278,10 @@ func TestResourceExpressionFailureFailsClosed(t *testing.T) {
 	b.Policies = append(b.Policies,
 		&Policy{ID: 80, Name: "u reads fx", Resources: res3("fx", "*", "*"),
 			PolicyItems: []*PolicyItem{selectFor("u")}},
-		// Ranger resolves the database to "fx" for dept fxops; sqe's
-		// interpreter has no substring.
-		&Policy{ID: 81, Name: "no u on their department's database", Resources: res3("${{USER.dept.substring(0, 2)}}", "*", "*"),
+		// Strings have no method left: the expression fails when it runs.
+		&Policy{ID: 81, Name: "no u on their department's database", Resources: res3("${{USER.dept.left(2)}}", "*", "*"),
 			DenyPolicyItems: []*PolicyItem{selectFor("u")}},
-		&Policy{ID: 82, Name: "u reads their department's database", Resources: res3("${{USER.dept.substring(0, 2)}}", "*", "*"),
+		&Policy{ID: 82, Name: "u reads their department's database", Resources: res3("${{USER.dept.left(2)}}", "*", "*"),
 			PolicyItems: []*PolicyItem{selectFor("u")}},
 	)
 	src, err := NewStatic(b)
@@ -315,7 +314,7 @@ func TestTagAllowExceptionFailureNamesTagPolicy(t *testing.T) {
 	b := tagAllowBundle(t, res3("db9", "t9", "*"))
 	b.Policies = b.Policies[1:] // no resource deny
 	b.TagPolicies.Policies[0].AllowExceptions = []*PolicyItem{withScript(
-		&PolicyItem{Accesses: []ItemAccess{{Type: "hive:select"}}, Groups: []string{"analysts"}}, "USER.dept.substring(0, 2) == 'hr'")}
+		&PolicyItem{Accesses: []ItemAccess{{Type: "hive:select"}}, Groups: []string{"analysts"}}, "USER.dept.left(2) == 'hr'")}
 	src, err := NewStatic(b)
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func TestLint(t *testing.T) {
 			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
 		&Policy{ID: 77, Name: "runtime", Resources: res("x", "t"),
 			PolicyItems:     []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, Conditions: cond("expression", "USER.dept.split(',').includes('x')")}},
-			DenyPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, Conditions: cond("expression", "USER.dept.substring(0, 4) == 'ENGG'")}}},
+			DenyPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"v"}, Conditions: cond("expression", "ctx.getUserAttribute('dept') == 'ENGG'")}}},
 	)
 	b.SecurityZones = map[string]json.RawMessage{
 		"z1":    json.RawMessage(`{"resources": [{"database": ["fin"], "table": ["*"], "column": ["ss*"]}], "policies": [{"id": 90, "name": "zone geo", "zoneName": "z1", "resources": {"database": {"values": ["fin"]}}, "conditions": [{"type": "geo", "values": ["FR"]}]}]}`),
@@ -63,7 +63,7 @@ func TestLint(t *testing.T) {
 	for _, want := range []string{
 		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address: the item never matches`,
 		`error: policy 70 (ip), deny item 1: condition "geo" uses evaluator com.example.GeoEvaluator, which sqe does not evaluate: the item always applies`,
-		`error: policy 71 (script), condition: condition "expression": script`,
+		`error: policy 71 (script), condition: condition "expression": script "new java.io.File('/').exists()" uses java, which scripts cannot reach, and fails when it gets there: then the policy does not grant and its denies apply`,
 		`error: policy 72 (masks), mask item 2: mask type "MASK_SECRET" has no sqe equivalent`,
 		`error: policy 72 (masks), mask item 3: CUSTOM expression "reflect('java.lang.Math', 'abs', {col})": uses the Hive function reflect()`,
 		`error: policy 72 (masks), mask item 5: CUSTOM expression "mask_show_last_n({col}, 'four')": udf: mask MASK_SHOW_LAST_N`,
@@ -77,7 +77,7 @@ func TestLint(t *testing.T) {
 		`warning: security zone "hdfs": resource set 1 (url) is not touched by SQL statements`,
 		`warning: security zone "hdfs": has no database, table or column resources`,
 		`warning: security zone "empty": has no database, table or column resources: no SQL statement falls in it and its 0 policies`,
-		`error: policy 77 (runtime), deny item 1: condition "expression": script "USER.dept.substring(0, 4) == 'ENGG'" calls substring, which sqe's interpreter does not have, and fails when it gets there: then the item applies`,
+		`error: policy 77 (runtime), deny item 1: condition "expression": script "ctx.getUserAttribute('dept') == 'ENGG'" calls ctx.getUserAttribute, which ctx does not have, and fails when it gets there: then the item applies`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lint lacks %q; got:\n%s", want, text)

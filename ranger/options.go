@@ -37,6 +37,7 @@ type config struct {
 	cacheSize    int
 	onError      func(error)
 	writeChecks  bool
+	scriptLimit  time.Duration
 }
 
 func defaultConfig() *config {
@@ -254,6 +255,19 @@ func WithDecisionCacheSize(n int) Option {
 	return func(c *config) {
 		if n >= 0 {
 			c.cacheSize = n
+		}
+	}
+}
+
+// WithScriptTimeLimit bounds one run of a policy condition script
+// (default 25ms). A script still running at the limit is interrupted and
+// counts against the caller, as any script that fails: the deny item it
+// guards applies, the allow item does not, its row filter or mask
+// applies.
+func WithScriptTimeLimit(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.scriptLimit = d
 		}
 	}
 }

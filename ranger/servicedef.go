@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Names of Ranger constants used by the engine.
@@ -47,6 +48,8 @@ type svcDef struct {
 	// scriptFailures counts condition scripts that could not be evaluated
 	// (shared by the engine's service-defs; nil outside an engine)
 	scriptFailures *atomic.Uint64
+	// scriptLimit bounds a run of a condition script (0: the default)
+	scriptLimit time.Duration
 }
 
 func newSvcDef(sd *ServiceDef, componentType string) *svcDef {

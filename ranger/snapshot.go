@@ -114,6 +114,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		userStore:   b.UserStore,
 		superUsers:  cfg.superUsers,
 		superGroups: cfg.superGroups,
+		scriptLimit: cfg.scriptLimit,
 	})
 	s := &Snapshot{
 		version:     policy.NextVersion(),
