@@ -73,6 +73,50 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 	return res, nil
 }
 
+// transactionCharacteristics prints a SET [SESSION] TRANSACTION statement
+// in the form every server reads: the parser turns it into assignments to
+// transaction_isolation and transaction_read_only, variables MariaDB
+// before 11.1 does not have (it has tx_isolation and tx_read_only), and
+// an assignment without SESSION would not keep the statement's
+// next-transaction scope anyway. ok is false for any other statement.
+func transactionCharacteristics(stmt sqlparser.Statement) (string, bool) {
+	s, ok := stmt.(*sqlparser.Set)
+	if !ok || len(s.Exprs) == 0 {
+		return "", false
+	}
+	scope := s.Exprs[0].Var.Scope
+	if scope != sqlparser.SessionScope && scope != sqlparser.NextTxScope {
+		return "", false
+	}
+	var parts []string
+	for _, se := range s.Exprs {
+		lit, isLit := se.Expr.(*sqlparser.Literal)
+		if se.Var.Scope != scope || !isLit || lit.Type != sqlparser.StrVal {
+			return "", false
+		}
+		switch name := strings.ToLower(se.Var.Name.String()); {
+		case name == sqlparser.TransactionIsolationStr && isolationLevels[lit.Val]:
+			parts = append(parts, "ISOLATION LEVEL "+strings.ToUpper(strings.ReplaceAll(lit.Val, "-", " ")))
+		case name == sqlparser.TransactionReadOnlyStr && lit.Val == "on":
+			parts = append(parts, "READ ONLY")
+		case name == sqlparser.TransactionReadOnlyStr && lit.Val == "off":
+			parts = append(parts, "READ WRITE")
+		default:
+			return "", false
+		}
+	}
+	text := "SET TRANSACTION " + strings.Join(parts, ", ")
+	if scope == sqlparser.SessionScope {
+		text = "SET SESSION TRANSACTION " + strings.Join(parts, ", ")
+	}
+	return text, true
+}
+
+var isolationLevels = map[string]bool{
+	sqlparser.ReadUncommittedStr: true, sqlparser.ReadCommittedStr: true,
+	sqlparser.RepeatableReadStr: true, sqlparser.SerializableStr: true,
+}
+
 // checkCharset accepts SET NAMES / CHARACTER SET / character_set_* /
 // collation_connection only to a character set (or a collation of one)
 // in SafeCharsets, written as a name or a string, or DEFAULT (the driver
