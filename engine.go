@@ -308,6 +308,7 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 // it is only ever passed to finish.
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
+	ctx = e.anonymousContext(ctx, query)
 	var version uint64
 	p, err := e.planAt(ctx, cs, query, started, &version)
 	if err != nil {

@@ -398,7 +398,7 @@ func TestNoSessionAndUnparseable(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			e := newEnv(t, b, fixturePolicy)
-			if _, err := e.db.QueryContext(context.Background(), "SELECT 1"); !errors.Is(err, sqe.ErrNoSession) {
+			if _, err := e.db.QueryContext(context.Background(), "SELECT id FROM customers"); !errors.Is(err, sqe.ErrNoSession) {
 				t.Fatalf("no user on the context: %v", err)
 			}
 			needle := "sqe_unparseable_" + testdb.UniqueName("x")
