@@ -25,10 +25,11 @@
 //     that table through sqe and checks that the policy was enforced, so a
 //     policy that silently did not load cannot pass.
 //
-// Every top-level test runs in a process of its own (the test binary with
-// -test.run '^Name$' under go tool test2json), so that a test that panics
-// — as a suite's helper does when it asserts the driver's connection type
-// through sql.Conn.Raw — fails alone. A Report holds every outcome; a test
+// The tests run in one process under go tool test2json; when the process
+// dies before every test has an outcome (a test that panics — as a
+// suite's helper does when it asserts the driver's connection type through
+// sql.Conn.Raw — or times out), the test that was running failed and the
+// rest run again in a new process, so that one crash fails one test. A Report holds every outcome; a test
 // that passes raw but not through sqe is a regression, listed with the
 // first lines of its output, and refused statements are counted by their
 // error (peeropen writes them from sqe's audit records).

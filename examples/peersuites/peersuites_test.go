@@ -19,15 +19,23 @@ not json
 `
 
 func TestParseEvents(t *testing.T) {
-	got := parseEvents("TestA", []byte(events))
+	tests, last := parseEvents([]byte(events))
+	got := tests["TestA"]
 	if got.Outcome != Fail {
 		t.Fatalf("outcome %q, want fail (the subtest's pass is not the test's)", got.Outcome)
 	}
 	if len(got.Output) != 1 || !strings.Contains(got.Output[0], "Error 1146") {
 		t.Fatalf("output %q, want the error line only", got.Output)
 	}
-	if got := parseEvents("TestB", []byte(events)); got.Outcome != "" {
-		t.Fatalf("a test that did not run has outcome %q", got.Outcome)
+	if _, ran := tests["TestB"]; ran || last != "TestA" {
+		t.Fatalf("tests %v, last %q", tests, last)
+	}
+	// A process that died in TestC: started, no outcome.
+	tests, last = parseEvents([]byte(events + `{"Action":"run","Test":"TestC"}
+{"Action":"output","Test":"TestC","Output":"panic: boom\n"}
+`))
+	if c := tests["TestC"]; last != "TestC" || c.Outcome != "" || len(c.Output) != 1 {
+		t.Fatalf("a test running when the process died: %+v, last %q", c, last)
 	}
 }
 

@@ -152,10 +152,7 @@ func RunSuite(ctx context.Context, p *Prepared, srv Server, mode, work string) (
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Suite: p.Suite.Name, Server: srv.Name, Mode: mode}
-	for _, name := range names {
-		r.Tests = append(r.Tests, runTest(ctx, p, env, name))
-	}
+	r := &Run{Suite: p.Suite.Name, Server: srv.Name, Mode: mode, Tests: runTests(ctx, p, env, names)}
 	if r.Refusals, err = readRefusals(refused); err != nil {
 		return nil, err
 	}
@@ -187,29 +184,60 @@ func listTests(ctx context.Context, p *Prepared, env []string) ([]string, error)
 // maxOutput bounds the output kept of a failed test.
 const maxOutput = 40
 
-// runTest runs one top-level test under test2json and returns its outcome.
-// A test that reports no outcome (its process died) failed.
-func runTest(ctx context.Context, p *Prepared, env []string, name string) Test {
-	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", "tool", "test2json", "-t", p.Bin,
-		"-test.v=test2json", "-test.run", "^"+name+"$", "-test.count=1", "-test.timeout=4m")
-	cmd.Dir = p.PkgDir()
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	t := parseEvents(name, out)
-	if t.Outcome == "" {
-		t.Outcome = Fail
-		if stderr.Len() > 0 {
-			t.Output = append(t.Output, firstLines(stderr.String(), 5)...)
+// runTests runs the top-level tests names in one process under
+// go tool test2json, and again without those that have an outcome as long
+// as the process dies before all have one: the test running when it died
+// (a panic, a timeout) failed, and the others go on in a new process. A
+// process that dies before any test starts (a suite that sets up its
+// database while it starts) fails every test left, with its output.
+func runTests(ctx context.Context, p *Prepared, env []string, names []string) []Test {
+	done := map[string]Test{}
+	remaining := names
+	for len(remaining) > 0 {
+		quoted := make([]string, len(remaining))
+		for i, n := range remaining {
+			quoted[i] = regexp.QuoteMeta(n)
 		}
+		tctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		cmd := exec.CommandContext(tctx, "go", "tool", "test2json", "-t", p.Bin,
+			"-test.v=test2json", "-test.run", "^(?:"+strings.Join(quoted, "|")+")$", "-test.count=1", "-test.timeout=20m")
+		cmd.Dir = p.PkgDir()
+		cmd.Env = append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		cancel()
+		tests, last := parseEvents(out)
+		var left []string
+		for _, n := range remaining {
+			t, ok := tests[n]
+			switch {
+			case ok && t.Outcome != "":
+				if t.Outcome != Fail {
+					t.Output = nil
+				}
+				done[n] = t
+			case n == last || last == "":
+				// Running when the process died, or the process died
+				// before any test ran.
+				t.Name, t.Outcome = n, Fail
+				if last == "" {
+					t.Output = firstLines(string(out)+stderr.String(), 10)
+				} else if stderr.Len() > 0 {
+					t.Output = append(t.Output, firstLines(stderr.String(), 5)...)
+				}
+				done[n] = t
+			default:
+				left = append(left, n)
+			}
+		}
+		remaining = left
 	}
-	if t.Outcome != Fail {
-		t.Output = nil
+	result := make([]Test, 0, len(names))
+	for _, n := range names {
+		result = append(result, done[n])
 	}
-	return t
+	return result
 }
 
 // event is a line of go tool test2json's output.
@@ -219,27 +247,36 @@ type event struct {
 	Output string
 }
 
-// parseEvents reads test2json output for the top-level test name.
-func parseEvents(name string, out []byte) Test {
-	t := Test{Name: name}
+// parseEvents reads test2json output: the top-level tests with their
+// outcome ("" for a test that started and did not end) and output, and
+// the last top-level test that started.
+func parseEvents(out []byte) (map[string]Test, string) {
+	tests := map[string]Test{}
+	last := ""
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var e event
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Test == "" {
 			continue
 		}
+		top, _, sub := strings.Cut(e.Test, "/")
+		t := tests[top]
+		t.Name = top
 		switch {
+		case e.Action == "run" && !sub:
+			last = top
 		case e.Action == "output":
 			line := strings.TrimRight(e.Output, "\n")
 			if strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "=== ") && len(t.Output) < maxOutput {
 				t.Output = append(t.Output, line)
 			}
-		case e.Test == name && (e.Action == Pass || e.Action == Fail || e.Action == Skip):
+		case !sub && (e.Action == Pass || e.Action == Fail || e.Action == Skip):
 			t.Outcome = e.Action
 		}
+		tests[top] = t
 	}
-	return t
+	return tests, last
 }
 
 func firstLines(s string, n int) []string {
