@@ -183,14 +183,48 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 			return r.showColumns(tn, in.Full, like, where)
 		case sqlparser.Warnings, sqlparser.Errors:
 			return nil, rewriter.Unsupported("SHOW WARNINGS/ERRORS is not supported through sqe: warnings echo values, also of rows a policy hides")
+		case sqlparser.Index:
+			return r.showIndex(in)
 		}
 	case *sqlparser.ShowCreate:
 		switch in.Command {
 		case sqlparser.CreateTbl, sqlparser.CreateV:
 			return r.showCreate(in)
+		case sqlparser.CreateDb:
+			// A database's character set and collation: nothing of a table.
+			return &rewriter.Result{Kind: rewriter.KindSession}, nil
 		}
 	}
 	return nil, rewriter.Unsupported("this SHOW statement is not supported through sqe (query information_schema under policy instead)")
+}
+
+// showIndex lets SHOW INDEX|KEYS FROM t through for a caller who reads t
+// with no policy at all: its rows name every indexed column (restricted
+// ones too) and its Cardinality estimates how many distinct raw values
+// the rows hold (rows a filter hides, values a mask hides). A WHERE could
+// read other tables: it is refused.
+func (r *rewrite) showIndex(in *sqlparser.ShowBasic) (*rewriter.Result, error) {
+	if in.Filter != nil {
+		return nil, rewriter.Unsupported("SHOW INDEX with LIKE or WHERE is not supported through sqe (query information_schema.STATISTICS under policy instead)")
+	}
+	tn := in.Tbl
+	if !in.DbName.IsEmpty() {
+		tn.Qualifier = in.DbName
+	}
+	t, err := r.resolve(tn)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.plan(t, policy.Select)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.Decision.Passthrough() || len(plan.All) > 0 {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+			Detail: "SHOW INDEX of a table under a row filter, mask or column restriction is not supported through sqe: it shows every indexed column and the raw values' statistics"}
+	}
+	in.Tbl, in.DbName = qualified(t), sqlparser.NewIdentifierCS("")
+	return &rewriter.Result{Kind: rewriter.KindSession}, nil
 }
 
 // ddl checks a schema change against the table's access and rewrites the
