@@ -188,8 +188,10 @@ const maxOutput = 40
 // go tool test2json, and again without those that have an outcome as long
 // as the process dies before all have one: the test running when it died
 // (a panic, a timeout) failed, and the others go on in a new process. A
-// process that dies before any test starts (a suite that sets up its
-// database while it starts) fails every test left, with its output.
+// process runs five minutes at most (a peer's suite takes about one on
+// the raw driver), so that a test that hangs fails instead of holding the
+// run. A process that dies before any test starts (a suite that sets up
+// its database while it starts) fails every test left, with its output.
 func runTests(ctx context.Context, p *Prepared, env []string, names []string) []Test {
 	done := map[string]Test{}
 	remaining := names
@@ -198,9 +200,9 @@ func runTests(ctx context.Context, p *Prepared, env []string, names []string) []
 		for i, n := range remaining {
 			quoted[i] = regexp.QuoteMeta(n)
 		}
-		tctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		cmd := exec.CommandContext(tctx, "go", "tool", "test2json", "-t", p.Bin,
-			"-test.v=test2json", "-test.run", "^(?:"+strings.Join(quoted, "|")+")$", "-test.count=1", "-test.timeout=20m")
+			"-test.v=test2json", "-test.run", "^(?:"+strings.Join(quoted, "|")+")$", "-test.count=1", "-test.timeout=5m")
 		cmd.Dir = p.PkgDir()
 		cmd.Env = append(os.Environ(), env...)
 		var stderr bytes.Buffer
