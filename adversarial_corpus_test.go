@@ -342,6 +342,15 @@ var advMySQL = []advCase{
 	refuse("SELECT @@datadir, '{N}'"),
 	refuse("SELECT @@session.rand_seed1, '{N}'"),
 	ok("SELECT @@version IS NOT NULL, @@max_allowed_packet > 0, @@sql_mode IS NOT NULL"),
+	// SHOW INDEX: only for a caller with no policy on the table (its
+	// rows name restricted columns, its Cardinality counts hidden rows
+	// and raw values); never with a WHERE, which could read any table.
+	any_("SHOW INDEX FROM customers"),
+	any_("SHOW KEYS FROM orders"),
+	any_("SHOW INDEXES FROM customers FROM {S}"),
+	refuse("SHOW INDEX FROM orders WHERE Key_name = '{N}'"),
+	refuse("SHOW INDEX FROM customers WHERE Column_name IN (SELECT note FROM secrets WHERE note <> '{N}')"),
+	any_("SHOW CREATE DATABASE {S}"),
 	ok("SELECT id, JSON_OBJECT('s', ssn, 'e', email) FROM customers ORDER BY id"),
 	ok("SELECT GROUP_CONCAT(ssn ORDER BY ssn SEPARATOR '|') FROM customers"),
 	ok("SELECT GROUP_CONCAT(name ORDER BY name) FROM customers"),
@@ -435,7 +444,6 @@ var advMySQL = []advCase{
 	refuse("SELECT * FROM performance_schema.events_statements_history WHERE SQL_TEXT <> '{N}'"),
 	refuse("SELECT * FROM information_schema.INNODB_SYS_TABLESTATS WHERE NAME = '{N}'"),
 	refuse("SHOW WARNINGS"),
-	refuse("SHOW INDEX FROM customers"),
 	refuse("SHOW TABLE STATUS"),
 	refuse("SHOW PROCESSLIST"),
 	// Counters that count the rows a statement read, hidden ones included.

@@ -116,7 +116,7 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 			p = nil
 		}
 		c.planner.finish(ctx, c.cs, p, err)
-		return nil, err
+		return nil, c.askServer(ctx, query, err)
 	}
 	return p, nil
 }
@@ -434,8 +434,20 @@ func (c *Conn) Ping(ctx context.Context) error {
 // already makes database/sql close it when it comes back to the pool, and
 // should it be handed out all the same, sqe returns driver.ErrBadConn and
 // database/sql takes another. The audit sink is told once.
+//
+// A connection whose only such state is temporary tables goes on serving
+// the caller who created them — the same policy fingerprint, which
+// encodes the user, groups, roles, attributes and policy version — so
+// that a temporary table created by one pooled call is there for the
+// next, as with the raw driver; it is discarded before any other caller
+// gets it.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	if c.discardHeld() {
+	if c.cs.sameCallerKeeps() {
+		if fp, err := c.planner.fingerprint(ctx, c.cs); err != nil || fp != c.cs.heldFP {
+			c.discardHeld()
+			return driver.ErrBadConn
+		}
+	} else if c.discardHeld() {
 		return driver.ErrBadConn
 	}
 	c.cs.handOver()
@@ -459,13 +471,14 @@ func (c *Conn) discardHeld() bool {
 	return true
 }
 
-// IsValid is false for a connection that holds state opened by SQL text,
-// so that database/sql closes it as soon as it comes back to the pool (an
+// IsValid is false for a connection that holds state opened by SQL text
+// (but temporary tables alone, which ResetSession checks against the next
+// caller), so that database/sql closes it as soon as it comes back to the pool (an
 // open transaction is rolled back at once, not left holding its locks
 // while the connection waits idle); otherwise it forwards to the inner
 // connection's IsValid, and without one it returns true.
 func (c *Conn) IsValid() bool {
-	if c.discardHeld() {
+	if !c.cs.sameCallerKeeps() && c.discardHeld() {
 		return false
 	}
 	if v, ok := c.inner.(driver.Validator); ok {

@@ -416,6 +416,11 @@ var ddlCorpusPostgres = []ddlCase{
 	ddlRun("CREATE UNLOGGED TABLE m5 (id INT)"),
 	ddlRun("CREATE TABLE m6 (id INT, j JSONB, d DATE, t TIME(3), f REAL, dd DOUBLE PRECISION, b BYTEA, bi BIT(3), arr INT[], u UUID, e BOOLEAN DEFAULT true)"),
 	ddlRun("CREATE TABLE m7 (id INT PRIMARY KEY, m1_id INT REFERENCES m1 (id) ON DELETE CASCADE)"),
+	// A foreign key to the table itself (GORM's self-referencing models)
+	// names the table being created; a temporary table of that name
+	// would come first in the server's search, and the key would name it.
+	ddlRun("CREATE TABLE m7s (id INT PRIMARY KEY, parent INT REFERENCES m7s (id), CONSTRAINT fk_up FOREIGN KEY (parent) REFERENCES m7s (id))"),
+	ddlRefuse("CREATE TABLE m7t (id INT PRIMARY KEY, parent INT REFERENCES customers (id), self INT REFERENCES m7t (id))"),
 	ddlRun("CREATE TABLE m8 (id INT GENERATED ALWAYS AS IDENTITY, v INT)"),
 	ddlRun("CREATE TABLE m9 (id INT, v TEXT) PARTITION BY RANGE (id)"),
 	ddlRun("CREATE TABLE m9a PARTITION OF m9 FOR VALUES FROM (0) TO (10)"),

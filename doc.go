@@ -16,7 +16,9 @@
 // database/sql takes when a driver answers driver.ErrSkip):
 //
 //  1. The caller is session.FromContext(ctx), else the connector's default
-//     user (WithDefaultUser), else the statement fails with ErrNoSession.
+//     user (WithDefaultUser), else the statement fails with ErrNoSession
+//     — unless it needs no user (a SELECT of literals and VERSION(), which
+//     reads no table: it runs as AnonymousUser).
 //  2. The policy source's current snapshot is pinned and the caller's
 //     principals are resolved into a statement-local policy.View.
 //  3. The statement is rewritten for that view by the dialect's rewriter
@@ -43,7 +45,12 @@
 // Connection state opened by SQL text (BEGIN, SET, USE, a temporary
 // table, a cursor WITH HOLD) never reaches another caller: database/sql
 // is made to discard such a connection before handing it out again (see
-// Stats.ConnectionsDiscarded).
+// Stats.ConnectionsDiscarded). A connection whose only such state is
+// temporary tables is handed back to the caller who created them (the
+// same policy fingerprint: user, groups, roles, attributes and policy
+// version), so that, as on the raw driver, a temporary table created by
+// one call is there for the next; any other caller gets another
+// connection.
 //
 // database/sql reuses a driver statement across callers on a pooled
 // connection, so a prepared statement remembers the fingerprint it was

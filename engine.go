@@ -105,6 +105,9 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 	return e, nil
 }
 
+// dialectName names the engine's SQL dialect (mysql, postgres).
+func (e *engine) dialectName() string { return e.dialect.Name() }
+
 // detectDialect names the dialect of a driver by its package.
 func detectDialect(d driver.Driver) (string, error) {
 	t := reflect.TypeOf(d)
@@ -305,6 +308,7 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 // it is only ever passed to finish.
 func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
 	started := time.Now()
+	ctx = e.anonymousContext(ctx, query)
 	var version uint64
 	p, err := e.planAt(ctx, cs, query, started, &version)
 	if err != nil {
@@ -600,7 +604,7 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 		}
 		return
 	}
-	cs.hold(eff, p.who.Name)
+	cs.hold(eff, p.who.Name, p.fingerprint)
 	if eff.SetSchema != "" {
 		cs.schema = eff.SetSchema
 	}

@@ -22,7 +22,11 @@ var (
 	// rewrote it completely; nothing was sent to the database.
 	ErrUnsupported = rewriter.ErrUnsupported
 	// ErrSyntax: the statement does not parse in the connection's dialect;
-	// nothing was sent to the database. The *rewriter.Error gives the
+	// nothing was run. On PostgreSQL the server is asked to prepare (parse,
+	// never execute) the statement, and its own error comes back as a
+	// *ServerError that errors.As finds as *pgconn.PgError (SQLSTATE 42601)
+	// and that still matches ErrSyntax; on MySQL nothing is sent, since
+	// MariaDB reads statements sqe's parser does not. The *rewriter.Error gives the
 	// position and the token the parser stopped at (a literal is shown as
 	// "a literal", never its value). A syntax error also matches
 	// ErrUnsupported, so that checks for "sqe refused it" written before

@@ -90,6 +90,12 @@ type connState struct {
 	heldTx    bool
 	heldState string
 	heldBy    string
+	// heldFP is the policy fingerprint of the caller who opened the
+	// state, and heldBeyondTemp is set when that state is more than
+	// temporary tables: a connection holding only temporary tables goes
+	// on serving the caller who created them (see sameCallerKeeps).
+	heldFP         string
+	heldBeyondTemp bool
 	// discardReported: the discard of this connection was counted and
 	// audited.
 	discardReported bool
@@ -110,7 +116,7 @@ func (cs *connState) reset() { cs.loaded = false }
 
 // hold applies a statement's effect on the state the connection holds
 // for caller: a transaction's end first, then what it begins or opens.
-func (cs *connState) hold(eff rewriter.Effect, caller string) {
+func (cs *connState) hold(eff rewriter.Effect, caller, fingerprint string) {
 	if eff.EndsTransaction {
 		cs.endTransaction()
 	}
@@ -123,7 +129,24 @@ func (cs *connState) hold(eff rewriter.Effect, caller string) {
 	if cs.heldState == "" {
 		cs.heldState = eff.Holds
 	}
-	cs.heldBy = caller
+	if eff.Holds != "" && eff.Holds != rewriter.HoldsTemporaryTable {
+		cs.heldBeyondTemp = true
+	}
+	if cs.heldFP != "" && cs.heldFP != fingerprint {
+		cs.heldBeyondTemp = true // opened by two callers: no one's alone
+	}
+	cs.heldBy, cs.heldFP = caller, fingerprint
+}
+
+// sameCallerKeeps reports whether the state the connection holds is
+// temporary tables alone, which the caller who created them may go on
+// using on the connection, as on the raw driver (where database/sql hands
+// the same idle connection back): no transaction, lock, session setting
+// or cursor, and nothing opened by another caller. The connection is
+// still discarded before it reaches any other caller (see
+// Conn.ResetSession).
+func (cs *connState) sameCallerKeeps() bool {
+	return !cs.heldTx && !cs.heldBeyondTemp && cs.heldState == rewriter.HoldsTemporaryTable && cs.heldFP != ""
 }
 
 // held names the state the connection holds for its last caller ("" when

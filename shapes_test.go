@@ -389,8 +389,8 @@ func TestShapesNameResolution(t *testing.T) {
 				if _, _, err := query(ctx, conn, "SELECT '"+needle+"' FROM nosuch_table"); !errors.Is(err, sqe.ErrUnsupported) {
 					t.Fatalf("unknown table: %v", err)
 				}
-				if mark.Contains(needle) {
-					t.Fatal("a statement naming an unknown table reached the server")
+				if mark.Executed(needle) {
+					t.Fatal("a statement naming an unknown table was run by the server")
 				}
 			}
 		})

@@ -43,6 +43,9 @@ type Error struct {
 	// Statement is the kind of the refused statement, when sqe parsed it
 	// far enough to know ("" otherwise).
 	Statement Kind
+	// NotFound: the statement names a table the catalog does not have,
+	// which the server would refuse too.
+	NotFound bool
 }
 
 func (e *Error) Error() string {

@@ -28,7 +28,8 @@
 # they are missing (as root), runs gofmt, go vet and staticcheck on both
 # modules, starts both servers on loopback with throwaway data directories,
 # runs go test -race on the library module and then on the examples module
-# (the ORM suites and the example programs), stops the servers and prints a
+# (the ORM suites and the example programs), runs the peers' own test suites
+# through sqe (scripts/peer-suites.sh), stops the servers and prints a
 # summary: each step's time and the packages that failed. A failing step
 # does not stop the later ones; the exit status is 1 when any step failed.
 #
@@ -179,6 +180,10 @@ if [[ "${test_args[*]}" == ./... ]]; then
 	# both servers) live in their own module, so that the library's
 	# go.mod stays free of GORM, sqlx and the embedded server.
 	step "go test -race ./... (examples module)" go_test examples "$logdir/examples.log" ./...
+	# The peers' own test suites (sqlx, pgx, GORM when its source can be
+	# had) through sqe, on the servers started above.
+	step "peer suites through sqe (scripts/peer-suites.sh)" \
+		./scripts/peer-suites.sh -work "$logdir/peer-suites" -out "$logdir/peer-suites.md"
 fi
 
 total=$((SECONDS - script_start))

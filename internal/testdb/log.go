@@ -88,3 +88,25 @@ func (m *Mark) WaitFor(needle string, timeout time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Executed reports whether a statement containing needle was run (or
+// prepared and then executed) after the mark: a line of the log holds the
+// needle and is not the server reporting a statement it rejected while
+// parsing it (PostgreSQL's "STATEMENT:" context line of an error,
+// MariaDB's "Prepare" line of a statement it was only asked to prepare)
+// or its error message (PostgreSQL logs an executed statement before it
+// runs, so a statement that ran and failed still counts).
+func (m *Mark) Executed(needle string) bool {
+	m.t.Helper()
+	return executedIn(m.Text(), needle)
+}
+
+func executedIn(log, needle string) bool {
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, needle) && !strings.Contains(line, " STATEMENT:  ") &&
+			!strings.Contains(line, " ERROR:  ") && !strings.Contains(line, " Prepare\t") {
+			return true
+		}
+	}
+	return false
+}

@@ -32,6 +32,16 @@ func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
 				buf.WriteString(quoteString(n.Val, noBackslashEscapes))
 				return
 			}
+		case *sqlparser.Limit:
+			// LIMIT ? OFFSET ? (GORM's form): printed as LIMIT off, n the
+			// placeholders would swap.
+			if n != nil && n.Offset != nil && argIndex(n.Rowcount) >= 0 && argIndex(n.Rowcount) < argIndex(n.Offset) {
+				buf.WriteString(" limit ")
+				buf.WriteNode(n.Rowcount)
+				buf.WriteString(" offset ")
+				buf.WriteNode(n.Offset)
+				return
+			}
 		}
 		node.Format(buf)
 	})
@@ -43,6 +53,20 @@ func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
 		}
 	}
 	return buf.String(), nil
+}
+
+// argIndex returns the position of a placeholder (v1 is 1), or -1 for any
+// other expression.
+func argIndex(e sqlparser.Expr) int {
+	a, ok := e.(*sqlparser.Argument)
+	if !ok || !strings.HasPrefix(a.Name, "v") {
+		return -1
+	}
+	i, err := strconv.Atoi(a.Name[1:])
+	if err != nil {
+		return -1
+	}
+	return i
 }
 
 // quoteString returns s as a MySQL string literal. A quote is always

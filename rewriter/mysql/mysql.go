@@ -302,6 +302,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
+	if t, ok := transactionCharacteristics(stmt); ok {
+		text = t
+	}
 	check := text
 	if req.MySQLNoBackslashEscapes {
 		// The parser reads backslashes as escapes: check the same tree

@@ -126,6 +126,50 @@ func (r *rewrite) set(s *sqlparser.Set, root *scope) (*rewriter.Result, error) {
 	return res, nil
 }
 
+// transactionCharacteristics prints a SET [SESSION] TRANSACTION statement
+// in the form every server reads: the parser turns it into assignments to
+// transaction_isolation and transaction_read_only, variables MariaDB
+// before 11.1 does not have (it has tx_isolation and tx_read_only), and
+// an assignment without SESSION would not keep the statement's
+// next-transaction scope anyway. ok is false for any other statement.
+func transactionCharacteristics(stmt sqlparser.Statement) (string, bool) {
+	s, ok := stmt.(*sqlparser.Set)
+	if !ok || len(s.Exprs) == 0 {
+		return "", false
+	}
+	scope := s.Exprs[0].Var.Scope
+	if scope != sqlparser.SessionScope && scope != sqlparser.NextTxScope {
+		return "", false
+	}
+	var parts []string
+	for _, se := range s.Exprs {
+		lit, isLit := se.Expr.(*sqlparser.Literal)
+		if se.Var.Scope != scope || !isLit || lit.Type != sqlparser.StrVal {
+			return "", false
+		}
+		switch name := strings.ToLower(se.Var.Name.String()); {
+		case name == sqlparser.TransactionIsolationStr && isolationLevels[lit.Val]:
+			parts = append(parts, "ISOLATION LEVEL "+strings.ToUpper(strings.ReplaceAll(lit.Val, "-", " ")))
+		case name == sqlparser.TransactionReadOnlyStr && lit.Val == "on":
+			parts = append(parts, "READ ONLY")
+		case name == sqlparser.TransactionReadOnlyStr && lit.Val == "off":
+			parts = append(parts, "READ WRITE")
+		default:
+			return "", false
+		}
+	}
+	text := "SET TRANSACTION " + strings.Join(parts, ", ")
+	if scope == sqlparser.SessionScope {
+		text = "SET SESSION TRANSACTION " + strings.Join(parts, ", ")
+	}
+	return text, true
+}
+
+var isolationLevels = map[string]bool{
+	sqlparser.ReadUncommittedStr: true, sqlparser.ReadCommittedStr: true,
+	sqlparser.RepeatableReadStr: true, sqlparser.SerializableStr: true,
+}
+
 // checkCharset accepts SET NAMES / CHARACTER SET / character_set_* /
 // collation_connection only to a character set (or a collation of one)
 // in SafeCharsets, written as a name or a string, or DEFAULT (the driver
@@ -192,14 +236,48 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 			return r.showColumns(tn, in.Full, like, where)
 		case sqlparser.Warnings, sqlparser.Errors:
 			return nil, rewriter.Unsupported("SHOW WARNINGS/ERRORS is not supported through sqe: warnings echo values, also of rows a policy hides")
+		case sqlparser.Index:
+			return r.showIndex(in)
 		}
 	case *sqlparser.ShowCreate:
 		switch in.Command {
 		case sqlparser.CreateTbl, sqlparser.CreateV:
 			return r.showCreate(in)
+		case sqlparser.CreateDb:
+			// A database's character set and collation: nothing of a table.
+			return &rewriter.Result{Kind: rewriter.KindSession}, nil
 		}
 	}
 	return nil, rewriter.Unsupported("this SHOW statement is not supported through sqe (query information_schema under policy instead)")
+}
+
+// showIndex lets SHOW INDEX|KEYS FROM t through for a caller who reads t
+// with no policy at all: its rows name every indexed column (restricted
+// ones too) and its Cardinality estimates how many distinct raw values
+// the rows hold (rows a filter hides, values a mask hides). A WHERE could
+// read other tables: it is refused.
+func (r *rewrite) showIndex(in *sqlparser.ShowBasic) (*rewriter.Result, error) {
+	if in.Filter != nil {
+		return nil, rewriter.Unsupported("SHOW INDEX with LIKE or WHERE is not supported through sqe (query information_schema.STATISTICS under policy instead)")
+	}
+	tn := in.Tbl
+	if !in.DbName.IsEmpty() {
+		tn.Qualifier = in.DbName
+	}
+	t, err := r.resolve(tn)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.plan(t, policy.Select)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.Decision.Passthrough() || len(plan.All) > 0 {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+			Detail: "SHOW INDEX of a table under a row filter, mask or column restriction is not supported through sqe: it shows every indexed column and the raw values' statistics"}
+	}
+	in.Tbl, in.DbName = qualified(t), sqlparser.NewIdentifierCS("")
+	return &rewriter.Result{Kind: rewriter.KindSession}, nil
 }
 
 // ddl checks a schema change against the table's access and rewrites the

@@ -227,6 +227,14 @@ func (r *rewrite) createTable(c *pg.CreateStmt) error {
 			return err
 		}
 	}
+	// A foreign key to the table itself names the table being created,
+	// where the server's search finds it.
+	t, err := r.creationName(c.Relation)
+	if err != nil {
+		return err
+	}
+	r.creating = &t
+	defer func() { r.creating = nil }()
 	return r.ddlExprs(c, "relation", "inh_relations")
 }
 

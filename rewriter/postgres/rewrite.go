@@ -38,6 +38,10 @@ type rewrite struct {
 	// ddl is set while walking the expressions of a schema change, which
 	// the server evaluates later and as its own user.
 	ddl bool
+	// creating is the table a CREATE TABLE makes, while its clauses are
+	// walked: a foreign key of the table to itself names it before it
+	// exists.
+	creating *policy.TableName
 	// uncacheable is set when the rewrite depends on more than the cache
 	// key (the column listings read the list of tables).
 	uncacheable bool
@@ -238,6 +242,9 @@ func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (pol
 	}
 	for _, s := range path {
 		t := policy.TableName{Schema: s, Table: rv.Relname}
+		if r.creating != nil && *r.creating == t {
+			return t, nil
+		}
 		found, err := r.lookupTable(t)
 		if err != nil {
 			return policy.TableName{}, err
@@ -250,7 +257,7 @@ func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (pol
 		return policy.TableName{Schema: r.req.SearchPath[0], Table: rv.Relname}, nil
 	}
 	return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname,
-		Detail: fmt.Sprintf("table not found in %v", path)}
+		Detail: fmt.Sprintf("table not found in %v", path), NotFound: true}
 }
 
 // creationName is the table a CREATE makes: a qualified name as written, a

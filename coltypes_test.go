@@ -1,0 +1,72 @@
+package sqe_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe/session"
+)
+
+// columnTypes describes a result's columns as database/sql reports them:
+// name, database type name, length, precision and scale, nullability.
+func columnTypes(ctx context.Context, db *sql.DB, q string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cts))
+	for i, ct := range cts {
+		l, lok := ct.Length()
+		p, s, dok := ct.DecimalSize()
+		n, nok := ct.Nullable()
+		out[i] = fmt.Sprintf("%s %s len=%d/%v dec=%d,%d/%v null=%v/%v scan=%v",
+			ct.Name(), ct.DatabaseTypeName(), l, lok, p, s, dok, n, nok, ct.ScanType())
+	}
+	return out, nil
+}
+
+// TestResultColumnTypesAreTheServers is the differential of
+// TestResultColumnNamesAreTheServers for Rows.ColumnTypes: for the users
+// whose policy leaves a column's values as they are (no mask) or only
+// filters rows and restricts columns, every column reports the type,
+// length, precision, nullability and scan type the server gives the
+// application's own statement.
+//
+// A masked column reports the type of the mask's expression (a masked
+// VARCHAR(11) is LONGTEXT on MariaDB, TEXT on PostgreSQL), so support's
+// masked reads are not compared; see docs/libraries.md.
+func TestResultColumnTypesAreTheServers(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			for _, q := range columnNameCorpus {
+				want, err := columnTypes(as(admin), e.raw, q)
+				if err != nil {
+					t.Fatalf("%s raw: %v", q, err)
+				}
+				for _, u := range []session.User{admin, analyst} {
+					got, err := columnTypes(as(u), e.db, q)
+					if err != nil {
+						t.Errorf("%s as %s: %v", q, u.Name, err)
+						continue
+					}
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						for i := range got {
+							if i < len(want) && got[i] != want[i] {
+								t.Errorf("%s as %s: column %d is\n\t%s\nthe server's is\n\t%s", q, u.Name, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

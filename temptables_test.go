@@ -1,0 +1,97 @@
+package sqe_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/session"
+)
+
+// A temporary table created by one pooled call is there for the same
+// caller's next call, as on the raw driver (database/sql hands the same
+// idle connection back), and never reaches another caller: the connection
+// is closed before anyone else gets it, and as soon as it holds more than
+// temporary tables.
+func TestTemporaryTableStaysWithItsCaller(t *testing.T) {
+	annMore := session.User{Name: "ann", Roles: []string{"admin", "analyst"}}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, "version: 1\ndefault: allow # %[1]s\n")
+			e.db.SetMaxOpenConns(1) // every call takes the one connection, if it is kept
+			canary := testdb.UniqueName("TEMP-CANARY")
+			create := "CREATE TEMPORARY TABLE tmp_keep (v VARCHAR(60))"
+			setting := "SET time_zone = '+01:00'"
+			if b.name == "postgres" {
+				setting = "SET application_name = 'sqe_x'"
+			}
+			read := func(ctx context.Context) (string, error) {
+				var v string
+				err := e.db.QueryRowContext(ctx, "SELECT v FROM tmp_keep").Scan(&v)
+				return v, err
+			}
+			exec := func(ctx context.Context, q string) {
+				t.Helper()
+				if _, err := e.db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+
+			// The creator's next calls find the table: the INSERT, the
+			// SELECT, and a DROP.
+			exec(as(admin), create)
+			exec(as(admin), "INSERT INTO tmp_keep VALUES ('"+canary+"')")
+			if v, err := read(as(admin)); err != nil || v != canary {
+				t.Fatalf("the creator's next call: %q %v", v, err)
+			}
+			exec(as(admin), "DROP TABLE tmp_keep")
+			exec(as(admin), create)
+			exec(as(admin), "INSERT INTO tmp_keep VALUES ('"+canary+"')")
+
+			// Another caller — another user, or the same name with other
+			// roles — gets a new connection: no table, no value.
+			for _, u := range []session.User{analyst, annMore} {
+				if v, err := read(as(u)); err == nil || err == sql.ErrNoRows || v == canary {
+					t.Fatalf("%s %v read the creator's temporary table: %q %v", u.Name, u.Roles, v, err)
+				}
+				if v, err := read(as(admin)); err == nil || err == sql.ErrNoRows || v == canary {
+					t.Fatalf("the table survived another caller's call: %q %v", v, err)
+				}
+				exec(as(admin), create)
+				exec(as(admin), "INSERT INTO tmp_keep VALUES ('"+canary+"')")
+			}
+
+			// A caller without a user gets nothing either.
+			if _, err := e.db.QueryContext(context.Background(), "SELECT v FROM tmp_keep"); err == nil {
+				t.Fatal("a context without a user read the temporary table")
+			}
+			if v, err := read(as(admin)); err == nil || err == sql.ErrNoRows {
+				t.Fatalf("the table survived a call without a user: %q %v", v, err)
+			}
+
+			// More state than temporary tables (a session setting, a
+			// transaction begun by text): the connection is not kept even
+			// for its creator.
+			exec(as(admin), create)
+			exec(as(admin), "INSERT INTO tmp_keep VALUES ('"+canary+"')")
+			exec(as(admin), setting)
+			if v, err := read(as(admin)); err == nil || err == sql.ErrNoRows {
+				t.Fatalf("a connection with a session setting was kept: %q %v", v, err)
+			}
+			exec(as(admin), create)
+			exec(as(admin), "INSERT INTO tmp_keep VALUES ('"+canary+"')")
+			conn, err := e.db.Conn(as(admin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(as(admin), "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+			if v, err := read(as(admin)); err == nil || err == sql.ErrNoRows {
+				t.Fatalf("a connection with an open transaction was kept: %q %v", v, err)
+			}
+		})
+	}
+}
