@@ -68,7 +68,7 @@ func TestMetadataHidesRestrictedColumns(t *testing.T) {
 			}
 			// Catalogs that hold values or other sessions' statements are refused.
 			refused := map[string][]string{
-				"mysql":    {"SELECT * FROM mysql.column_stats", "SELECT INFO FROM information_schema.PROCESSLIST", "SHOW INDEX FROM customers", "SHOW WARNINGS"},
+				"mysql":    {"SELECT * FROM mysql.column_stats", "SELECT INFO FROM information_schema.PROCESSLIST", "SHOW WARNINGS"},
 				"postgres": {"SELECT * FROM pg_stats", "SELECT n_live_tup FROM pg_stat_user_tables", "SELECT query FROM pg_stat_activity"},
 			}[b.name]
 			for _, q := range refused {
@@ -76,9 +76,18 @@ func TestMetadataHidesRestrictedColumns(t *testing.T) {
 					t.Fatalf("%s: %v", q, err)
 				}
 			}
-			// SHOW CREATE TABLE passes only for a table whose rows and
-			// columns the caller's policy leaves alone.
+			// SHOW INDEX and SHOW CREATE TABLE pass only for a table
+			// whose rows and columns the caller's policy leaves alone
+			// (SHOW INDEX names columns and counts rows).
 			if b.name == "mysql" {
+				if _, _, err := query(as(advAdmin), e.db, "SHOW INDEX FROM customers"); err != nil {
+					t.Fatalf("SHOW INDEX as the admin: %v", err)
+				}
+				for _, u := range []session.User{advAnalyst, advSupport} {
+					if _, _, err := query(as(u), e.db, "SHOW INDEX FROM customers"); !errors.Is(err, sqe.ErrUnsupported) {
+						t.Fatalf("SHOW INDEX as %s: %v", u.Name, err)
+					}
+				}
 				if _, _, err := query(as(advAdmin), e.db, "SHOW CREATE TABLE customers"); err != nil {
 					t.Fatal(err)
 				}
