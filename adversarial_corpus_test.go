@@ -346,7 +346,9 @@ var advMySQL = []advCase{
 	// rows name restricted columns, its Cardinality counts hidden rows
 	// and raw values); never with a WHERE, which could read any table.
 	any_("SHOW INDEX FROM customers"),
-	any_("SHOW KEYS FROM orders"),
+	// (SHOW KEYS on a table without policy is allowed; its Cardinality
+	// is the server's estimate, which differs between the two databases
+	// whatever the policy: TestMetadataHidesRestrictedColumns runs it.)
 	any_("SHOW INDEXES FROM customers FROM {S}"),
 	refuse("SHOW INDEX FROM orders WHERE Key_name = '{N}'"),
 	refuse("SHOW INDEX FROM customers WHERE Column_name IN (SELECT note FROM secrets WHERE note <> '{N}')"),

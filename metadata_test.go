@@ -83,6 +83,9 @@ func TestMetadataHidesRestrictedColumns(t *testing.T) {
 				if _, _, err := query(as(advAdmin), e.db, "SHOW INDEX FROM customers"); err != nil {
 					t.Fatalf("SHOW INDEX as the admin: %v", err)
 				}
+				if rows, _, err := query(as(advAnalyst), e.db, "SHOW KEYS FROM orders"); err != nil || len(rows) == 0 {
+					t.Fatalf("SHOW KEYS FROM orders (no policy for the analyst): %v %v", rows, err)
+				}
 				for _, u := range []session.User{advAnalyst, advSupport} {
 					if _, _, err := query(as(u), e.db, "SHOW INDEX FROM customers"); !errors.Is(err, sqe.ErrUnsupported) {
 						t.Fatalf("SHOW INDEX as %s: %v", u.Name, err)
