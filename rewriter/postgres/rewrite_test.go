@@ -675,7 +675,7 @@ func TestRefusedStatements(t *testing.T) {
 		"CREATE ROLE bob", "CREATE USER bob", "ALTER ROLE bob SUPERUSER", "ALTER USER bob SET search_path = x", "DROP ROLE bob",
 		"CREATE FUNCTION f() RETURNS int AS 'select 1' LANGUAGE sql", "CREATE PROCEDURE p() AS 'select 1' LANGUAGE sql",
 		"CREATE RULE r AS ON SELECT TO orders DO INSTEAD SELECT 1", "CREATE TRIGGER t BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION f()",
-		"ALTER SYSTEM SET work_mem = '1MB'", "CREATE EXTENSION dblink", "LOAD 'plugin'", "VACUUM orders", "ANALYZE orders",
+		"ALTER SYSTEM SET work_mem = '1MB'", "CREATE EXTENSION dblink", "LOAD 'plugin'", "VACUUM (VERBOSE) orders", "ANALYZE VERBOSE orders", "VACUUM",
 		"CLUSTER orders", "REINDEX TABLE orders", "CHECKPOINT", "CREATE SCHEMA s", "CREATE POLICY p ON orders USING (true)",
 		"CREATE SEQUENCE s", "DROP INDEX i", "DROP SEQUENCE s", "DROP SCHEMA shop", "DROP FUNCTION f", "ALTER INDEX i RENAME TO j",
 		"ALTER TABLE orders SET SCHEMA public", "COMMENT ON SCHEMA public IS 'x'", "COMMENT ON COLUMN customers.ssn IS 'x'", "COMMENT ON FUNCTION f() IS 'x'", "REFRESH MATERIALIZED VIEW mv",

@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -48,7 +49,6 @@ var refusedStatements = map[string]string{
 	"AlterObjectSchemaStmt":      "ALTER … SET SCHEMA is not supported through sqe",
 	"AlterOwnerStmt":             "ALTER … OWNER TO is not supported through sqe",
 	"SecLabelStmt":               "SECURITY LABEL is not supported through sqe",
-	"VacuumStmt":                 "VACUUM/ANALYZE is not supported through sqe",
 	"ClusterStmt":                "CLUSTER is not supported through sqe",
 	"ReindexStmt":                "REINDEX is not supported through sqe",
 	"CheckPointStmt":             "CHECKPOINT is not supported through sqe",
@@ -111,6 +111,8 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 		return &rewriter.Result{Kind: rewriter.KindSession}, nil
 	case *pg.Node_TransactionStmt:
 		return transaction(s.TransactionStmt)
+	case *pg.Node_VacuumStmt:
+		return r.vacuum(s.VacuumStmt)
 	case *pg.Node_VariableSetStmt:
 		return set(s.VariableSetStmt)
 	case *pg.Node_DiscardStmt:
@@ -334,4 +336,44 @@ func (r *rewrite) cursorName(name *string) error {
 	}
 	*name = n
 	return nil
+}
+
+// vacuumOptions are the VACUUM and ANALYZE options sqe passes: they change
+// how the server maintains the table, not what the statement returns.
+// VERBOSE (row and page counts of every table it processes) and the
+// options that process other relations are refused.
+var vacuumOptions = map[string]bool{
+	"analyze": true, "full": true, "freeze": true, "skip_locked": true, "disable_page_skipping": true,
+	"index_cleanup": true, "truncate": true, "process_toast": true, "process_main": true, "parallel": true,
+}
+
+// vacuum passes VACUUM and ANALYZE of named tables that the caller may
+// alter and reads without any policy: they return nothing, and what they
+// change (visibility maps, statistics) is read through catalogs that sqe
+// refuses. Without a table list they process every table, and are
+// refused; so is VERBOSE, which reports each table's row counts.
+func (r *rewrite) vacuum(v *pg.VacuumStmt) (*rewriter.Result, error) {
+	for _, o := range v.Options {
+		d := o.GetDefElem()
+		if d == nil || !vacuumOptions[strings.ToLower(d.Defname)] {
+			name := "this option"
+			if d != nil {
+				name = strings.ToUpper(d.Defname)
+			}
+			return nil, rewriter.Unsupported("VACUUM/ANALYZE with %s is not supported through sqe", name)
+		}
+	}
+	if len(v.Rels) == 0 {
+		return nil, rewriter.Unsupported("VACUUM/ANALYZE without a table list processes every table; name the tables")
+	}
+	for _, n := range v.Rels {
+		vr := n.GetVacuumRelation()
+		if vr == nil || vr.Relation == nil {
+			return nil, rewriter.Unsupported("unexpected VACUUM/ANALYZE relation")
+		}
+		if err := r.existing(vr.Relation, policy.Alter, false, true); err != nil {
+			return nil, err
+		}
+	}
+	return &rewriter.Result{Kind: rewriter.KindOther}, nil
 }
