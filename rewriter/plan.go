@@ -574,3 +574,43 @@ func ParseTagComment(comment string) []string {
 	}
 	return tags
 }
+
+// Overlay returns v with d as its decision for table t: the caller's view
+// with sqe's own additions to one table (the catalogs' column filters).
+// Questions about any other table go to v, with the columns when v
+// decides with them.
+func Overlay(v policy.View, t policy.TableName, d *policy.Decision) policy.View {
+	return &overlayView{View: v, table: t, d: d}
+}
+
+type overlayView struct {
+	policy.View
+	table policy.TableName
+	d     *policy.Decision
+}
+
+func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
+	if t.Key() == v.table.Key() {
+		return v.d, nil
+	}
+	return v.View.Decide(t)
+}
+
+// DecideColumnInfo passes a question about another table to the caller's
+// View when it decides with the table's columns (policy.ColumnInfoDecider).
+func (v *overlayView) DecideColumnInfo(t policy.TableName, cols []policy.ColumnInfo) (*policy.Decision, error) {
+	if t.Key() == v.table.Key() {
+		return v.d, nil
+	}
+	switch cd := v.View.(type) {
+	case policy.ColumnInfoDecider:
+		return cd.DecideColumnInfo(t, cols)
+	case columnDecider:
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		return cd.DecideColumns(t, names)
+	}
+	return v.View.Decide(t)
+}

@@ -95,42 +95,6 @@ func refusedSystemTable(t policy.TableName) error {
 	return nil
 }
 
-// overlayView is the caller's view with sqe's own additions to one
-// table's decision.
-type overlayView struct {
-	policy.View
-	table policy.TableName
-	d     *policy.Decision
-}
-
-func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
-	if t.Key() == v.table.Key() {
-		return v.d, nil
-	}
-	return v.View.Decide(t)
-}
-
-// DecideColumnInfo passes a question about another table to the caller's
-// View when it decides with the table's columns (policy.ColumnInfoDecider).
-func (v *overlayView) DecideColumnInfo(t policy.TableName, cols []policy.ColumnInfo) (*policy.Decision, error) {
-	if t.Key() == v.table.Key() {
-		return v.d, nil
-	}
-	switch cd := v.View.(type) {
-	case policy.ColumnInfoDecider:
-		return cd.DecideColumnInfo(t, cols)
-	case interface {
-		DecideColumns(policy.TableName, []string) (*policy.Decision, error)
-	}:
-		names := make([]string, len(cols))
-		for i, c := range cols {
-			names[i] = c.Name
-		}
-		return cd.DecideColumns(t, names)
-	}
-	return v.View.Decide(t)
-}
-
 // systemDecision returns the caller's view with sqe's additions for an
 // information_schema table, or nil when the table gets none.
 func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
@@ -166,7 +130,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f, Policy: "sqe: restricted columns"})
 		}
 	}
-	return &overlayView{View: r.req.View, table: t, d: d}, nil
+	return rewriter.Overlay(r.req.View, t, d), nil
 }
 
 // restrictedColumn is one column a policy restricts for the caller.
