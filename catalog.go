@@ -95,7 +95,7 @@ func (c *connCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewrit
 
 func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]rewriter.Column, error) {
 	rows, err := queryInner(ctx, conn,
-		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_COMMENT FROM information_schema.COLUMNS "+
+		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_COMMENT, EXTRA FROM information_schema.COLUMNS "+
 			"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.Schema, t.Table)
 	if err != nil {
 		return nil, err
@@ -117,6 +117,9 @@ func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]
 			DataType:   strings.ToLower(asString(r[2])),
 			ColumnType: strings.ToLower(asString(r[3])),
 			Tags:       rewriter.ParseTagComment(asString(r[4])),
+			// VIRTUAL/STORED GENERATED (PERSISTENT on old MariaDB); not
+			// MySQL's DEFAULT_GENERATED, a default expression.
+			Generated: strings.Contains(strings.ToUpper(asString(r[5])), " GENERATED"),
 		})
 	}
 	return cols, nil
@@ -128,7 +131,8 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
 			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), ''), "+
 			"COALESCE((SELECT NOT co.collisdeterministic FROM pg_collation co JOIN pg_namespace ns ON ns.oid = co.collnamespace "+
-			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false) "+
+			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false), "+
+			"is_generated = 'ALWAYS' "+
 			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
 			"AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
@@ -145,7 +149,7 @@ func postgresColumns(ctx context.Context, conn driver.Conn, t policy.TableName) 
 			full = fmt.Sprintf("numeric(%d,%d)", asInt(r[3]), asInt(r[4]))
 		}
 		cols = append(cols, rewriter.Column{Name: asString(r[0]), DataType: dt, ColumnType: full, Tags: rewriter.ParseTagComment(asString(r[5])),
-			Nondeterministic: asBool(r[6])})
+			Nondeterministic: asBool(r[6]), Generated: asBool(r[7])})
 	}
 	return cols, nil
 }

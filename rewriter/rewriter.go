@@ -114,6 +114,9 @@ type Column struct {
 	// Nondeterministic is set when the column's collation is
 	// nondeterministic (PostgreSQL): LIKE fails on such a column.
 	Nondeterministic bool
+	// Generated is set for a generated column (its value computed from
+	// other columns of the row): a write changes it without naming it.
+	Generated bool
 }
 
 // Catalog supplies table metadata. Implementations cache; Invalidate drops

@@ -79,7 +79,7 @@ func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[strin
 		}
 		var keep []*Cond
 		for _, c := range Conjuncts(cond) {
-			if !readsAny(c, set) && containsCond(held, c) {
+			if !readsAny(c, set) && !p.readsGenerated(c) && containsCond(held, c) {
 				continue
 			}
 			keep = append(keep, c)
@@ -119,6 +119,18 @@ func (p *TablePlan) newCheck(policyName, dialect string, cond *Cond) (*WriteChec
 		w.Columns = append(w.Columns, c)
 	}
 	return w, nil
+}
+
+// readsGenerated reports whether c reads a generated column of the table:
+// an UPDATE may change its value without assigning it, so the conjunct
+// cannot be taken to hold still.
+func (p *TablePlan) readsGenerated(c *Cond) bool {
+	for _, name := range condReads(c) {
+		if col, ok := p.Column(name); ok && col.Generated {
+			return true
+		}
+	}
+	return false
 }
 
 // readsAny reports whether c reads one of the assigned columns, counting
