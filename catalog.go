@@ -117,9 +117,10 @@ func mysqlColumns(ctx context.Context, conn driver.Conn, t policy.TableName) ([]
 			DataType:   strings.ToLower(asString(r[2])),
 			ColumnType: strings.ToLower(asString(r[3])),
 			Tags:       rewriter.ParseTagComment(asString(r[4])),
-			// VIRTUAL/STORED GENERATED (PERSISTENT on old MariaDB); not
-			// MySQL's DEFAULT_GENERATED, a default expression.
-			Generated: strings.Contains(strings.ToUpper(asString(r[5])), " GENERATED"),
+			// VIRTUAL/STORED GENERATED (PERSISTENT on old MariaDB), and
+			// ON UPDATE CURRENT_TIMESTAMP, which an UPDATE also changes
+			// unnamed; not MySQL's DEFAULT_GENERATED, a default.
+			Generated: generatedExtra(asString(r[5])),
 		})
 	}
 	return cols, nil
@@ -251,4 +252,11 @@ func asInt(v driver.Value) int64 {
 		return n
 	}
 	return -1
+}
+
+// generatedExtra reports whether MySQL's information_schema EXTRA marks a
+// column the server computes when a row is written.
+func generatedExtra(extra string) bool {
+	e := strings.ToUpper(extra)
+	return strings.Contains(e, " GENERATED") || strings.Contains(e, "ON UPDATE")
 }

@@ -41,3 +41,15 @@ func TestReadAllKeepsValuesTheDriverReuses(t *testing.T) {
 		}
 	}
 }
+
+func TestGeneratedExtra(t *testing.T) {
+	for extra, want := range map[string]bool{
+		"VIRTUAL GENERATED": true, "STORED GENERATED": true, "PERSISTENT GENERATED": true,
+		"on update current_timestamp()": true, "DEFAULT_GENERATED": false, "auto_increment": false, "": false,
+		"DEFAULT_GENERATED on update CURRENT_TIMESTAMP": true,
+	} {
+		if got := generatedExtra(extra); got != want {
+			t.Errorf("%q: %v, want %v", extra, got, want)
+		}
+	}
+}

@@ -114,8 +114,9 @@ type Column struct {
 	// Nondeterministic is set when the column's collation is
 	// nondeterministic (PostgreSQL): LIKE fails on such a column.
 	Nondeterministic bool
-	// Generated is set for a generated column (its value computed from
-	// other columns of the row): a write changes it without naming it.
+	// Generated is set for a column the server computes when a row is
+	// written (a generated column, MySQL's ON UPDATE CURRENT_TIMESTAMP):
+	// a write changes it without naming it.
 	Generated bool
 }
 
