@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/session"
@@ -68,31 +67,17 @@ func BenchmarkWriteCheck(b *testing.B) {
 				ctxOf := func(role string) context.Context {
 					return session.NewContext(context.Background(), session.User{Name: "bench", Roles: []string{role}})
 				}
-				paths := [3]struct {
-					db      *sql.DB
-					ctx     context.Context
-					elapsed time.Duration
-				}{{db: e.raw, ctx: context.Background()}, {db: e.db, ctx: ctxOf("checked")}, {db: e.db, ctx: ctxOf("unchecked")}}
-				one := func(db *sql.DB, ctx context.Context) {
+				paths := []struct {
+					db  *sql.DB
+					ctx context.Context
+				}{{e.raw, context.Background()}, {e.db, ctxOf("checked")}, {e.db, ctxOf("unchecked")}}
+				elapsed := interleave(b, len(paths), func(k int) {
 					fill()
-					if _, err := db.ExecContext(ctx, q, args...); err != nil {
+					if _, err := paths[k].db.ExecContext(paths[k].ctx, q, args...); err != nil {
 						b.Fatal(err)
 					}
-				}
-				for _, p := range paths {
-					one(p.db, p.ctx) // connect; sqe caches the rewrite here
-				}
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					for k := range paths {
-						p := &paths[(i+k)%len(paths)]
-						t0 := time.Now()
-						one(p.db, p.ctx)
-						p.elapsed += time.Since(t0)
-					}
-				}
-				b.StopTimer()
-				raw, checked, plain := paths[0].elapsed, paths[1].elapsed, paths[2].elapsed
+				})
+				raw, checked, plain := elapsed[0], elapsed[1], elapsed[2]
 				b.ReportMetric(float64(checked.Nanoseconds())/float64(b.N), "checked-ns/op")
 				b.ReportMetric(float64(plain.Nanoseconds())/float64(b.N), "unchecked-ns/op")
 				b.ReportMetric(float64(plain)/float64(checked), "checked/unchecked-throughput")
