@@ -100,6 +100,9 @@ func (f *fakePlanner) doPlan(ctx context.Context, cs *connState, query string) (
 	}
 	if f.results {
 		p.result = &rewriter.Result{SQL: p.sql, Kind: kindOf(query), Cacheable: true}
+		if w := strings.ToUpper(strings.Fields(query + " x")[0]); w == "BEGIN" || w == "COMMIT" {
+			p.result.Effect.TransactionControl = true // as the dialects classify them
+		}
 	}
 	return p, nil
 }

@@ -3,7 +3,6 @@ package sqe
 import (
 	"context"
 	"database/sql/driver"
-	"strings"
 
 	"github.com/sqe-project/sqe/rewriter"
 )
@@ -54,6 +53,11 @@ func newStmtCache(max int) *stmtCache {
 // acquire returns a statement prepared from sql, to be given back with
 // release once its execution (and its rows) are done. A failure to prepare
 // is returned as the inner driver reports it.
+// errTooManyPreparedStatements is the MySQL and MariaDB error number of a
+// prepare refused at the server's limit (ER_MAX_PREPARED_STMT_COUNT_REACHED,
+// max_prepared_stmt_count).
+const errTooManyPreparedStatements = "1461"
+
 func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedStmt, error) {
 	busy := false
 	for i, e := range sc.entries {
@@ -69,7 +73,7 @@ func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedS
 		return e, nil
 	}
 	st, err := c.prepareInner(ctx, sql)
-	if err != nil && len(sc.entries) > 0 && strings.Contains(err.Error(), "max_prepared_stmt_count") {
+	if err != nil && len(sc.entries) > 0 && driverErrorCode(err) == errTooManyPreparedStatements {
 		// The server's statement limit is reached, in part by this
 		// cache: give its statements back and try once more.
 		sc.flush()
@@ -148,38 +152,16 @@ func (sc *stmtCache) flush() {
 }
 
 // cacheable reports whether p's statement may run on a cached prepared
-// statement, and leaves the ones cached valid.
+// statement, and leaves the ones cached valid: queries, writes and
+// transaction control do (as the dialect classified them); USE, SET, DDL
+// and the rest may change how the server prepares a text.
 func (p *plan) cacheable() bool {
-	return p.result != nil && keepsPreparedStatements(p.result.Kind, p.query)
-}
-
-// keepsPreparedStatements reports whether a statement of this kind leaves
-// the server preparing a text as it did before: queries, writes and
-// transaction control do; USE, SET, DDL and the rest may not.
-func keepsPreparedStatements(kind rewriter.Kind, query string) bool {
-	switch kind {
+	if p.result == nil {
+		return false
+	}
+	switch p.result.Kind {
 	case rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
 		return true
-	case rewriter.KindSession:
-		return isTransactionControl(query)
 	}
-	return false
-}
-
-// isTransactionControl reports whether query starts with a transaction
-// keyword (BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE).
-// Anything else, a leading comment included, is answered no.
-func isTransactionControl(query string) bool {
-	q := strings.TrimLeft(query, " \t\r\n")
-	end := strings.IndexFunc(q, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	})
-	if end < 0 {
-		end = len(q)
-	}
-	switch strings.ToUpper(q[:end]) {
-	case "BEGIN", "START", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END":
-		return true
-	}
-	return false
+	return p.result.Effect.TransactionControl
 }

@@ -189,12 +189,18 @@ type Effect struct {
 	// held past its transaction ("" when none). The driver discards a
 	// connection that holds any the same way.
 	Holds string
+	// TransactionControl: every statement of the string is transaction
+	// control (BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT,
+	// RELEASE, ROLLBACK TO), which leaves the server's prepared
+	// statements as they were.
+	TransactionControl bool
 }
 
 // MergeHolds combines the connection state of two statements run one after
 // the other (a multi-statement string): a transaction the second ends is
 // no longer open, one it begins is, and state either opens is held.
 func MergeHolds(a, b Effect) Effect {
+	a.TransactionControl = a.TransactionControl && b.TransactionControl
 	if b.EndsTransaction {
 		a.EndsTransaction = true
 		a.BeginsTransaction = false

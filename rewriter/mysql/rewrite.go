@@ -220,11 +220,11 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 		}
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String(), Holds: rewriter.HoldsDatabase}}, nil
 	case *sqlparser.Begin:
-		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{BeginsTransaction: true}}, nil
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{BeginsTransaction: true, TransactionControl: true}}, nil
 	case *sqlparser.Commit, *sqlparser.Rollback:
-		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{EndsTransaction: true}}, nil
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{EndsTransaction: true, TransactionControl: true}}, nil
 	case *sqlparser.SRollback, *sqlparser.Savepoint, *sqlparser.Release:
-		return &rewriter.Result{Kind: rewriter.KindSession}, nil
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{TransactionControl: true}}, nil
 	case *sqlparser.Show:
 		return r.show(s)
 	case sqlparser.DDLStatement:

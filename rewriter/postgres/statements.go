@@ -185,7 +185,7 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 // asks the driver to read the session state again. Two-phase commit is
 // refused.
 func transaction(t *pg.TransactionStmt) (*rewriter.Result, error) {
-	res := &rewriter.Result{Kind: rewriter.KindSession}
+	res := &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{TransactionControl: true}}
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		res.Effect.BeginsTransaction = true
