@@ -28,6 +28,8 @@ type adminClient struct {
 	cfg       *config
 	secure    bool
 	hc        *http.Client
+	// negotiate is set with WithKerberos.
+	negotiate *kerberosAuth
 }
 
 // newAdminClient parses adminURLs, a comma-separated list of admin URLs
@@ -59,8 +61,19 @@ func newAdminClient(adminURLs, service string, cfg *config) (*adminClient, error
 		}
 		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
-	return &adminClient{bases: bases, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}, nil
+	c := &adminClient{bases: bases, service: service, cfg: cfg, secure: cfg.secure(), hc: hc}
+	if cfg.kerberos != nil {
+		n, err := newKerberosAuth(*cfg.kerberos)
+		if err != nil {
+			return nil, err
+		}
+		c.negotiate = n
+	}
+	return c, nil
 }
+
+// close releases the client's Kerberos login.
+func (c *adminClient) close() { c.negotiate.close() }
 
 // adminURL is the (redacted) URL of the admin that last answered.
 func (c *adminClient) adminURL() string {
@@ -144,10 +157,17 @@ func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q
 			req.Header.Add(k, v)
 		}
 	}
-	if c.cfg.bearer != "" {
+	switch {
+	case c.cfg.bearer != "":
 		req.Header.Set("Authorization", "Bearer "+c.cfg.bearer)
-	} else if c.cfg.basicUser != "" {
+	case c.cfg.basicUser != "":
 		req.SetBasicAuth(c.cfg.basicUser, c.cfg.basicPass)
+	case c.negotiate != nil:
+		if err := c.negotiate.authorize(req, base.Hostname()); err != nil {
+			// The KDC may be unreachable from here and not from the
+			// next admin's network: try the next admin.
+			return 0, errFailOver{err}
+		}
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -186,7 +206,7 @@ func (c *adminClient) getFrom(ctx context.Context, base *url.URL, path string, q
 		if c.cfg.download == DownloadNonSecure {
 			return 0, fmt.Errorf("%w (the admin refuses non-secure downloads: drop WithDownloadMode(DownloadNonSecure) and configure credentials, so that the secure download endpoints are used)", err)
 		}
-		return 0, fmt.Errorf("%w (the admin refuses unauthenticated downloads: configure credentials, WithBasicAuth, WithBearerToken or an Authorization header, so that the secure download endpoints are used)", err)
+		return 0, fmt.Errorf("%w (the admin refuses unauthenticated downloads: configure credentials, WithBasicAuth, WithBearerToken, WithKerberos or an Authorization header, so that the secure download endpoints are used)", err)
 	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && c.secure:
 		return 0, fmt.Errorf("%w (the admin refused the credentials for the secure download)", err)
 	}
@@ -286,6 +306,7 @@ func Fetch(ctx context.Context, adminURL, service string, opts ...Option) (*Bund
 	if err != nil {
 		return nil, err
 	}
+	defer c.close()
 	b := &Bundle{}
 	sp, st, err := c.policies(ctx, -1, time.Time{})
 	if err != nil {

@@ -20,6 +20,7 @@ type config struct {
 	basicUser    string
 	basicPass    string
 	bearer       string
+	kerberos     *Kerberos
 	headers      http.Header
 	tlsConfig    *tls.Config
 	httpClient   *http.Client
@@ -106,8 +107,8 @@ type DownloadMode int
 
 const (
 	// DownloadAuto, the default, uses the secure endpoints when credentials
-	// are configured (WithBasicAuth, WithBearerToken, or an Authorization
-	// header given to WithHeader) and the non-secure ones otherwise, as
+	// are configured (WithBasicAuth, WithBearerToken, WithKerberos, or an
+	// Authorization header given to WithHeader) and the non-secure ones otherwise, as
 	// Ranger's plugin does when authentication is enabled.
 	DownloadAuto DownloadMode = iota
 	// DownloadSecure always uses the secure endpoints.
@@ -130,7 +131,7 @@ func (c *config) secure() bool {
 	case DownloadNonSecure:
 		return false
 	}
-	return c.bearer != "" || c.basicUser != "" || c.headers.Get("Authorization") != ""
+	return c.bearer != "" || c.basicUser != "" || c.kerberos != nil || c.headers.Get("Authorization") != ""
 }
 
 // WithBasicAuth authenticates to the admin with HTTP basic authentication.

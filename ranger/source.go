@@ -192,6 +192,9 @@ func (s *Source) Close() error {
 			close(s.stop)
 			<-s.done
 		}
+		if s.client != nil {
+			s.client.close()
+		}
 	})
 	return nil
 }

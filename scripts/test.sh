@@ -24,9 +24,10 @@
 # Arguments starting with ./ ../ or the module path (and not the value of a flag
 # such as -run) are taken as packages: the lint steps then cover only them.
 #
-# What it does, in order: installs MariaDB and PostgreSQL with apt-get when
-# they are missing (as root), runs gofmt, go vet and staticcheck on both
-# modules, starts both servers on loopback with throwaway data directories,
+# What it does, in order: installs MariaDB, PostgreSQL and MIT Kerberos with
+# apt-get when they are missing (as root), runs gofmt, go vet and staticcheck
+# on both modules, starts both servers and a Kerberos KDC on loopback with
+# throwaway data directories,
 # runs go test -race on the library module and then on the examples module
 # (the ORM suites and the example programs), runs the peers' own test suites
 # through sqe (scripts/peer-suites.sh), stops the servers and prints a

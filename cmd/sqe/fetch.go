@@ -27,16 +27,22 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	noTags := fs.Bool("no-tags", false, "do not download tags")
 	userStore := fs.Bool("user-store", false, "also download the user store (user and group attributes)")
 	pluginID := fs.String("plugin-id", "sqe-fetch", "pluginId shown in the admin's plugin status")
+	krbPrincipal := fs.String("kerberos", "", "authenticate with Kerberos (SPNEGO) as this principal, with --keytab, --ccache or $RANGER_KERBEROS_PASSWORD")
+	keytab := fs.String("keytab", "", "with --kerberos: the principal's keytab file")
+	ccache := fs.String("ccache", "", "with --kerberos: a credential cache written by kinit")
+	krb5Conf := fs.String("krb5-conf", "", "with --kerberos: krb5.conf (default $KRB5_CONFIG, else /etc/krb5.conf)")
+	spn := fs.String("spn", "", "with --kerberos: the admin's service principal (default HTTP/<admin host>)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: sqe fetch --url URL --service NAME --out FILE [--user NAME | --token] [--ca FILE]
+		fmt.Fprintln(fs.Output(), `usage: sqe fetch --url URL --service NAME --out FILE [--user NAME | --token | --kerberos PRINCIPAL] [--ca FILE]
 
 Downloads a Ranger service's policies (with its serviceDef and tag
 policies), roles and tags from the admin and writes them as one bundle
 file, for offline use: sqe.WithPolicyFile(FILE), ranger.LoadBundle(FILE),
 or "sqe explain --policy FILE". Credentials come from the environment:
-RANGER_PASSWORD with --user, RANGER_TOKEN with --token; with either, the
-admin's secure download endpoints are used (hardened admins refuse the
-others). --url may list several admins, comma-separated: a transport error
+RANGER_PASSWORD with --user, RANGER_TOKEN with --token,
+RANGER_KERBEROS_PASSWORD with --kerberos when there is no --keytab or
+--ccache; with any, the admin's secure download endpoints are used
+(hardened admins refuse the others). --url may list several admins, comma-separated: a transport error
 or a 5xx from one sends the download to the next.`)
 		fs.PrintDefaults()
 	}
@@ -53,8 +59,14 @@ or a 5xx from one sends the download to the next.`)
 		return usageError("--service is required")
 	case *out == "":
 		return usageError("--out is required")
-	case *user != "" && *tokenEnv:
-		return usageError("give --user or --token, not both")
+	case (*user != "" && *tokenEnv) || (*krbPrincipal != "" && (*user != "" || *tokenEnv)):
+		return usageError("give one of --user, --token and --kerberos")
+	case *krbPrincipal == "" && (*keytab != "" || *ccache != "" || *krb5Conf != "" || *spn != ""):
+		return usageError("--keytab, --ccache, --krb5-conf and --spn go with --kerberos")
+	case *keytab != "" && *ccache != "":
+		return usageError("give --keytab or --ccache, not both")
+	case *krbPrincipal != "" && *keytab == "" && *ccache == "" && os.Getenv("RANGER_KERBEROS_PASSWORD") == "":
+		return usageError("--kerberos needs --keytab, --ccache or RANGER_KERBEROS_PASSWORD in the environment")
 	case *tokenEnv && os.Getenv("RANGER_TOKEN") == "":
 		return usageError("--token needs RANGER_TOKEN in the environment")
 	case *insecure && *caFile != "":
@@ -66,6 +78,13 @@ or a 5xx from one sends the download to the next.`)
 	}
 	if *tokenEnv {
 		opts = append(opts, ranger.WithBearerToken(os.Getenv("RANGER_TOKEN")))
+	}
+	if *krbPrincipal != "" {
+		k := ranger.Kerberos{Principal: *krbPrincipal, Keytab: *keytab, CCache: *ccache, Config: *krb5Conf, SPN: *spn}
+		if k.Keytab == "" && k.CCache == "" {
+			k.Password = os.Getenv("RANGER_KERBEROS_PASSWORD")
+		}
+		opts = append(opts, ranger.WithKerberos(k))
 	}
 	if *caFile != "" || *insecure {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: *insecure}

@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 #
-# Throwaway MariaDB and PostgreSQL servers for the integration tests.
+# Throwaway MariaDB and PostgreSQL servers, and an MIT Kerberos KDC, for the
+# integration tests.
 # Sourced by scripts/test.sh and scripts/bench.sh; not meant to be run.
 #
-#   sqe_install_packages   apt-get install mariadb-server/postgresql if missing
-#   sqe_servers_start      start both servers on loopback, export the SQE_* env
-#   sqe_servers_stop       stop both servers, remove the data dirs (idempotent)
+#   sqe_install_packages   apt-get install mariadb-server/postgresql/krb5-kdc if missing
+#   sqe_servers_start      start the servers on loopback, export the SQE_* env
+#   sqe_servers_stop       stop the servers, remove the data dirs (idempotent)
 #   sqe_print_env          print the export lines for the running servers
 #   sqe_write_env_file F   write them to F (sourceable)
 #   sqe_wait_servers       block until interrupted or a server dies
@@ -17,6 +18,7 @@
 # Knobs (environment):
 #   SQE_MYSQL_PORT        MariaDB TCP port            (default 13306)
 #   SQE_POSTGRES_PORT     PostgreSQL TCP port         (default 15432)
+#   SQE_KDC_PORT          Kerberos KDC TCP/UDP port   (default 18088)
 #   SQE_TEST_PASSWORD     password of the sqe user    (default: random per run)
 #   SQE_TEST_TMPDIR       parent of the data dir      (default: $TMPDIR or /tmp)
 #   SQE_START_TIMEOUT     seconds to wait per server  (default 120)
@@ -27,10 +29,14 @@
 #
 # Exported for the tests (see internal/testdb):
 #   SQE_MYSQL_DSN, SQE_MYSQL_ADMIN_DSN, SQE_MYSQL_GENERAL_LOG,
-#   SQE_POSTGRES_DSN, SQE_POSTGRES_ADMIN_DSN, SQE_POSTGRES_LOG
+#   SQE_POSTGRES_DSN, SQE_POSTGRES_ADMIN_DSN, SQE_POSTGRES_LOG,
+#   SQE_KRB5_CONFIG (krb5.conf of realm SQE.TEST), SQE_KRB5_CLIENT (a client
+#   principal), SQE_KRB5_CLIENT_PASSWORD, SQE_KRB5_CLIENT_KEYTAB,
+#   SQE_KRB5_SERVICE_KEYTAB (the keytab of HTTP/localhost)
 
 : "${SQE_MYSQL_PORT:=13306}"
 : "${SQE_POSTGRES_PORT:=15432}"
+: "${SQE_KDC_PORT:=18088}"
 : "${SQE_START_TIMEOUT:=120}"
 : "${SQE_STATEMENT_LOGS:=1}"
 : "${SQE_KEEP_DATA:=0}"
@@ -42,6 +48,7 @@ SQE_DB_USER=sqe
 SQE__DIR=""
 SQE__MYSQL_PID=""
 SQE__PG_STARTED=0
+SQE__KDC_PID=""
 SQE__ENV_FILE=""
 SQE__POLICY_RC_D=""
 SQE__APT_UPDATED=0
@@ -97,6 +104,10 @@ sqe__have_servers() {
 	command -v mariadb >/dev/null 2>&1 || return 1
 	[[ -n $(sqe__pg_bindir) ]] || return 1
 	[[ -x $(sqe__pg_bindir)/psql && -x $(sqe__pg_bindir)/pg_isready ]] || return 1
+	local k
+	for k in krb5kdc kdb5_util kadmin.local kinit; do
+		command -v "$k" >/dev/null 2>&1 || [[ -x /usr/sbin/$k ]] || return 1
+	done
 }
 
 # sqe__restore_policy_rc_d removes the policy-rc.d we put in place (if any).
@@ -112,13 +123,13 @@ sqe__restore_policy_rc_d() {
 # the package scripts from starting them.
 sqe_install_packages() {
 	local missing=() p
-	for p in mariadb-server mariadb-client postgresql; do
+	for p in mariadb-server mariadb-client postgresql krb5-kdc krb5-admin-server krb5-user; do
 		sqe__pkg_installed "$p" || missing+=("$p")
 	done
 	if ((${#missing[@]} == 0)) && sqe__have_servers; then
 		return 0
 	fi
-	((${#missing[@]} > 0)) || missing=(mariadb-server mariadb-client postgresql)
+	((${#missing[@]} > 0)) || missing=(mariadb-server mariadb-client postgresql krb5-kdc krb5-admin-server krb5-user)
 	if ! sqe__is_root; then
 		sqe_die "missing packages: ${missing[*]}; install them (sudo apt-get install ${missing[*]}) or run as root"
 	fi
@@ -145,7 +156,7 @@ sqe_install_packages() {
 		sqe__tail "${TMPDIR:-/tmp}/sqe-apt.log"
 		sqe_die "apt-get install ${missing[*]} failed (exit $rc)"
 	fi
-	sqe__have_servers || sqe_die "packages installed but mariadbd/initdb/psql not found"
+	sqe__have_servers || sqe_die "packages installed but mariadbd/initdb/psql/krb5kdc not found"
 }
 
 # sqe__port_busy PORT: true if something accepts connections on 127.0.0.1:PORT.
@@ -339,6 +350,91 @@ sqe__start_postgres() {
 	sqe_log "PostgreSQL: ready (log: $log)"
 }
 
+# sqe__start_kdc starts an MIT Kerberos KDC for realm SQE.TEST on loopback
+# (TCP and UDP), with a client principal (password and keytab) and the
+# service principal HTTP/localhost (keytab), for the Ranger download tests.
+sqe__start_kdc() {
+	local dir=$SQE__DIR/kdc port=$SQE_KDC_PORT realm=SQE.TEST
+	local kdb5_util kadmin krb5kdc
+	kdb5_util=$(command -v kdb5_util || echo /usr/sbin/kdb5_util)
+	kadmin=$(command -v kadmin.local || echo /usr/sbin/kadmin.local)
+	krb5kdc=$(command -v krb5kdc || echo /usr/sbin/krb5kdc)
+	mkdir -p "$dir"
+	cat >"$dir/kdc.conf" <<-EOF
+		[kdcdefaults]
+		 kdc_ports = $port
+		 kdc_tcp_ports = $port
+		[realms]
+		 $realm = {
+		  database_name = $dir/principal
+		  key_stash_file = $dir/stash
+		  acl_file = $dir/kadm5.acl
+		  max_life = 10h
+		  supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal
+		 }
+		[logging]
+		 kdc = FILE:$dir/kdc.log
+	EOF
+	cat >"$dir/krb5.conf" <<-EOF
+		[libdefaults]
+		 default_realm = $realm
+		 dns_lookup_kdc = false
+		 dns_lookup_realm = false
+		 udp_preference_limit = 1
+		 default_tkt_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
+		 default_tgs_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
+		 permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
+		[realms]
+		 $realm = {
+		  kdc = 127.0.0.1:$port
+		 }
+		[domain_realm]
+		 localhost = $realm
+	EOF
+	: >"$dir/kadm5.acl"
+	local pw master
+	pw=$(sqe__random_password)
+	master=$(sqe__random_password)
+	sqe_log "Kerberos KDC: creating realm $realm in $dir"
+	(
+		export KRB5_CONFIG=$dir/krb5.conf KRB5_KDC_PROFILE=$dir/kdc.conf
+		"$kdb5_util" create -s -r "$realm" -P "$master" &&
+			"$kadmin" -r "$realm" -q "addprinc -pw $pw sqe-client" &&
+			"$kadmin" -r "$realm" -q "addprinc -randkey HTTP/localhost" &&
+			"$kadmin" -r "$realm" -q "ktadd -k $dir/service.keytab HTTP/localhost" &&
+			"$kadmin" -r "$realm" -q "ktadd -norandkey -k $dir/client.keytab sqe-client"
+	) >"$dir/setup.log" 2>&1 || {
+		sqe__tail "$dir/setup.log"
+		sqe_die "creating the Kerberos realm failed"
+	}
+	KRB5_CONFIG=$dir/krb5.conf KRB5_KDC_PROFILE=$dir/kdc.conf "$krb5kdc" -n -r "$realm" >"$dir/krb5kdc.out" 2>&1 &
+	SQE__KDC_PID=$!
+	local deadline=$((SECONDS + SQE_START_TIMEOUT))
+	until sqe__port_busy "$port"; do
+		if ! kill -0 "$SQE__KDC_PID" 2>/dev/null; then
+			sqe__tail "$dir/krb5kdc.out"
+			sqe_die "the Kerberos KDC did not start"
+		fi
+		((SECONDS < deadline)) || sqe_die "the Kerberos KDC did not listen on 127.0.0.1:$port in ${SQE_START_TIMEOUT}s"
+		sleep 0.2
+	done
+	sqe_log "Kerberos KDC: up on 127.0.0.1:$port"
+	export SQE_KRB5_CONFIG=$dir/krb5.conf
+	export SQE_KRB5_CLIENT=sqe-client@$realm
+	export SQE_KRB5_CLIENT_PASSWORD=$pw
+	export SQE_KRB5_CLIENT_KEYTAB=$dir/client.keytab
+	export SQE_KRB5_SERVICE_KEYTAB=$dir/service.keytab
+}
+
+sqe__stop_kdc() {
+	[[ -n $SQE__KDC_PID ]] || return 0
+	local pid=$SQE__KDC_PID
+	SQE__KDC_PID=""
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
 sqe__stop_mysql() {
 	[[ -n $SQE__MYSQL_PID ]] || return 0
 	local pid=$SQE__MYSQL_PID
@@ -383,6 +479,7 @@ sqe_servers_stop() {
 	fi
 	sqe__stop_mysql
 	sqe__stop_postgres
+	sqe__stop_kdc
 	sqe__restore_policy_rc_d
 	if [[ -n $SQE__ENV_FILE ]]; then
 		rm -f "$SQE__ENV_FILE"
@@ -420,13 +517,15 @@ sqe_servers_start() {
 	sqe_install_packages
 
 	local p
-	for p in "$SQE_MYSQL_PORT" "$SQE_POSTGRES_PORT"; do
+	for p in "$SQE_MYSQL_PORT" "$SQE_POSTGRES_PORT" "$SQE_KDC_PORT"; do
 		[[ $p =~ ^[0-9]+$ ]] || sqe_die "invalid port: $p"
 		if sqe__port_busy "$p"; then
-			sqe_die "127.0.0.1:$p is already in use (servers from another ./scripts/test.sh still running?); set SQE_MYSQL_PORT / SQE_POSTGRES_PORT to other ports"
+			sqe_die "127.0.0.1:$p is already in use (servers from another ./scripts/test.sh still running?); set SQE_MYSQL_PORT / SQE_POSTGRES_PORT / SQE_KDC_PORT to other ports"
 		fi
 	done
-	[[ $SQE_MYSQL_PORT != "$SQE_POSTGRES_PORT" ]] || sqe_die "SQE_MYSQL_PORT and SQE_POSTGRES_PORT are both $SQE_MYSQL_PORT"
+	[[ $SQE_MYSQL_PORT != "$SQE_POSTGRES_PORT" && $SQE_KDC_PORT != "$SQE_MYSQL_PORT" && $SQE_KDC_PORT != "$SQE_POSTGRES_PORT" ]] ||
+		sqe_die "SQE_MYSQL_PORT, SQE_POSTGRES_PORT and SQE_KDC_PORT must differ"
+	[[ $SQE_KDC_PORT =~ ^[0-9]+$ ]] || sqe_die "invalid port: $SQE_KDC_PORT"
 
 	: "${SQE_TEST_PASSWORD:=$(sqe__random_password)}"
 	[[ $SQE_TEST_PASSWORD =~ ^[A-Za-z0-9_]+$ ]] || sqe_die "SQE_TEST_PASSWORD must be [A-Za-z0-9_]+ (it goes into DSNs and SQL unquoted)"
@@ -437,12 +536,14 @@ sqe_servers_start() {
 
 	sqe__start_mysql
 	sqe__start_postgres
+	sqe__start_kdc
 }
 
 sqe_print_env() {
 	local v
 	for v in SQE_MYSQL_DSN SQE_MYSQL_ADMIN_DSN SQE_MYSQL_GENERAL_LOG \
-		SQE_POSTGRES_DSN SQE_POSTGRES_ADMIN_DSN SQE_POSTGRES_LOG; do
+		SQE_POSTGRES_DSN SQE_POSTGRES_ADMIN_DSN SQE_POSTGRES_LOG \
+		SQE_KRB5_CONFIG SQE_KRB5_CLIENT SQE_KRB5_CLIENT_PASSWORD SQE_KRB5_CLIENT_KEYTAB SQE_KRB5_SERVICE_KEYTAB; do
 		local val=${!v}
 		printf "export %s='%s'\n" "$v" "${val//\'/\'\\\'\'}"
 	done
