@@ -3,6 +3,7 @@ package ranger
 import (
 	"encoding/json"
 	"fmt"
+	"go.yaml.in/yaml/v3"
 	"os"
 	"path/filepath"
 	"sort"
@@ -171,14 +172,17 @@ type peCase struct {
 		ServiceConfig Options     `json:"serviceConfig"`
 		TagPolicies   []*Policy   `json:"tagPolicies"`
 	} `json:"tagPolicyInfo"`
-	UserRoles     map[string][]string `json:"userRoles"`
-	GroupRoles    map[string][]string `json:"groupRoles"`
-	RoleRoles     map[string][]string `json:"roleRoles"`
-	AuditMode     string              `json:"auditMode"`
-	ServiceConfig Options             `json:"serviceConfig"`
-	SuperUsers    []string            `json:"superUsers"`
-	SuperGroups   []string            `json:"superGroups"`
-	Tests         []peTest            `json:"tests"`
+	UserRoles           map[string][]string `json:"userRoles"`
+	GroupRoles          map[string][]string `json:"groupRoles"`
+	RoleRoles           map[string][]string `json:"roleRoles"`
+	AuditMode           string              `json:"auditMode"`
+	ServiceConfig       Options             `json:"serviceConfig"`
+	SuperUsers          []string            `json:"superUsers"`
+	SuperGroups         []string            `json:"superGroups"`
+	AuditExcludedUsers  []string            `json:"auditExcludedUsers"`
+	AuditExcludedGroups []string            `json:"auditExcludedGroups"`
+	AuditExcludedRoles  []string            `json:"auditExcludedRoles"`
+	Tests               []peTest            `json:"tests"`
 }
 
 func fixtureRoles(c *peCase) *Roles {
@@ -252,13 +256,17 @@ func resourceFromFixture(r peResource) *accessResource {
 
 func tagsFromContext(s string) ([]*tagForEval, error) {
 	var raw []struct {
-		Type       string            `json:"type"`
-		Attributes map[string]string `json:"attributes"`
-		Options    map[string]any    `json:"options"`
-		MatchType  string            `json:"matchType"`
+		Type       string            `json:"type" yaml:"type"`
+		Attributes map[string]string `json:"attributes" yaml:"attributes"`
+		Options    map[string]any    `json:"options" yaml:"options"`
+		MatchType  string            `json:"matchType" yaml:"matchType"`
 	}
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, err
+		// Ranger reads the context with Gson, which takes single-quoted
+		// strings too; YAML's flow style reads that JSON.
+		if yerr := yaml.Unmarshal([]byte(s), &raw); yerr != nil {
+			return nil, err
+		}
 	}
 	var out []*tagForEval
 	seen := map[string]bool{}
@@ -381,6 +389,8 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 		superUsers:  c.SuperUsers,
 		superGroups: c.SuperGroups,
 		lenient:     true,
+		auditExcluded: AuditExclusions{Users: c.AuditExcludedUsers, Groups: c.AuditExcludedGroups,
+			Roles: c.AuditExcludedRoles},
 	})
 	for _, tc := range c.Tests {
 		if reason := unsupportedScriptIn(e, tc); reason != "" {

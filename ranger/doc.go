@@ -186,7 +186,8 @@
 // run cannot leave anything for the next. Validity schedules with
 // recurrences are treated the same way, on policies and on tags (a tag
 // that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
-// statement's tables carry no owner. Policy and tag deltas, and Ranger's
-// audit (isAudited is computed but sqe does not send audit events) are
-// not supported. "sqe lint" (Lint) lists what a bundle uses of these.
+// statement's tables carry no owner. Policy and tag deltas are not
+// supported; isAudited follows Ranger (audit modes, the service config's
+// and WithAuditExclusions' exclusions, ranger.plugin.audit.filters), but
+// sqe sends no audit events to Ranger itself. "sqe lint" (Lint) lists what a bundle uses of these.
 package ranger

@@ -1022,18 +1022,30 @@ type engine struct {
 	auditExUser map[string]bool
 	auditExGrp  map[string]bool
 	auditExRole map[string]bool
-	roles       *roleIndex
-	tags        *tagIndex
-	userStore   *UserStore
-	lenient     bool
+	// auditFilters and tagAuditFilters are the resource and tag
+	// services' ranger.plugin.audit.filters; auditFilterErr is set when
+	// either does not parse, and every access is then audited.
+	auditFilters    []*auditFilter
+	tagAuditFilters []*auditFilter
+	auditFilterErr  error
+	roles           *roleIndex
+	tags            *tagIndex
+	userStore       *UserStore
+	lenient         bool
 	// scriptFailures counts condition scripts that failed while they ran.
 	scriptFailures atomic.Uint64
 }
 
-func splitSet(s string) map[string]bool {
+// splitSet is the set of the comma-separated names in s, and of more.
+func splitSet(s string, more ...[]string) map[string]bool {
 	m := map[string]bool{}
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
+			m[p] = true
+		}
+	}
+	for _, l := range more {
+		for _, p := range l {
 			m[p] = true
 		}
 	}
@@ -1050,6 +1062,9 @@ type engineInput struct {
 	lenient     bool
 	zones       map[string]*ZoneInfo
 	scriptLimit time.Duration // 0: defaultScriptTimeLimit
+	// auditExcluded are the plugin's own audit exclusions, beside the
+	// service config's (WithAuditExclusions).
+	auditExcluded AuditExclusions
 }
 
 func newEngine(in engineInput) *engine {
@@ -1070,14 +1085,22 @@ func newEngine(in engineInput) *engine {
 	for _, g := range in.superGroups {
 		e.superGroups[g] = true
 	}
-	e.auditExUser = splitSet(cfg["ranger.plugin.audit.exclude.users"])
-	e.auditExGrp = splitSet(cfg["ranger.plugin.audit.exclude.groups"])
-	e.auditExRole = splitSet(cfg["ranger.plugin.audit.exclude.roles"])
+	e.auditExUser = splitSet(cfg["ranger.plugin.audit.exclude.users"], in.auditExcluded.Users)
+	e.auditExGrp = splitSet(cfg["ranger.plugin.audit.exclude.groups"], in.auditExcluded.Groups)
+	e.auditExRole = splitSet(cfg["ranger.plugin.audit.exclude.roles"], in.auditExcluded.Roles)
+	e.auditFilters, e.auditFilterErr = parseAuditFilters(e.sd, cfg)
 	if tp := sp.TagPolicies; tp != nil && tp.ServiceDef != nil {
 		e.tagSD = newSvcDef(tp.ServiceDef, e.sd.name)
 		e.tagSD.scriptFailures = &e.scriptFailures
 		e.tagSD.scriptLimit = in.scriptLimit
 		e.tagRepo = newRepository(e.tagSD, tp.Policies, e.sd.name, in.lenient)
+		if e.auditFilterErr == nil {
+			e.tagAuditFilters, e.auditFilterErr = parseAuditFilters(e.tagSD, tp.ServiceConfig)
+		}
+	}
+	if e.auditFilterErr != nil {
+		e.auditFilters, e.tagAuditFilters = nil, nil
+		e.auditMode = "audit-all"
 	}
 	e.roles = newRoleIndex(in.roles)
 	if in.tags != nil {
@@ -1164,10 +1187,16 @@ func (c repoCandidates) tag(_ *request, _ string, ptype int) []*policyEval {
 
 // evaluate is RangerPolicyEngineImpl.evaluatePolicies for one request.
 func (e *engine) evaluate(r *request, ptype int) *result {
+	var res *result
 	if e.zones == nil || r.zone != "" {
-		return e.evaluateWith(r, ptype, repoCandidates{e})
+		res = e.evaluateWith(r, ptype, repoCandidates{e})
+	} else {
+		res = e.evaluateZoned(r, ptype)
 	}
-	return e.evaluateZoned(r, ptype)
+	if ptype == PolicyTypeAccess {
+		e.applyAuditFilters(r, res)
+	}
+	return res
 }
 
 // evaluateZoned is Ranger's zone-aware evaluation: a request that matches

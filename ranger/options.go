@@ -39,6 +39,7 @@ type config struct {
 	onError      func(error)
 	writeChecks  bool
 	scriptLimit  time.Duration
+	auditExcl    AuditExclusions
 }
 
 func defaultConfig() *config {
@@ -193,6 +194,19 @@ func WithClusterName(name string) Option {
 // refused. Ranger itself, and so the default, applies row filters to
 // reads only.
 func WithWriteChecks() Option { return func(c *config) { c.writeChecks = true } }
+
+// AuditExclusions are users, groups and roles whose accesses are not
+// audited: the plugin's own ranger.plugin.<service>.audit.exclude.users,
+// .groups and .roles, which apply beside the service config's.
+type AuditExclusions struct {
+	Users, Groups, Roles []string
+}
+
+// WithAuditExclusions adds the plugin's audit exclusions (Ranger applies
+// both the service config's and the plugin's).
+func WithAuditExclusions(x AuditExclusions) Option {
+	return func(c *config) { c.auditExcl = x }
+}
 
 // WithoutRoles stops downloading roles (role policies then match nobody).
 func WithoutRoles() Option { return func(c *config) { c.roles = false } }

@@ -107,14 +107,15 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 	}
 	zones, zerr := parseZones(sp.SecurityZones)
 	eng := newEngine(engineInput{
-		policies:    sp,
-		zones:       zones,
-		roles:       roles,
-		tags:        tags,
-		userStore:   b.UserStore,
-		superUsers:  cfg.superUsers,
-		superGroups: cfg.superGroups,
-		scriptLimit: cfg.scriptLimit,
+		policies:      sp,
+		zones:         zones,
+		roles:         roles,
+		tags:          tags,
+		userStore:     b.UserStore,
+		superUsers:    cfg.superUsers,
+		superGroups:   cfg.superGroups,
+		scriptLimit:   cfg.scriptLimit,
+		auditExcluded: cfg.auditExcl,
 	})
 	s := &Snapshot{
 		version:     policy.NextVersion(),
