@@ -92,6 +92,16 @@ func Lint(b *Bundle) []Finding {
 			Message: zerr.Error() + ": every table fails closed"})
 	}
 	out = append(out, lintZones(zones)...)
+	if _, err := parseAuditFilters(sd, b.ServiceConfig); err != nil {
+		out = append(out, Finding{Severity: SeverityWarning, Where: "service config " + auditFilterConfig,
+			Message: err.Error() + ": every access is audited"})
+	}
+	if tp := b.TagPolicies; tp != nil && tp.ServiceDef != nil {
+		if _, err := parseAuditFilters(newSvcDef(tp.ServiceDef, sd.name), tp.ServiceConfig); err != nil {
+			out = append(out, Finding{Severity: SeverityWarning, Where: "tag service config " + auditFilterConfig,
+				Message: err.Error() + ": every access is audited"})
+		}
+	}
 	for _, p := range b.Policies {
 		out = append(out, lintPolicy(p, sd, false)...)
 		if p != nil && p.Enabled() && p.ZoneName != "" {

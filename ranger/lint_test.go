@@ -96,3 +96,17 @@ func TestLint(t *testing.T) {
 		}
 	}
 }
+
+func TestLintAuditFilters(t *testing.T) {
+	b := loadShop(t)
+	b.ServiceConfig = Options{auditFilterConfig: "[ {'users': ['ann'], 'isAudited': false} ]"}
+	if f := Lint(b); len(f) != 0 {
+		t.Fatalf("findings for filters that parse: %v", f)
+	}
+	b.ServiceConfig = Options{auditFilterConfig: "[ {'users': 'ann'"}
+	f := Lint(b)
+	if len(f) != 1 || f[0].Severity != SeverityWarning || !strings.Contains(f[0].Where, auditFilterConfig) ||
+		!strings.Contains(f[0].Message, "every access is audited") {
+		t.Fatalf("findings %v, want one warning about the audit filters", f)
+	}
+}
