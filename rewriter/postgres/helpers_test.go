@@ -14,6 +14,7 @@ import (
 
 // testView decides from a fixed map; tables it does not list are open.
 type testView struct {
+	policy.BaseView
 	user      session.User
 	decisions map[string]*policy.Decision
 }
