@@ -225,6 +225,8 @@ type versionedView struct {
 	version uint64
 }
 
+var _ policy.View = versionedView{}
+
 func (v versionedView) SnapshotVersion() uint64 { return v.version }
 
 func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {

@@ -521,6 +521,8 @@ type overlayView struct {
 	d     *policy.Decision
 }
 
+var _ policy.View = (*overlayView)(nil)
+
 func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
 	if t.Key() == v.table.Key() {
 		return v.d, nil

@@ -19,6 +19,8 @@ type testView struct {
 	decisions map[string]*policy.Decision
 }
 
+var _ policy.View = (*testView)(nil)
+
 func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
 	if d, ok := v.decisions[t.Key()]; ok {
 		c := *d
