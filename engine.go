@@ -209,7 +209,7 @@ func (e *engine) viewFor(u session.User) (policy.View, error) {
 		}
 		return nil, err
 	}
-	if _, tells := v.(policy.VersionedView); !tells {
+	if v.SnapshotVersion() == 0 {
 		if snap, serr := e.source.Snapshot(); serr == nil {
 			return versionedView{View: v, version: snap.Version()}, nil
 		}
@@ -218,16 +218,16 @@ func (e *engine) viewFor(u session.User) (policy.View, error) {
 }
 
 // versionedView remembers the version of the snapshot a View came from,
-// for Views that do not tell it themselves.
+// for Views that do not tell it themselves. Every other method delegates
+// to the View the source built.
 type versionedView struct {
 	policy.View
 	version uint64
 }
 
-func (v versionedView) SnapshotVersion() uint64 { return v.version }
+var _ policy.View = versionedView{}
 
-// Unwrap returns the View the source built.
-func (v versionedView) Unwrap() policy.View { return v.View }
+func (v versionedView) SnapshotVersion() uint64 { return v.version }
 
 func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
 	if m := e.memoFor(ctx, cs); m != nil {
@@ -345,7 +345,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		if v, err = e.view(ctx, cs); err != nil {
 			return nil, err
 		}
-		fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+		fp, u, version = v.Fingerprint(), v.User(), v.SnapshotVersion()
 	}
 	*snapVersion = version
 	if err := e.loadSession(ctx, cs); err != nil {
@@ -372,7 +372,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		}
 		if v.Fingerprint() != fp {
 			// The snapshot changed in between: plan for the new one.
-			fp, u, version = v.Fingerprint(), v.User(), snapshotVersion(v)
+			fp, u, version = v.Fingerprint(), v.User(), v.SnapshotVersion()
 			*snapVersion = version
 			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
 		}
@@ -399,7 +399,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		e.stats.failClosed(failReason(err))
 		return nil, err
 	}
-	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query), revision: policyRevision(v)}
+	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query), revision: v.PolicyRevision()}
 	res.Protected = false
 	for _, t := range res.Tables {
 		d, err := rewriter.DecideTable(ctx, req, t)
@@ -432,31 +432,6 @@ type cachedRewrite struct {
 	tables         []audit.Table
 	sqlFingerprint string
 	revision       string // the policy revision, for sources that name one
-}
-
-// policyRevision is the revision of the policy a View decides with, for
-// Views that name one (an Open Policy Agent bundle's revision).
-func policyRevision(v policy.View) string {
-	for v != nil {
-		if r, ok := v.(interface{ PolicyRevision() string }); ok {
-			return r.PolicyRevision()
-		}
-		u, ok := v.(interface{ Unwrap() policy.View })
-		if !ok {
-			break
-		}
-		v = u.Unwrap()
-	}
-	return ""
-}
-
-// snapshotVersion is the version of the snapshot a view pinned, for views
-// that tell (the native file's and Ranger's do).
-func snapshotVersion(v policy.View) uint64 {
-	if sv, ok := v.(interface{ SnapshotVersion() uint64 }); ok {
-		return sv.SnapshotVersion()
-	}
-	return 0
 }
 
 // auditTable summarises the policy applied to a table by a statement of

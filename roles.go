@@ -147,7 +147,7 @@ func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query str
 	if err != nil {
 		return nil, err
 	}
-	*snapVersion = snapshotVersion(v)
+	*snapVersion = v.SnapshotVersion()
 	if err := checkRoles(v, u, st); err != nil {
 		e.stats.failClosed("access_denied")
 		return nil, err

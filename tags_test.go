@@ -18,7 +18,12 @@ func (tagSnapshot) View(u session.User) (policy.View, error) {
 	return tagView{u: u}, nil
 }
 
-type tagView struct{ u session.User }
+type tagView struct {
+	policy.BaseView
+	u session.User
+}
+
+var _ policy.View = tagView{}
 
 func (v tagView) Fingerprint() string     { return "tags:" + v.u.Name }
 func (v tagView) User() session.User      { return v.u }

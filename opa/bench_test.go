@@ -95,7 +95,7 @@ func BenchmarkResolve(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(table, benchCols)
+				d, err := v.DecideColumnInfo(table, benchCols)
 				if err != nil || !d.Allows(policy.Select) {
 					b.Fatal(err)
 				}
@@ -112,7 +112,7 @@ func BenchmarkResolve(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(table, benchCols)
+				d, err := v.DecideColumnInfo(table, benchCols)
 				if err != nil || !d.Allows(policy.Select) {
 					b.Fatal(err)
 				}

@@ -113,10 +113,10 @@ func TestDemoBundleMatchesDemoPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatalf("native %s %s: %v", u.Name, key, err)
 			}
-			if _, err := ov.Decide(tn); !errors.Is(err, policy.ErrAccessDenied) {
+			if _, err := ov.Decide(tn); !errors.Is(err, policy.ErrNeedsColumns) || !errors.Is(err, policy.ErrAccessDenied) {
 				t.Fatalf("opa Decide without columns: %v, want a columns-needed error", err)
 			}
-			od, err := ov.(policy.ColumnInfoDecider).DecideColumnInfo(tn, demoColumns[key])
+			od, err := ov.DecideColumnInfo(tn, demoColumns[key])
 			if err != nil {
 				t.Fatalf("opa %s %s: %v", u.Name, key, err)
 			}

@@ -21,7 +21,7 @@ func ExampleNew() {
 	defer src.Close()
 	snap, _ := src.Snapshot()
 	v, _ := snap.View(session.User{Name: "erin", Roles: []string{"eu_analyst"}})
-	d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(policy.TableName{Schema: "shop", Table: "customers"}, []policy.ColumnInfo{
+	d, err := v.DecideColumnInfo(policy.TableName{Schema: "shop", Table: "customers"}, []policy.ColumnInfo{
 		{Name: "id", Type: "int"}, {Name: "region", Type: "varchar(8)"}, {Name: "salary", Type: "int"},
 	})
 	if err != nil {
@@ -58,7 +58,7 @@ func ExampleCompile() {
 		return
 	}
 	v, _ := snap.View(session.User{Name: "sam", Roles: []string{"support"}})
-	d, _ := v.(policy.ColumnInfoDecider).DecideColumnInfo(policy.TableName{Schema: "shop", Table: "customers"}, []policy.ColumnInfo{
+	d, _ := v.DecideColumnInfo(policy.TableName{Schema: "shop", Table: "customers"}, []policy.ColumnInfo{
 		{Name: "id"}, {Name: "ssn"}, {Name: "email"}, {Name: "salary"},
 	})
 	cols := make([]string, 0, len(d.Masks))

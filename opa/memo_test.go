@@ -34,7 +34,7 @@ func TestMemoIsSharedAndBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols); err != nil {
+		if _, err := v.DecideColumnInfo(customers, custCols); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func TestMemoIsSharedAndBounded(t *testing.T) {
 	other := erin
 	other.Attributes = map[string]string{"tenant": "7"}
 	v, _ := src.Current().View(other)
-	if _, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols); err != nil || evaluated != 2*len(policy.Accesses) {
+	if _, err := v.DecideColumnInfo(customers, custCols); err != nil || evaluated != 2*len(policy.Accesses) {
 		t.Fatalf("another caller: %v, %d evaluations", err, evaluated)
 	}
 	if v.Fingerprint() == mustView(t, src, erin).Fingerprint() {
@@ -54,7 +54,7 @@ func TestMemoIsSharedAndBounded(t *testing.T) {
 	for i := range 1000 {
 		u := session.User{Name: "u" + strconv.Itoa(i)}
 		v, _ := src.Current().View(u)
-		if _, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols); err != nil {
+		if _, err := v.DecideColumnInfo(customers, custCols); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,7 +102,7 @@ func TestConcurrentDecisionsDuringReloads(t *testing.T) {
 				}
 				rev := v.(*opa.View).PolicyRevision()
 				for range 3 {
-					d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols)
+					d, err := v.DecideColumnInfo(customers, custCols)
 					if err != nil || d.RowFilters[0].Expr != "region = '"+rev+"'" {
 						errs <- "a View decided with another revision than its own"
 						return

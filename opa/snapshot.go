@@ -164,10 +164,14 @@ func columnsSignature(cols []policy.ColumnInfo) string {
 	return b.String()
 }
 
-// View is one caller's View on a Snapshot. It implements policy.View,
-// policy.VersionedView and policy.ColumnInfoDecider and is safe for
-// concurrent use. Returned Decisions are shared and must not be modified.
+// View is one caller's View on a Snapshot. It implements policy.View
+// (with the snapshot version, the bundle's revision and decisions by
+// columns; a bundle resolves no role hierarchy, names no columns to check
+// and allows no functions by name), and is safe for concurrent use.
+// Returned Decisions are shared and must not be modified.
 type View struct {
+	policy.BaseView
+
 	snap      *Snapshot
 	user      session.User
 	principal string
@@ -178,11 +182,7 @@ type View struct {
 	cache map[memoKey]memoEntry
 }
 
-var (
-	_ policy.View              = (*View)(nil)
-	_ policy.VersionedView     = (*View)(nil)
-	_ policy.ColumnInfoDecider = (*View)(nil)
-)
+var _ policy.View = (*View)(nil)
 
 // Fingerprint identifies the snapshot and every field of the caller.
 func (v *View) Fingerprint() string { return v.fp }
@@ -198,19 +198,17 @@ func (v *View) PolicyRevision() string { return v.snap.revision }
 
 // ColumnsNeededError is what Decide returns: a decision reads the table's
 // columns (input.table.columns), so the rewriter asks again with them
-// through DecideColumnInfo. It wraps policy.ErrAccessDenied, so a caller
-// that cannot supply the columns fails closed.
+// through DecideColumnInfo. It wraps policy.ErrNeedsColumns, which
+// matches policy.ErrAccessDenied, so a caller that cannot supply the
+// columns fails closed.
 type ColumnsNeededError struct{ Table policy.TableName }
 
 func (e *ColumnsNeededError) Error() string {
 	return fmt.Sprintf("sqe: opa: the decision on %s needs the table's columns", e.Table)
 }
 
-// Unwrap returns policy.ErrAccessDenied.
-func (e *ColumnsNeededError) Unwrap() error { return policy.ErrAccessDenied }
-
-// NeedsColumns reports true.
-func (e *ColumnsNeededError) NeedsColumns() bool { return true }
+// Unwrap returns policy.ErrNeedsColumns.
+func (e *ColumnsNeededError) Unwrap() error { return policy.ErrNeedsColumns }
 
 // Decide asks for the table's columns (see ColumnsNeededError).
 func (v *View) Decide(t policy.TableName) (*policy.Decision, error) {
@@ -226,9 +224,10 @@ func (v *View) DecideColumns(t policy.TableName, columns []string) (*policy.Deci
 	return v.DecideColumnInfo(t, infos)
 }
 
-// DecideColumnInfo evaluates the bundle's decision for the table, once
-// per access type, and memoizes it per principal fingerprint, table and
-// columns in the View and in the snapshot (bounded).
+// DecideColumnInfo implements policy.View: it evaluates the bundle's
+// decision for the table, once per access type, and memoizes it per
+// principal fingerprint, table and columns in the View and in the
+// snapshot (bounded).
 func (v *View) DecideColumnInfo(t policy.TableName, columns []policy.ColumnInfo) (*policy.Decision, error) {
 	k := memoKey{principal: v.principal, table: t.Key(), columns: columnsSignature(columns)}
 	v.mu.Lock()

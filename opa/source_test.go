@@ -38,7 +38,7 @@ func filterIn(t *testing.T, snap policy.Snapshot) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols)
+	d, err := v.DecideColumnInfo(customers, custCols)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func decide(t *testing.T, rego string) (*policy.Decision, error) {
 	}
 	snap, _ := src.Snapshot()
 	v, _ := snap.View(anyone)
-	return v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, custCols)
+	return v.DecideColumnInfo(customers, custCols)
 }
 
 // TestDecisionOfTheWrongShape: a decision sqe cannot read with certainty
@@ -360,7 +360,7 @@ func TestLibraryTenantAndTags(t *testing.T) {
 		{Name: "email", Type: "varchar(80)", Tags: []string{"PII", "EMAIL"}}, {Name: "ssn", Type: "char(11)", Tags: []string{"pii"}}}
 	decideAs := func(u session.User) (*policy.Decision, error) {
 		v, _ := snap.View(u)
-		return v.(policy.ColumnInfoDecider).DecideColumnInfo(customers, columns)
+		return v.DecideColumnInfo(customers, columns)
 	}
 	d, err := decideAs(session.User{Name: "a", Roles: []string{"analyst"}, Attributes: map[string]string{"tenant": "7"}})
 	if err != nil {

@@ -21,18 +21,6 @@ type ColumnRef struct {
 	Path string
 }
 
-// ColumnNamer is implemented by Views (and snapshots) whose policy names
-// columns of tables: the native file's. The rewriter checks the columns
-// against the catalog whenever a statement reads or writes the table,
-// for every caller, and fails closed (ErrPolicy) when one does not exist:
-// a rule on a misspelt column protects nobody.
-type ColumnNamer interface {
-	// NamedColumns returns the columns the rules of t's exact table entry
-	// and the tags section name for t, in file order; nil when none. The
-	// slice is shared and read-only.
-	NamedColumns(t TableName) []ColumnRef
-}
-
 // MaskCondition is the when condition of a mask rule of an exact table
 // entry (see Mask.When).
 type MaskCondition struct {
@@ -48,29 +36,10 @@ type MaskCondition struct {
 	Path string
 }
 
-// ConditionNamer is implemented by Views (and snapshots) whose masks
-// have when conditions: the native file's. Which columns a condition
-// reads is only known to the dialect's parser, so the rewriter checks
-// them against the catalog whenever a statement reads or writes the
-// table, for every caller, and fails closed (ErrPolicy) when one does
-// not exist, as for the columns of ColumnNamer.
-type ConditionNamer interface {
-	// MaskConditions returns the when conditions of the masks of t's
-	// exact table entry, in file order; nil when none. The slice is
-	// shared and read-only.
-	MaskConditions(t TableName) []MaskCondition
-}
-
-var (
-	_ ColumnNamer    = (*Compiled)(nil)
-	_ ColumnNamer    = (*fileView)(nil)
-	_ ConditionNamer = (*Compiled)(nil)
-	_ ConditionNamer = (*fileView)(nil)
-)
-
-// MaskConditions implements ConditionNamer. Wildcard table entries are
-// not included (as for NamedColumns); the rewriter checks their
-// conditions for the callers the mask applies to.
+// MaskConditions returns the when conditions of the masks of t's exact
+// table entry, in file order (see View.MaskConditions). Wildcard table
+// entries are not included (as for NamedColumns); the rewriter checks
+// their conditions for the callers the mask applies to.
 func (c *Compiled) MaskConditions(t TableName) []MaskCondition {
 	if len(c.conds) == 0 {
 		return nil
@@ -78,12 +47,13 @@ func (c *Compiled) MaskConditions(t TableName) []MaskCondition {
 	return c.conds[tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}]
 }
 
-// MaskConditions implements ConditionNamer.
+// MaskConditions implements View.
 func (v *fileView) MaskConditions(t TableName) []MaskCondition { return v.c.MaskConditions(t) }
 
-// NamedColumns implements ColumnNamer. Wildcard table entries are not
-// included: a mask on a column of "shop.*" applies to the tables that
-// have the column, by design.
+// NamedColumns returns the columns the rules of t's exact table entry
+// and the tags section name for t, in file order (see View.NamedColumns).
+// Wildcard table entries are not included: a mask on a column of "shop.*"
+// applies to the tables that have the column, by design.
 func (c *Compiled) NamedColumns(t TableName) []ColumnRef {
 	if len(c.named) == 0 {
 		return nil
@@ -91,7 +61,7 @@ func (c *Compiled) NamedColumns(t TableName) []ColumnRef {
 	return c.named[tkey{strings.ToLower(t.Schema), strings.ToLower(t.Table)}]
 }
 
-// NamedColumns implements ColumnNamer.
+// NamedColumns implements View.
 func (v *fileView) NamedColumns(t TableName) []ColumnRef { return v.c.NamedColumns(t) }
 
 // compileNamedColumns records, per exact table, the columns its rules
@@ -163,12 +133,4 @@ type ColumnInfo struct {
 	Type string
 	// Tags are the column's tags from the database, upper-cased.
 	Tags []string
-}
-
-// ColumnInfoDecider is implemented by Views whose decisions depend on the
-// table's columns, their types and tags. A View's Decide asks for them
-// with an error whose NeedsColumns method reports true; the rewriter then
-// reads the table's columns from its catalog and calls DecideColumnInfo.
-type ColumnInfoDecider interface {
-	DecideColumnInfo(t TableName, columns []ColumnInfo) (*Decision, error)
 }

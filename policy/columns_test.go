@@ -53,8 +53,7 @@ tags:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cn, ok := v.(ColumnNamer)
-	if !ok || !reflect.DeepEqual(cn.NamedColumns(TableName{Schema: "shop", Table: "customers"}), want) {
+	if !reflect.DeepEqual(v.NamedColumns(TableName{Schema: "shop", Table: "customers"}), want) {
 		t.Fatalf("the View does not report the snapshot's named columns")
 	}
 }

@@ -128,7 +128,7 @@ type Compiled struct {
 
 	tags *tagIndex // the tags section and tag-mask bindings; nil when none
 	// named holds, per exact table, the columns its rules name (see
-	// ColumnNamer); nil when no rule names one.
+	// View.NamedColumns); nil when no rule names one.
 	named map[tkey][]ColumnRef
 	// conds holds, per exact table, its masks' when conditions (see
 	// MaskConditions).

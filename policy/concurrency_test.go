@@ -121,7 +121,7 @@ func TestIsolationConcurrentGroupClaims(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				held := v.(RoleView).HeldRoles()
+				held := v.HeldRoles()
 				if !slices.Equal(held, wantRoles) {
 					t.Errorf("statement holds %q, want %q", held, wantRoles)
 					return
@@ -234,7 +234,7 @@ func TestReloadDuringLoad(t *testing.T) {
 					t.Errorf("torn statement: %q / %q", a.RowFilters[0].Expr, b.RowFilters[0].Expr)
 					return
 				}
-				ver := v.(VersionedView).SnapshotVersion()
+				ver := v.SnapshotVersion()
 				if !strings.HasPrefix(v.Fingerprint(), "v"+strconv.FormatUint(ver, 10)+";") {
 					t.Errorf("fingerprint %q for version %d", v.Fingerprint(), ver)
 					return

@@ -20,6 +20,25 @@
 // Snapshot. ViewWithRetry is the statement path's way from a Source to a
 // View (see Failure model).
 //
+// # A View of one's own
+//
+// View is the one contract between a policy and the rewriter: every
+// capability (roles, column-aware decisions, the columns a policy names,
+// the snapshot version, the revision, functions allowed by name) is a
+// method. BaseView holds the defaults; a View of one's own embeds it and
+// implements Decide, Fingerprint and User (see the example of BaseView).
+// A decision that depends on the table's columns is asked for with an
+// error wrapping ErrNeedsColumns, and answered by DecideColumnInfo.
+//
+// A View written for the older three-method View (Decide, Fingerprint,
+// User) no longer compiles as a View; embedding BaseView is the whole
+// migration:
+//
+//	type myView struct {
+//		policy.BaseView // new: the defaults of the other methods
+//		user session.User
+//	}
+//
 // # Watching
 //
 // A FileSource opened WithWatch(true) watches its file's directory (with
@@ -69,7 +88,7 @@
 //
 // Top-level fields are version, default, roles, groups, users, tables, tags,
 // tag_masks and functions ({allow: [name or schema.name, …]}: the
-// application's own functions its SQL may call, see FunctionAllower); all
+// application's own functions its SQL may call, see View.AllowedFunctions); all
 // but version and default are optional. Every rule has principals
 // (required, non-empty), an optional name (used in Decision.DeniedBy,
 // Mask.Policy, RowFilter.Policy and Decision.Restricted; an unnamed rule is
@@ -117,7 +136,7 @@
 // by the driver's validator when the file loads (Compiled.Expressions
 // lists the condition with kind ExprMaskWhen). A column the condition
 // reads that an exact entry's table lacks is a policy error for the table
-// (ConditionNamer); for a tag binding the tagged column is restricted.
+// (View.MaskConditions); for a tag binding the tagged column is restricted.
 // The first matching mask of a column still wins: where its condition is
 // false the raw value is seen and no later mask is tried.
 //
@@ -207,7 +226,7 @@
 // table and the column: a column that a mask, a restricted entry, a
 // mapping filter's key or the tags section names on an exact table entry
 // and that the table does not have fails every caller's statements on the
-// table (ColumnNamer; wildcard entries are not checked); a mask that its
+// table (View.NamedColumns; wildcard entries are not checked); a mask that its
 // column's type cannot take (see package udf) fails the statements of the
 // callers it applies to, on every dialect alike. DDL is not refused, so
 // that the table can be fixed.

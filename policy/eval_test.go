@@ -467,12 +467,11 @@ func TestRoleResolution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rv := v.(RoleView)
-			if !slices.Equal(rv.HeldRoles(), tc.held) {
-				t.Errorf("held %q, want %q", rv.HeldRoles(), tc.held)
+			if !slices.Equal(v.HeldRoles(), tc.held) {
+				t.Errorf("held %q, want %q", v.HeldRoles(), tc.held)
 			}
-			if !slices.Equal(rv.ActiveRoles(), tc.active) {
-				t.Errorf("active %q, want %q", rv.ActiveRoles(), tc.active)
+			if !slices.Equal(v.ActiveRoles(), tc.active) {
+				t.Errorf("active %q, want %q", v.ActiveRoles(), tc.active)
 			}
 		})
 	}

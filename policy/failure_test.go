@@ -164,7 +164,7 @@ func TestViewRetriesWhenSuperseded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := v.(VersionedView).SnapshotVersion(), src.cur.Load().Version(); got != want {
+			if got, want := v.SnapshotVersion(), src.cur.Load().Version(); got != want {
 				t.Errorf("view on version %d, current %d", got, want)
 			}
 			if st := src.Stats(); st.SupersededRetries != 2 || len(st.FailClosed) != 0 {

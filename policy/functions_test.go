@@ -26,8 +26,7 @@ func TestFunctionsAllowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fa, ok := v.(FunctionAllower)
-	if !ok || !reflect.DeepEqual(fa.AllowedFunctions(), []string{"calc_tax", "billing.fx_rate"}) {
+	if !reflect.DeepEqual(v.AllowedFunctions(), []string{"calc_tax", "billing.fx_rate"}) {
 		t.Fatalf("the view does not carry the snapshot's list: %v", v)
 	}
 	if got := c.AllowedFunctions(); !reflect.DeepEqual(got, []string{"calc_tax", "billing.fx_rate"}) {

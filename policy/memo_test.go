@@ -113,8 +113,7 @@ func decideOn(c *Compiled, u session.User, tn TableName) (*viewResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	rv := v.(RoleView)
-	return &viewResult{d: d, fingerprint: v.Fingerprint(), held: rv.HeldRoles(), active: rv.ActiveRoles(), user: v.User()}, nil
+	return &viewResult{d: d, fingerprint: v.Fingerprint(), held: v.HeldRoles(), active: v.ActiveRoles(), user: v.User()}, nil
 }
 
 // TestDecisionMemoSharesOnlyReadOnlyContents: two callers who get the same

@@ -19,7 +19,7 @@ var (
 	// that names a column the table does not have, a mask its column's type
 	// cannot take, an expression that does not parse. The error names the
 	// rule; the table's statements fail closed until the policy or the
-	// table is fixed (see ColumnNamer).
+	// table is fixed (see View.NamedColumns).
 	ErrPolicy = errors.New("sqe: policy error")
 )
 
@@ -175,17 +175,4 @@ type Snapshot interface {
 	Version() uint64
 	// View resolves the user's principals into a statement-local View.
 	View(u session.User) (View, error)
-}
-
-// View answers policy questions for one caller during one statement. A View
-// is never shared between statements.
-type View interface {
-	// Decide returns the caller's Decision for the table.
-	Decide(t TableName) (*Decision, error)
-	// Fingerprint identifies everything the View's decisions depend on
-	// (snapshot version, principals, attributes): two Views with the same
-	// fingerprint decide every table the same way.
-	Fingerprint() string
-	// User is the session user the View was built for.
-	User() session.User
 }

@@ -23,25 +23,6 @@ const (
 	ReasonDefaultAllow = "default: allow"
 )
 
-// RoleView is implemented by Views that resolve a role hierarchy (the
-// native file's Views do). The slices are sorted and must not be modified.
-type RoleView interface {
-	View
-	// HeldRoles returns every role the user holds: the granted roles and
-	// every role they contain (current_available_roles()).
-	HeldRoles() []string
-	// ActiveRoles returns the roles active in the session: the primary role,
-	// the active secondary roles and every role they contain.
-	ActiveRoles() []string
-}
-
-// VersionedView is implemented by Views that know the version of the
-// snapshot they were built on (the native file's Views do).
-type VersionedView interface {
-	View
-	SnapshotVersion() uint64
-}
-
 // pin is one of the View's principals that has rules somewhere. Rules that
 // grant or shape access (allow, row filters, masks) apply only from active
 // pins; rules that take away (deny, restricted) from every pin.
@@ -51,6 +32,10 @@ type pin struct {
 }
 
 type fileView struct {
+	// The defaults of what the native file has not: decisions by columns
+	// and a policy revision.
+	BaseView
+
 	// The caller and the principals resolved for it, shared with the
 	// snapshot's other Views for the same caller (see viewPrincipals).
 	*viewPrincipals
@@ -137,10 +122,7 @@ func (v *fileView) unresolved() []int32 {
 	return v.extra.unresolved
 }
 
-var (
-	_ RoleView      = (*fileView)(nil)
-	_ VersionedView = (*fileView)(nil)
-)
+var _ View = (*fileView)(nil)
 
 // View resolves u's principals against the snapshot: held roles are the
 // closure of u.Roles, the file's roles for u.Name and for each of u.Groups;
@@ -628,7 +610,10 @@ func (v *fileView) User() session.User {
 	return u
 }
 
-func (v *fileView) HeldRoles() []string   { return v.roleNameLists().held }
+// HeldRoles implements View.
+func (v *fileView) HeldRoles() []string { return v.roleNameLists().held }
+
+// ActiveRoles implements View.
 func (v *fileView) ActiveRoles() []string { return v.roleNameLists().active }
 
 // SnapshotVersion returns the version of the snapshot the View pinned.

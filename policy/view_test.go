@@ -135,8 +135,7 @@ func TestFingerprintListsTheRoles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rv := v.(RoleView)
-		want := enc("h", rv.HeldRoles()) + enc("a", rv.ActiveRoles())
+		want := enc("h", v.HeldRoles()) + enc("a", v.ActiveRoles())
 		if !strings.Contains(v.Fingerprint(), want) {
 			t.Errorf("%+v: fingerprint %q lacks %q", u, v.Fingerprint(), want)
 		}

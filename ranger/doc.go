@@ -120,9 +120,10 @@
 // When the decision depends on column names no policy spells out (a
 // column pattern such as ssn* or an excluded list, a column-level grant
 // covering only some columns, a mask or tag on every column), Decide
-// returns a ColumnsNeededError (wrapping policy.ErrAccessDenied, so a
-// caller that does not handle it fails closed) and View.DecideColumns,
-// given the table's columns, answers exactly (ColumnDecider).
+// returns a ColumnsNeededError (wrapping policy.ErrNeedsColumns, which
+// matches policy.ErrAccessDenied, so a caller that does not handle it
+// fails closed) and View.DecideColumnInfo, given the table's columns,
+// answers exactly.
 //
 // # Precedence
 //

@@ -114,7 +114,7 @@ func TestScriptRuntimeFailureFailsClosed(t *testing.T) {
 	}
 	// A mask item whose condition fails restricts the column.
 	v, _ := snap.View(engg)
-	d, err := v.(ColumnDecider).DecideColumns(tbl("masked"), []string{"id", "ssn"})
+	d, err := v.(*View).DecideColumns(tbl("masked"), []string{"id", "ssn"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestTagAllowDoesNotSkipResourceDeny(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1", "c9"})
+			d, err := v.(*View).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1", "c9"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +253,7 @@ func TestTagOfUnknownValidityDoesNotGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
+	d, err := v.(*View).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestTagOfUnknownValidityDoesNotGrant(t *testing.T) {
 	b.Tags.Tags["1"].ValidityPeriods[0].Recurrences = nil
 	src, _ = NewStatic(b)
 	v, _ = src.Current().View(session.User{Name: "ann", Groups: []string{"analysts"}})
-	if d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"}); err != nil || !d.Allows(policy.Select) {
+	if d, err := v.(*View).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"}); err != nil || !d.Allows(policy.Select) {
 		t.Errorf("a valid tag did not grant: %+v %v", d, err)
 	}
 }
@@ -323,7 +323,7 @@ func TestTagAllowExceptionFailureNamesTagPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := v.(ColumnDecider).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
+	d, err := v.(*View).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,9 @@ const ReasonNoPolicy = "no policy"
 // for a table depends on column names that no policy spells out: a
 // column-level grant that covers only some columns, a column pattern
 // (ssn*, an excluded pattern), or a mask or tag that applies to every
-// column. View.DecideColumns with the table's columns answers exactly. It
-// wraps policy.ErrAccessDenied, so a caller that does not handle it fails
+// column. View.DecideColumnInfo (or DecideColumns) with the table's
+// columns answers exactly. It wraps policy.ErrNeedsColumns, which matches
+// policy.ErrAccessDenied, so a caller that does not handle it fails
 // closed.
 type ColumnsNeededError struct {
 	Table  policy.TableName
@@ -33,25 +34,17 @@ func (e *ColumnsNeededError) Error() string {
 	return fmt.Sprintf("%v: %s: the decision depends on the table's columns: %s", policy.ErrAccessDenied, e.Table, e.Reason)
 }
 
-// Unwrap returns policy.ErrAccessDenied.
-func (e *ColumnsNeededError) Unwrap() error { return policy.ErrAccessDenied }
+// Unwrap returns policy.ErrNeedsColumns.
+func (e *ColumnsNeededError) Unwrap() error { return policy.ErrNeedsColumns }
 
-// NeedsColumns reports that View.DecideColumns can answer.
-func (e *ColumnsNeededError) NeedsColumns() bool { return true }
-
-// ColumnDecider is implemented by Views whose decisions can depend on a
-// table's columns (this package's View).
-type ColumnDecider interface {
-	policy.View
-	// DecideColumns returns the Decision for the table given all its
-	// columns: every column without an allowed select is Restricted.
-	DecideColumns(t policy.TableName, columns []string) (*policy.Decision, error)
-}
-
-// View answers policy questions for one caller. It implements policy.View,
-// policy.RoleView, policy.VersionedView and ColumnDecider, and is safe for
-// concurrent use. Returned Decisions are shared and must not be modified.
+// View answers policy questions for one caller. It implements policy.View
+// (with the caller's held and active roles, the snapshot version and
+// decisions by columns; Ranger policies name no revision, check no named
+// columns and allow no functions by name), and is safe for concurrent
+// use. Returned Decisions are shared and must not be modified.
 type View struct {
+	policy.BaseView
+
 	snap       *Snapshot
 	user       session.User
 	groupSet   map[string]bool
@@ -117,11 +110,7 @@ type decided struct {
 	err error
 }
 
-var (
-	_ policy.RoleView      = (*View)(nil)
-	_ policy.VersionedView = (*View)(nil)
-	_ ColumnDecider        = (*View)(nil)
-)
+var _ policy.View = (*View)(nil)
 
 func (v *View) fingerprint() string {
 	size := 64 + len(v.user.Name) + len(v.user.PrimaryRole)
@@ -400,9 +389,19 @@ func (v *View) Decide(t policy.TableName) (*policy.Decision, error) {
 }
 
 // DecideColumns returns the caller's Decision for the table given all its
-// columns.
+// columns: every column without an allowed select is Restricted.
 func (v *View) DecideColumns(t policy.TableName, columns []string) (*policy.Decision, error) {
 	return v.cached(t, columns, true)
+}
+
+// DecideColumnInfo implements policy.View: DecideColumns with the
+// columns' names (Ranger policies read no types or tags of the catalog).
+func (v *View) DecideColumnInfo(t policy.TableName, columns []policy.ColumnInfo) (*policy.Decision, error) {
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = c.Name
+	}
+	return v.cached(t, names, true)
 }
 
 // viewCacheSize bounds the decisions one View keeps.

@@ -74,8 +74,10 @@ func ContextValue(req *Request, canonical string) (value string, null bool) {
 // RolesInSession returns the roles is_role_in_session is true for: the
 // active roles of the caller's view, sorted.
 func RolesInSession(req *Request) []string {
-	if rv, ok := roleView(req.View); ok {
-		return rv.ActiveRoles()
+	if req.View != nil {
+		if active := req.View.ActiveRoles(); active != nil {
+			return active
+		}
 	}
 	// A view without a role hierarchy: the session's own lists.
 	u := req.User
@@ -124,10 +126,12 @@ func heldRoles(req *Request) []string { return HeldRoles(req.View, req.User) }
 
 // HeldRoles returns every role u holds according to view v (the granted
 // roles and those they contain), or u's granted roles when v resolves no
-// role hierarchy; sorted.
+// role hierarchy (View.HeldRoles is nil); sorted.
 func HeldRoles(v policy.View, u session.User) []string {
-	if rv, ok := roleView(v); ok {
-		return rv.HeldRoles()
+	if v != nil {
+		if held := v.HeldRoles(); held != nil {
+			return held
+		}
 	}
 	roles := slices.Clone(u.Roles)
 	slices.Sort(roles)
@@ -142,20 +146,4 @@ func withoutRole(roles []string, r string) []string {
 		}
 	}
 	return out
-}
-
-// roleView finds the policy.RoleView behind v, looking through views that
-// wrap another (Unwrap() policy.View).
-func roleView(v policy.View) (policy.RoleView, bool) {
-	for v != nil {
-		if rv, ok := v.(policy.RoleView); ok {
-			return rv, true
-		}
-		u, ok := v.(interface{ Unwrap() policy.View })
-		if !ok {
-			return nil, false
-		}
-		v = u.Unwrap()
-	}
-	return nil, false
 }

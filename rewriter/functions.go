@@ -1,10 +1,6 @@
 package rewriter
 
-import (
-	"strings"
-
-	"github.com/sqe-project/sqe/policy"
-)
+import "strings"
 
 // Functions are an allow-list boundary. Each dialect lists the built-in
 // functions that compute only on their arguments (string, numeric, date
@@ -49,16 +45,13 @@ func NameAllowed(list []string, schema, name string) bool {
 
 // FunctionAllowed reports whether the application allowed the function
 // schema.name (schema "" when the call is unqualified) by name: on the
-// connector (AllowedFunctions) or in the policy set (a View that is a
-// policy.FunctionAllower: the native file's functions: allow: list).
+// connector (AllowedFunctions) or in the policy set (View.AllowedFunctions:
+// the native file's functions: allow: list).
 func (r *Request) FunctionAllowed(schema, name string) bool {
 	if NameAllowed(r.AllowedFunctions, schema, name) {
 		return true
 	}
-	if fa, ok := r.View.(policy.FunctionAllower); ok {
-		return NameAllowed(fa.AllowedFunctions(), schema, name)
-	}
-	return false
+	return r.View != nil && NameAllowed(r.View.AllowedFunctions(), schema, name)
 }
 
 // TypeAllowed reports whether the application allowed casts to the type

@@ -188,11 +188,8 @@ func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, ac
 	if access != policy.Select && access != policy.Update {
 		return nil
 	}
-	var refs []policy.ColumnRef
-	if cn, ok := columnNamer(req.View); ok {
-		refs = cn.NamedColumns(t)
-	}
-	conds := maskConditions(req.View, t)
+	refs := req.View.NamedColumns(t)
+	conds := req.View.MaskConditions(t)
 	if len(refs) == 0 && len(conds) == 0 {
 		return nil
 	}
@@ -227,103 +224,36 @@ func checkNamedColumns(ctx context.Context, req *Request, t policy.TableName, ac
 	return nil
 }
 
-// maskConditions returns the when conditions of the masks of t's exact
-// entry in the policy behind v (see policy.ConditionNamer).
-func maskConditions(v policy.View, t policy.TableName) []policy.MaskCondition {
-	for v != nil {
-		if cn, ok := v.(policy.ConditionNamer); ok {
-			return cn.MaskConditions(t)
-		}
-		u, ok := v.(interface{ Unwrap() policy.View })
-		if !ok {
-			return nil
-		}
-		v = u.Unwrap()
-	}
-	return nil
-}
-
-// columnNamer finds the policy.ColumnNamer behind v, looking through views
-// that wrap another (Unwrap() policy.View).
-func columnNamer(v policy.View) (policy.ColumnNamer, bool) {
-	for v != nil {
-		if cn, ok := v.(policy.ColumnNamer); ok {
-			return cn, true
-		}
-		u, ok := v.(interface{ Unwrap() policy.View })
-		if !ok {
-			return nil, false
-		}
-		v = u.Unwrap()
-	}
-	return nil, false
-}
-
 // DecideTable is the table's Decision for req's View, as PlanTable gets
-// it: a View that needs the table's columns to decide is asked again with
-// them, from req's catalog.
+// it: a View that needs the table's columns to decide (its Decide fails
+// with policy.ErrNeedsColumns) is asked again with them, from req's
+// catalog.
 func DecideTable(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
 	d, err := req.View.Decide(t)
-	if err != nil && needsColumns(err) {
+	if err != nil && errors.Is(err, policy.ErrNeedsColumns) {
 		d, err = decideWithColumns(ctx, req, t)
 	}
 	return d, err
 }
 
-// needsColumns reports whether a View asks for the table's columns to
-// decide (Ranger column policies with patterns or exclusions).
-func needsColumns(err error) bool {
-	var nc interface{ NeedsColumns() bool }
-	return errors.As(err, &nc) && nc.NeedsColumns()
-}
-
-// columnDecider is a View whose decisions can depend on the columns.
-type columnDecider interface {
-	DecideColumns(t policy.TableName, columns []string) (*policy.Decision, error)
-}
-
-// decideWithColumns asks a column-aware View again with the table's columns.
+// decideWithColumns asks the View again with the table's columns.
 func decideWithColumns(ctx context.Context, req *Request, t policy.TableName) (*policy.Decision, error) {
-	var cd columnDecider
-	var cid policy.ColumnInfoDecider
-	for v := req.View; v != nil; {
-		if c, ok := v.(policy.ColumnInfoDecider); ok {
-			cid = c
-			break
-		}
-		if c, ok := v.(columnDecider); ok {
-			cd = c
-			break
-		}
-		u, ok := v.(interface{ Unwrap() policy.View })
-		if !ok {
-			break
-		}
-		v = u.Unwrap()
-	}
-	if (cd == nil && cid == nil) || req.Catalog == nil {
+	if req.Catalog == nil {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
 	}
 	cols, found, err := req.Catalog.Columns(ctx, t)
 	if err != nil || !found {
 		return nil, &Error{Kind: policy.ErrAccessDenied, Table: t.String(), Detail: "the decision depends on the table's columns, which are unknown"}
 	}
-	if cid != nil {
-		infos := make([]policy.ColumnInfo, len(cols))
-		for i, c := range cols {
-			typ := c.ColumnType
-			if typ == "" {
-				typ = c.DataType
-			}
-			infos[i] = policy.ColumnInfo{Name: c.Name, Type: typ, Tags: c.Tags}
-		}
-		return cid.DecideColumnInfo(t, infos)
-	}
-	names := make([]string, len(cols))
+	infos := make([]policy.ColumnInfo, len(cols))
 	for i, c := range cols {
-		names[i] = c.Name
+		typ := c.ColumnType
+		if typ == "" {
+			typ = c.DataType
+		}
+		infos[i] = policy.ColumnInfo{Name: c.Name, Type: typ, Tags: c.Tags}
 	}
-	return cd.DecideColumns(t, names)
+	return req.View.DecideColumnInfo(t, infos)
 }
 
 // Passthrough reports whether the reference can stay as it is.
@@ -577,17 +507,21 @@ func ParseTagComment(comment string) []string {
 
 // Overlay returns v with d as its decision for table t: the caller's view
 // with sqe's own additions to one table (the catalogs' column filters).
-// Questions about any other table go to v, with the columns when v
-// decides with them.
+// Every other question (other tables, roles, the columns the policy
+// names, the snapshot version) goes to v.
 func Overlay(v policy.View, t policy.TableName, d *policy.Decision) policy.View {
 	return &overlayView{View: v, table: t, d: d}
 }
 
+// overlayView embeds the caller's View: every method but the two below
+// delegates to it.
 type overlayView struct {
 	policy.View
 	table policy.TableName
 	d     *policy.Decision
 }
+
+var _ policy.View = (*overlayView)(nil)
 
 func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
 	if t.Key() == v.table.Key() {
@@ -597,20 +531,10 @@ func (v *overlayView) Decide(t policy.TableName) (*policy.Decision, error) {
 }
 
 // DecideColumnInfo passes a question about another table to the caller's
-// View when it decides with the table's columns (policy.ColumnInfoDecider).
+// View.
 func (v *overlayView) DecideColumnInfo(t policy.TableName, cols []policy.ColumnInfo) (*policy.Decision, error) {
 	if t.Key() == v.table.Key() {
 		return v.d, nil
 	}
-	switch cd := v.View.(type) {
-	case policy.ColumnInfoDecider:
-		return cd.DecideColumnInfo(t, cols)
-	case columnDecider:
-		names := make([]string, len(cols))
-		for i, c := range cols {
-			names[i] = c.Name
-		}
-		return cd.DecideColumns(t, names)
-	}
-	return v.View.Decide(t)
+	return v.View.DecideColumnInfo(t, cols)
 }

@@ -10,10 +10,16 @@ import (
 	"github.com/sqe-project/sqe/session"
 )
 
-type mapView map[string]*policy.Decision
+// mapView decides from a map of table keys; other tables are readable.
+type mapView struct {
+	policy.BaseView
+	d map[string]*policy.Decision
+}
+
+var _ policy.View = mapView{}
 
 func (v mapView) Decide(t policy.TableName) (*policy.Decision, error) {
-	if d, ok := v[t.Key()]; ok {
+	if d, ok := v.d[t.Key()]; ok {
 		return d, nil
 	}
 	return &policy.Decision{Table: t, Allowed: map[policy.Access]bool{policy.Select: true}}, nil
@@ -23,10 +29,10 @@ func (mapView) User() session.User  { return session.User{Name: "u"} }
 
 func TestRestrictedColumnsFailClosed(t *testing.T) {
 	allow := map[policy.Access]bool{policy.Select: true}
-	view := mapView{
+	view := mapView{d: map[string]*policy.Decision{
 		"shop.customers": {Allowed: allow, Restricted: map[string]string{"Salary": "no-salary"}},
 		"shop.cards":     {Allowed: allow, TagMasks: map[string]policy.Mask{"PAN": {Type: "MASK_SHOW_LAST_4", Policy: "pan"}}},
-	}
+	}}
 	cat := &StaticCatalog{Tables: map[string][]Column{
 		"shop.customers": {{Name: "id", DataType: "int"}, {Name: "Salary", DataType: "int"}},
 		"shop.cards":     {{Name: "id", DataType: "int"}, {Name: "amount", DataType: "decimal", ColumnType: "decimal(10,2)", Tags: []string{"PAN"}}},

@@ -182,7 +182,7 @@ func (l *regoLint) decisions(snap *opa.Snapshot, b *opa.Bundle) {
 				who = "role " + u.Roles[0]
 			}
 			v, _ := snap.View(u)
-			d, err := v.(policy.ColumnInfoDecider).DecideColumnInfo(t, cols)
+			d, err := v.DecideColumnInfo(t, cols)
 			if err != nil {
 				if errors.Is(err, policy.ErrPolicy) {
 					report(policy.LintError, "%s: %v", who, err)

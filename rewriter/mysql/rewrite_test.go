@@ -15,9 +15,12 @@ import (
 
 // testView decides from a fixed map; tables it does not list are open.
 type testView struct {
+	policy.BaseView
 	user      session.User
 	decisions map[string]*policy.Decision
 }
+
+var _ policy.View = (*testView)(nil)
 
 func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
 	if d, ok := v.decisions[t.Key()]; ok {
