@@ -91,7 +91,7 @@ func ExampleWithScriptTimeLimit() {
 			selectFor("USER.clearance == 'low' && !['eu', 'us'].intersects(UGNAMES)"),
 			selectFor("while (USER.clearance == 'loop') {} false"),
 		}})
-	src, err := ranger.NewStatic(b, ranger.WithScriptTimeLimit(5*time.Millisecond))
+	src, err := ranger.NewStatic(b, ranger.WithScriptTimeLimit(100*time.Millisecond))
 	if err != nil {
 		log.Fatal(err)
 	}
