@@ -401,16 +401,19 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 	}
 	c := &cachedRewrite{result: res, sqlFingerprint: audit.Fingerprint(query), revision: v.PolicyRevision()}
 	res.Protected = false
+	c.unaudited = len(res.Tables) > 0
 	for _, t := range res.Tables {
 		d, err := rewriter.DecideTable(ctx, req, t)
 		if err != nil {
 			res.Protected = true
+			c.unaudited = false
 			c.tables = append(c.tables, audit.Table{Name: t.String()})
 			continue
 		}
 		if !d.Passthrough() {
 			res.Protected = true
 		}
+		c.unaudited = c.unaudited && unaudited(d, res.Kind)
 		c.tables = append(c.tables, auditTable(t, d, res.Kind))
 	}
 	if res.Cacheable && e.cache.max > 0 {
@@ -423,7 +426,8 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 
 func (e *engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *plan {
 	return &plan{query: query, sql: c.result.SQL, fingerprint: fp, result: c.result, started: started,
-		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision}
+		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision,
+		unaudited: c.unaudited}
 }
 
 // cachedRewrite is a rewrite with what auditing it needs, computed once.
@@ -432,6 +436,40 @@ type cachedRewrite struct {
 	tables         []audit.Table
 	sqlFingerprint string
 	revision       string // the policy revision, for sources that name one
+	// unaudited: the policy source audits none of the statement's table
+	// accesses (policy.Decision.Unaudited), so its success is not audited.
+	unaudited bool
+}
+
+// unaudited reports whether the access a statement of the kind makes to a
+// table is one the decision does not audit: every access that granted it
+// (see grantedBy) is unaudited.
+func unaudited(d *policy.Decision, kind rewriter.Kind) bool {
+	if len(d.Unaudited) == 0 {
+		return false
+	}
+	var granted []policy.Access
+	switch kind {
+	case rewriter.KindSelect:
+		granted = []policy.Access{policy.Select}
+	case rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
+		granted = []policy.Access{policy.Select}
+		if d.Allows(policy.Update) {
+			granted = []policy.Access{policy.Update}
+		}
+	case rewriter.KindDDL:
+		for _, a := range []policy.Access{policy.Create, policy.Alter, policy.Drop, policy.Index} {
+			if d.Allows(a) {
+				granted = append(granted, a)
+			}
+		}
+	}
+	for _, a := range granted {
+		if !d.Unaudited[a] {
+			return false
+		}
+	}
+	return len(granted) > 0
 }
 
 // auditTable summarises the policy applied to a table by a statement of

@@ -56,6 +56,9 @@ type plan struct {
 	tables         []audit.Table
 	sqlFingerprint string
 	revision       string
+	// unaudited: the policy source does not audit the statement's
+	// accesses; it is audited only if it fails.
+	unaudited bool
 }
 
 // connState is what sqe tracks about one underlying connection: the

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -176,5 +179,71 @@ func TestRangerAuditNamesThePolicies(t *testing.T) {
 		if ev.PolicyID != want || ev.AccessType != "select" {
 			t.Errorf("event %d: policy %d, access %q, want policy %d, select (%+v)", i, ev.PolicyID, ev.AccessType, want, records[i])
 		}
+	}
+}
+
+// TestRangerAuditFiltersDecideWhatIsAudited: the service config's audit
+// filters decide, as in Ranger, which statements are audited: a filter
+// that stops auditing some users' allowed accesses leaves ann's
+// successful statement out of the audit, while mallory's refusal, and
+// everyone else's statements, are still audited.
+func TestRangerAuditFiltersDecideWhatIsAudited(t *testing.T) {
+	data, err := os.ReadFile("ranger/testdata/shop_bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ranger.ParseBundle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ServiceConfig = ranger.Options{"ranger.plugin.audit.filters": "[ {'users': ['ann', 'mallory'], 'accessResult': 'ALLOWED', 'isAudited': false} ]"}
+	path := filepath.Join(t.TempDir(), "bundle.json")
+	if err := b.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	_, mock, err := sqlmock.NewWithDSN("sqe-bundle-audit-filters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock.MatchExpectationsInOrder(false)
+	for i := 0; i < 2; i++ {
+		mock.ExpectQuery("(?i)select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
+	}
+	// mallory is refused (the shop bundle denies her): her refusal is
+	// audited although the filter names her.
+	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
+		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
+	var mu sync.Mutex
+	var records []audit.Record
+	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		records = append(records, *r)
+	})
+	db, err := sqe.Open("sqlmock", "sqe-bundle-audit-filters", sqe.WithPolicyFile(path),
+		sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithAudit(sink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []session.User{{Name: "ann", Groups: []string{"analysts"}}, {Name: "bob", Groups: []string{"analysts"}}} {
+		rows, err := db.QueryContext(session.NewContext(context.Background(), u), "SELECT id FROM orders")
+		if err != nil {
+			t.Fatalf("%s: %v", u.Name, err)
+		}
+		rows.Close()
+	}
+	mallory := session.NewContext(context.Background(), session.User{Name: "mallory", Groups: []string{"analysts"}})
+	if _, err := db.QueryContext(mallory, "SELECT id FROM orders"); !errors.Is(err, sqe.ErrAccessDenied) {
+		t.Fatalf("mallory: %v", err)
+	}
+	db.Close() // delivers the queued records
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, r := range records {
+		got = append(got, fmt.Sprintf("%s allowed=%v", r.User, r.Allowed))
+	}
+	if want := []string{"bob allowed=true", "mallory allowed=false"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("audited %q, want %q", got, want)
 	}
 }

@@ -35,7 +35,7 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 		kind = string(re.Statement)
 	}
 	e.metrics.statement(ctx, decision, kind)
-	if e.audit == nil {
+	if e.audit == nil || (p != nil && p.unaudited && !refused && err == nil) {
 		return
 	}
 	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: !refused}

@@ -144,6 +144,13 @@ type Decision struct {
 	// column name to upper-cased tags; the key "*" holds the table's own
 	// tags, which every column inherits.
 	ColumnTags map[string][]string
+	// Unaudited names the accesses the policy source decided not to audit
+	// for this caller and table (Ranger's isAudited false: an audit
+	// filter, an audit exclusion, policies with auditing off). sqe's
+	// audit sink skips a statement that succeeds when its access to every
+	// table it names is unaudited; refusals and failures are always
+	// audited. Nil: every access is audited.
+	Unaudited map[Access]bool
 }
 
 // Allows reports whether the access is granted.

@@ -189,6 +189,7 @@
 // that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
 // statement's tables carry no owner. Policy and tag deltas are not
 // supported; isAudited follows Ranger (audit modes, the service config's
-// and WithAuditExclusions' exclusions, ranger.plugin.audit.filters), but
-// sqe sends no audit events to Ranger itself. "sqe lint" (Lint) lists what a bundle uses of these.
+// and WithAuditExclusions' exclusions, ranger.plugin.audit.filters) and
+// reaches sqe's audit as policy.Decision.Unaudited; sqe sends no audit
+// events to Ranger itself. "sqe lint" (Lint) lists what a bundle uses of these.
 package ranger

@@ -1187,16 +1187,10 @@ func (c repoCandidates) tag(_ *request, _ string, ptype int) []*policyEval {
 
 // evaluate is RangerPolicyEngineImpl.evaluatePolicies for one request.
 func (e *engine) evaluate(r *request, ptype int) *result {
-	var res *result
 	if e.zones == nil || r.zone != "" {
-		res = e.evaluateWith(r, ptype, repoCandidates{e})
-	} else {
-		res = e.evaluateZoned(r, ptype)
+		return e.evaluateWith(r, ptype, repoCandidates{e})
 	}
-	if ptype == PolicyTypeAccess {
-		e.applyAuditFilters(r, res)
-	}
-	return res
+	return e.evaluateZoned(r, ptype)
 }
 
 // evaluateZoned is Ranger's zone-aware evaluation: a request that matches
@@ -1236,7 +1230,11 @@ func (e *engine) evaluateWith(r *request, ptype int, cs candidateSource) *result
 			}
 		}
 	}
-	return e.evaluateOne(r, ptype, cs)
+	res := e.evaluateOne(r, ptype, cs)
+	if ptype == PolicyTypeAccess {
+		e.applyAuditFilters(r, res)
+	}
+	return res
 }
 
 func (e *engine) newResult(r *request, ptype int) *result {

@@ -453,6 +453,7 @@ const syntheticColumn = "\x00"
 type colResult struct {
 	name    string
 	allowed bool
+	audited bool
 	reason  string
 	mask    *maskOutcome
 }
@@ -461,7 +462,7 @@ func (s *decideState) evalColumn(db, tbl, col string) colResult {
 	elems := map[string]any{"database": db, "table": tbl, "column": col}
 	res, _ := s.eval(elems, string(policy.Select), PolicyTypeAccess, false)
 	// The policy that allowed or denied the column.
-	cr := colResult{name: col, allowed: res.allowed, reason: policyName(res)}
+	cr := colResult{name: col, allowed: res.allowed, audited: res.audited, reason: policyName(res)}
 	if !res.allowed {
 		return cr
 	}
@@ -600,15 +601,26 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 		}
 		d.AllowedBy[a] = reason
 	}
+	// unaudited records an access Ranger would not audit.
+	unaudited := func(a policy.Access) {
+		if d.Unaudited == nil {
+			d.Unaudited = map[policy.Access]bool{}
+		}
+		d.Unaudited[a] = true
+	}
 	for _, a := range []policy.Access{policy.Update, policy.Create, policy.Drop, policy.Alter, policy.Index, policy.Lock} {
 		res, _ := s.eval(tableElems, string(a), PolicyTypeAccess, false)
 		allowed := res.allowed
 		reason := policyName(res)
+		audited := res.audited
 		if !allowed && a == policy.Create {
 			// CREATE TABLE is authorised on the database in Hive.
 			if dres, _ := s.eval(map[string]any{"database": db}, string(a), PolicyTypeAccess, false); dres.allowed {
-				allowed, reason = true, policyName(dres)
+				allowed, reason, audited = true, policyName(dres), dres.audited
 			}
+		}
+		if !audited {
+			unaudited(a)
 		}
 		if allowed {
 			d.Allowed[a] = true
@@ -627,7 +639,7 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 		}
 		if len(cols) == 0 {
 			res, _ := s.eval(tableElems, string(policy.Select), PolicyTypeAccess, false)
-			cr := colResult{allowed: res.allowed, reason: policyName(res), name: syntheticColumn}
+			cr := colResult{allowed: res.allowed, audited: res.audited, reason: policyName(res), name: syntheticColumn}
 			other = &cr
 		}
 	} else {
@@ -642,8 +654,13 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 		other = &cr
 	}
 	anyAllowed := other != nil && other.allowed
+	anyAudited := other != nil && other.audited
 	for _, r := range results {
 		anyAllowed = anyAllowed || r.allowed
+		anyAudited = anyAudited || r.audited
+	}
+	if !anyAudited && (other != nil || len(results) > 0) {
+		unaudited(policy.Select)
 	}
 	if !known && other != nil {
 		if !other.allowed && anyAllowed {
