@@ -4,14 +4,29 @@ import (
 	"container/list"
 	"sync"
 	"unsafe"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
+
+// rewriteKey is everything a rewrite depends on: the statement, the
+// caller's view (its fingerprint), the versions of the table metadata and
+// of the tag sources it read, and the connection's session state (which
+// resolves names and quotes literals). It is built once per statement;
+// the shared cache and a connection's recent rewrites both compare it
+// whole.
+type rewriteKey struct {
+	query, fingerprint string
+	tags               string // the tag sources' versions (engine.tagVersion)
+	catalog            uint64
+	session            rewriter.Session
+}
 
 // rewriteCache is an LRU of rewritten statements bounded twice: by the
 // number of entries and by the bytes they hold (an estimate of every
 // string, slice and map an entry keeps, plus fixed overheads), so that
 // statements with long SQL (thousand-value IN lists, big INSERTs whose
 // write checks hold every row) cannot grow it past its budget. Keys carry
-// everything the rewrite depends on (see engine.cacheKey); results are
+// everything the rewrite depends on (see rewriteKey); results are
 // immutable once stored.
 type rewriteCache struct {
 	mu       sync.Mutex
@@ -19,20 +34,20 @@ type rewriteCache struct {
 	maxBytes int64 // bytes
 	bytes    int64 // held now
 	order    *list.List
-	items    map[string]*list.Element
+	items    map[rewriteKey]*list.Element
 }
 
 type cacheEntry struct {
-	key  string
+	key  rewriteKey
 	res  *cachedRewrite
 	size int64
 }
 
 func newRewriteCache(max int, maxBytes int64) *rewriteCache {
-	return &rewriteCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
+	return &rewriteCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[rewriteKey]*list.Element{}}
 }
 
-func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
+func (c *rewriteCache) get(key rewriteKey) (*cachedRewrite, bool) {
 	if c.max <= 0 || c.maxBytes <= 0 {
 		return nil, false
 	}
@@ -46,7 +61,7 @@ func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
 	return el.Value.(*cacheEntry).res, true
 }
 
-func (c *rewriteCache) put(key string, res *cachedRewrite) {
+func (c *rewriteCache) put(key rewriteKey, res *cachedRewrite) {
 	if c.max <= 0 || c.maxBytes <= 0 {
 		return
 	}
@@ -82,13 +97,16 @@ func (c *rewriteCache) held() (entries int, bytes int64) {
 }
 
 // Fixed costs of an entry, beyond its strings and slices: the list
-// element, the map slot, the entry and the rewrite's structs.
-const entryOverhead = 64 + 48 + int64(unsafe.Sizeof(cacheEntry{})) + int64(unsafe.Sizeof(cachedRewrite{})) + 256
+// element, the map slot with its copy of the key, the entry and the
+// rewrite's structs, and the session state (a connection's, shared by the
+// entries it made).
+const entryOverhead = 64 + 48 + int64(unsafe.Sizeof(rewriteKey{})) + int64(unsafe.Sizeof(cacheEntry{})) +
+	int64(unsafe.Sizeof(cachedRewrite{})) + 256 + 64
 
-// entrySize estimates the bytes an entry keeps alive (the key is stored
-// twice: in the map and in the entry, as one string).
-func entrySize(key string, r *cachedRewrite) int64 {
-	n := entryOverhead + int64(len(key)) + int64(len(r.sqlFingerprint))
+// entrySize estimates the bytes an entry keeps alive (the key's strings
+// are shared by the map's copy and the entry's).
+func entrySize(key rewriteKey, r *cachedRewrite) int64 {
+	n := entryOverhead + int64(len(key.query)+len(key.fingerprint)+len(key.tags)) + int64(len(r.sqlFingerprint))
 	if res := r.result; res != nil {
 		n += int64(len(res.SQL))
 		for _, t := range res.Tables {

@@ -8,7 +8,14 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/mysql"
 )
+
+// keyOf is a rewrite key for the query, for one caller on a MySQL
+// connection.
+func keyOf(query string) rewriteKey {
+	return rewriteKey{query: query, fingerprint: "fp", session: mysql.Session{Database: "shop"}}
+}
 
 func rewriteOf(sql string) *cachedRewrite {
 	return &cachedRewrite{result: &rewriter.Result{SQL: sql, Tables: []policy.TableName{{Schema: "shop", Table: "customers"}}}}
@@ -26,7 +33,7 @@ func TestRewriteCacheStaysWithinItsBytes(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 1_000_000; i++ {
 		sql := fmt.Sprintf("select %d from t where id in (%s)", i, long[:(i%50)*400])
-		c.put(fmt.Sprintf("mysql|fp|%d", i), rewriteOf(sql))
+		c.put(keyOf(fmt.Sprintf("select %d", i)), rewriteOf(sql))
 		if i%100_000 == 0 {
 			if _, b := c.held(); b > budget {
 				t.Fatalf("after %d statements the cache holds %d bytes, over %d", i, b, budget)
@@ -48,27 +55,27 @@ func TestRewriteCacheStaysWithinItsBytes(t *testing.T) {
 		t.Fatalf("the heap grew by %d bytes for a cache of %d estimated bytes (budget %d)", grown, held, budget)
 	}
 	// The most recent statement is still there, the first long gone.
-	if _, ok := c.get(fmt.Sprintf("mysql|fp|%d", 999_999)); !ok {
+	if _, ok := c.get(keyOf(fmt.Sprintf("select %d", 999_999))); !ok {
 		t.Error("the newest rewrite was evicted")
 	}
-	if _, ok := c.get("mysql|fp|1"); ok {
+	if _, ok := c.get(keyOf("select 1")); ok {
 		t.Error("the oldest rewrite is still cached")
 	}
 }
 
 func TestRewriteCacheSkipsAHugeRewrite(t *testing.T) {
 	c := newRewriteCache(10, 1<<20)
-	c.put("big", rewriteOf(strings.Repeat("x", 1<<17)))
-	if _, ok := c.get("big"); ok {
+	c.put(keyOf("big"), rewriteOf(strings.Repeat("x", 1<<17)))
+	if _, ok := c.get(keyOf("big")); ok {
 		t.Fatal("a rewrite of an eighth of the budget was cached")
 	}
-	c.put("small", rewriteOf("select 1"))
-	if _, ok := c.get("small"); !ok {
+	c.put(keyOf("small"), rewriteOf("select 1"))
+	if _, ok := c.get(keyOf("small")); !ok {
 		t.Fatal("a small rewrite was not cached")
 	}
 	// The entry bound still holds.
 	for i := 0; i < 20; i++ {
-		c.put(fmt.Sprint(i), rewriteOf("select 1"))
+		c.put(keyOf(fmt.Sprint(i)), rewriteOf("select 1"))
 	}
 	if n, _ := c.held(); n != 10 {
 		t.Fatalf("%d entries, want 10", n)

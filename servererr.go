@@ -83,13 +83,12 @@ func driverErrorCode(err error) string {
 
 // serverParsesAsSqe reports whether sqe parses with the server's own
 // grammar, so that the server parsing a statement sqe could not parse
-// learns nothing new: PostgreSQL's dialect uses PostgreSQL's parser. The
-// MySQL dialect's grammar is not MariaDB's (MariaDB reads statements
-// sqe's parser does not, INSERT … RETURNING among them), and a statement
-// sqe could not read never reaches MariaDB, not even to be prepared.
+// learns nothing new (rewriter.Server's ServerGrammar): PostgreSQL's
+// dialect uses PostgreSQL's parser; a statement the MySQL dialect could
+// not read never reaches MariaDB, not even to be prepared.
 func (c *Conn) serverParsesAsSqe() bool {
-	d, ok := c.planner.(interface{ dialectName() string })
-	return ok && d.dialectName() == "postgres"
+	d, ok := c.planner.(interface{ serverGrammar() bool })
+	return ok && d.serverGrammar()
 }
 
 // askServer returns err, or a ServerError when the server, asked to
