@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
@@ -80,4 +81,95 @@ func TestRewriteCacheSkipsAHugeRewrite(t *testing.T) {
 	if n, _ := c.held(); n != 10 {
 		t.Fatalf("%d entries, want 10", n)
 	}
+}
+
+// TestSchemaCacheDropsTheLeastRecentlyUsed: past its bound the metadata
+// cache drops the table used longest ago, not everything at once.
+func TestSchemaCacheDropsTheLeastRecentlyUsed(t *testing.T) {
+	c := newSchemaCache()
+	cols := []rewriter.Column{{Name: "id"}}
+	for i := 0; i < maxCachedTables; i++ {
+		c.put(fmt.Sprint("shop\x00t", i), cols)
+	}
+	if _, ok := c.get("shop\x00t0"); !ok { // now the most recently used
+		t.Fatal("a cached table is missing")
+	}
+	c.put("shop\x00new", cols)
+	if _, ok := c.get("shop\x00t1"); ok {
+		t.Error("the least recently used table is still cached")
+	}
+	for _, k := range []string{"shop\x00t0", "shop\x00t2", "shop\x00new"} {
+		if _, ok := c.get(k); !ok {
+			t.Errorf("%q was dropped", k)
+		}
+	}
+	v := c.version.Load()
+	c.invalidate()
+	if _, ok := c.get("shop\x00new"); ok || c.version.Load() == v {
+		t.Error("invalidate kept the metadata or the version")
+	}
+}
+
+// BenchmarkRewriteCache measures the shared rewrite cache under the
+// planner's load: lookups of a hot set of statements (hit), distinct
+// statements past the bound (miss-put: a lookup, then a put that evicts),
+// and the two mixed (mixed: one statement in twenty is new).
+func BenchmarkRewriteCache(b *testing.B) {
+	keys := make([]rewriteKey, 200_000)
+	for i := range keys {
+		keys[i] = keyOf(fmt.Sprintf("SELECT id, name, ssn FROM customers WHERE id = ? /* %d */", i))
+	}
+	res := rewriteOf("SELECT id, name, ssn FROM shop.customers WHERE id = ?")
+	const hot = 1000
+	warm := func() *rewriteCache {
+		c := newRewriteCache(DefaultRewriteCacheSize, DefaultRewriteCacheBytes)
+		for _, k := range keys[:hot] {
+			c.put(k, res)
+		}
+		return c
+	}
+	b.Run("hit", func(b *testing.B) {
+		c := warm()
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for i := 0; pb.Next(); i++ {
+				if _, ok := c.get(keys[i%hot]); !ok {
+					b.Error("miss")
+					return
+				}
+			}
+		})
+	})
+	b.Run("miss-put", func(b *testing.B) {
+		c := warm()
+		var next atomic.Int64
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for i := int(next.Add(1)) * 100_003; pb.Next(); i++ {
+				if k := keys[i%len(keys)]; !hit(c, k) {
+					c.put(k, res)
+				}
+			}
+		})
+	})
+	b.Run("mixed", func(b *testing.B) {
+		c := warm()
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for i := 0; pb.Next(); i++ {
+				k := keys[i%hot]
+				if i%20 == 0 {
+					k = keys[hot+(i*7919)%(len(keys)-hot)]
+				}
+				if !hit(c, k) {
+					c.put(k, res)
+				}
+			}
+		})
+	})
+}
+
+func hit(c *rewriteCache, k rewriteKey) bool {
+	_, ok := c.get(k)
+	return ok
 }

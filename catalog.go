@@ -6,49 +6,38 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
-	"sync"
 	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
 // schemaCache holds table metadata read from the database, shared by the
-// connections of one connector. DDL that goes through sqe invalidates it;
-// its version is part of the rewrite-cache key.
+// connections of one connector: an LRU of at most maxCachedTables tables.
+// DDL that goes through sqe invalidates it; its version is part of the
+// rewrite-cache key.
 type schemaCache struct {
 	version atomic.Uint64
-	mu      sync.RWMutex
-	tables  map[string][]rewriter.Column
+	tables  *lru.Cache[string, []rewriter.Column]
 }
 
-// maxCachedTables bounds the metadata cache; past it the cache starts over.
+// maxCachedTables bounds the metadata cache; past it the least recently
+// used tables are dropped.
 const maxCachedTables = 100000
 
 func newSchemaCache() *schemaCache {
-	return &schemaCache{tables: map[string][]rewriter.Column{}}
+	tables, _ := lru.New[string, []rewriter.Column](maxCachedTables) // fails only for a size below one
+	return &schemaCache{tables: tables}
 }
 
-func (c *schemaCache) get(key string) ([]rewriter.Column, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	cols, ok := c.tables[key]
-	return cols, ok
-}
+func (c *schemaCache) get(key string) ([]rewriter.Column, bool) { return c.tables.Get(key) }
 
-func (c *schemaCache) put(key string, cols []rewriter.Column) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.tables) >= maxCachedTables {
-		c.tables = map[string][]rewriter.Column{}
-	}
-	c.tables[key] = cols
-}
+func (c *schemaCache) put(key string, cols []rewriter.Column) { c.tables.Add(key, cols) }
 
 func (c *schemaCache) invalidate() {
-	c.mu.Lock()
-	c.tables = map[string][]rewriter.Column{}
-	c.mu.Unlock()
+	c.tables.Purge()
 	c.version.Add(1)
 }
 
