@@ -95,9 +95,11 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 	return e, nil
 }
 
-// serverGrammar reports whether the dialect parses with the server's own
-// grammar (see rewriter.Server).
-func (e *engine) serverGrammar() bool { return e.dialect.ServerGrammar() }
+// confirmingCodes returns the server error codes that confirm the
+// dialect's refusal (see rewriter.Server).
+func (e *engine) confirmingCodes(refusal *rewriter.Error) []string {
+	return e.dialect.ConfirmingCodes(refusal)
+}
 
 // dialectOf returns the dialect named by WithDialect, or else the one that
 // serves the base connector's driver, told by the driver's package.

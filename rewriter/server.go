@@ -25,8 +25,8 @@ type Session any
 
 // Server is what a dialect knows about its database server beyond the
 // grammar: how to read a connection's session state, the table metadata
-// and listing its rewrites need, and how far the server's own errors
-// stand for the dialect's.
+// and listing its rewrites need, and when the server's own errors stand
+// for the dialect's.
 type Server interface {
 	// ReadSession reads the connection's session state. It refuses a
 	// connection sqe cannot rewrite for with certainty (a character set
@@ -46,11 +46,14 @@ type Server interface {
 	// Tables lists the tables and views the connection sees outside the
 	// server's own schemas (see TableLister).
 	Tables(ctx context.Context, q Query) ([]policy.TableName, error)
-	// ServerGrammar reports whether the dialect parses with the server's
-	// own grammar, so that the server, asked to prepare a statement the
-	// dialect refused as not parsing or naming no table, learns nothing
-	// new and its error may be shown instead.
-	ServerGrammar() bool
+	// ConfirmingCodes returns the server's error codes (SQLSTATE, error
+	// number) that confirm a refusal of the dialect's (a statement that
+	// does not parse, a table that does not exist) when the server, asked
+	// to prepare the statement, answers with one of them; the driver then
+	// returns the server's error. nil when the server is not to be asked:
+	// unless the dialect parses with the server's own grammar, the server
+	// would read what sqe could not.
+	ConfirmingCodes(refusal *Error) []string
 }
 
 // Text reads a value a Query returned as text ("" for NULL).

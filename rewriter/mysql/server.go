@@ -138,11 +138,11 @@ func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName
 	return out, nil
 }
 
-// ServerGrammar is false: the parser's grammar is MySQL's, not MariaDB's
+// ConfirmingCodes is nil: the parser's grammar is MySQL's, not MariaDB's
 // (MariaDB reads statements it does not, INSERT … RETURNING among them),
 // and a statement sqe could not read never reaches the server, not even
 // to be prepared.
-func (Dialect) ServerGrammar() bool { return false }
+func (Dialect) ConfirmingCodes(*rewriter.Error) []string { return nil }
 
 // use is the session after USE database.
 func (s Session) use(database string) Session {

@@ -56,3 +56,13 @@ func TestAnotherDialectsSessionIsRefused(t *testing.T) {
 		t.Fatalf("want a refusal, got %v", err)
 	}
 }
+
+// TestNoConfirmingCodes: a statement the MySQL dialect refused is never
+// sent to the server to be prepared.
+func TestNoConfirmingCodes(t *testing.T) {
+	for _, e := range []*rewriter.Error{{Kind: rewriter.ErrSyntax}, {Kind: rewriter.ErrUnsupported, NotFound: true}} {
+		if got := (Dialect{}).ConfirmingCodes(e); got != nil {
+			t.Errorf("%v: %q", e, got)
+		}
+	}
+}

@@ -134,5 +134,15 @@ func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName
 	return out, nil
 }
 
-// ServerGrammar is true: the dialect parses with PostgreSQL's own parser.
-func (Dialect) ServerGrammar() bool { return true }
+// ConfirmingCodes: the dialect parses with PostgreSQL's own parser, so the
+// server's syntax_error (42601) confirms a statement that does not parse,
+// and its undefined_table (42P01) a table the catalog does not have.
+func (Dialect) ConfirmingCodes(refusal *rewriter.Error) []string {
+	switch {
+	case refusal.Kind == rewriter.ErrSyntax:
+		return []string{"42601"}
+	case refusal.Kind == rewriter.ErrUnsupported && refusal.NotFound:
+		return []string{"42P01"}
+	}
+	return nil
+}

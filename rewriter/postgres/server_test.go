@@ -49,3 +49,18 @@ func TestAnotherDialectsSessionIsRefused(t *testing.T) {
 		t.Fatalf("want a refusal, got %v", err)
 	}
 }
+
+func TestConfirmingCodes(t *testing.T) {
+	for _, c := range []struct {
+		refusal *rewriter.Error
+		want    []string
+	}{
+		{&rewriter.Error{Kind: rewriter.ErrSyntax}, []string{"42601"}},
+		{&rewriter.Error{Kind: rewriter.ErrUnsupported, NotFound: true}, []string{"42P01"}},
+		{&rewriter.Error{Kind: rewriter.ErrUnsupported}, nil},
+	} {
+		if got := (Dialect{}).ConfirmingCodes(c.refusal); !slices.Equal(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.refusal, got, c.want)
+		}
+	}
+}
