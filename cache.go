@@ -1,53 +1,69 @@
 package sqe
 
 import (
-	"container/list"
 	"sync"
 	"unsafe"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
+
+// rewriteKey is everything a rewrite depends on: the statement, the
+// caller's view (its fingerprint), the versions of the table metadata and
+// of the tag sources it read, and the connection's session state (which
+// resolves names and quotes literals). It is built once per statement;
+// the shared cache and a connection's recent rewrites both compare it
+// whole.
+type rewriteKey struct {
+	query, fingerprint string
+	tags               string // the tag sources' versions (engine.tagVersion)
+	catalog            uint64
+	session            rewriter.Session
+}
 
 // rewriteCache is an LRU of rewritten statements bounded twice: by the
 // number of entries and by the bytes they hold (an estimate of every
 // string, slice and map an entry keeps, plus fixed overheads), so that
 // statements with long SQL (thousand-value IN lists, big INSERTs whose
 // write checks hold every row) cannot grow it past its budget. Keys carry
-// everything the rewrite depends on (see engine.cacheKey); results are
-// immutable once stored.
+// everything the rewrite depends on (see rewriteKey); results are
+// immutable once stored. The LRU order and the entry bound are the
+// library's; the byte bound is kept here, with the evictions it reports.
 type rewriteCache struct {
 	mu       sync.Mutex
-	max      int   // entries
-	maxBytes int64 // bytes
-	bytes    int64 // held now
-	order    *list.List
-	items    map[string]*list.Element
+	max      int                                    // entries
+	maxBytes int64                                  // bytes
+	bytes    int64                                  // held now
+	lru      *simplelru.LRU[rewriteKey, cacheEntry] // nil: the cache is off
 }
 
 type cacheEntry struct {
-	key  string
 	res  *cachedRewrite
 	size int64
 }
 
 func newRewriteCache(max int, maxBytes int64) *rewriteCache {
-	return &rewriteCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
+	c := &rewriteCache{max: max, maxBytes: maxBytes}
+	if max > 0 && maxBytes > 0 {
+		// Evictions happen inside Add and RemoveOldest, under c.mu.
+		c.lru, _ = simplelru.NewLRU(max, func(_ rewriteKey, e cacheEntry) { c.bytes -= e.size })
+	}
+	return c
 }
 
-func (c *rewriteCache) get(key string) (*cachedRewrite, bool) {
-	if c.max <= 0 || c.maxBytes <= 0 {
+func (c *rewriteCache) get(key rewriteKey) (*cachedRewrite, bool) {
+	if c.lru == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.items[key]
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(el)
-	return el.Value.(*cacheEntry).res, true
+	e, ok := c.lru.Get(key)
+	return e.res, ok
 }
 
-func (c *rewriteCache) put(key string, res *cachedRewrite) {
-	if c.max <= 0 || c.maxBytes <= 0 {
+func (c *rewriteCache) put(key rewriteKey, res *cachedRewrite) {
+	if c.lru == nil {
 		return
 	}
 	size := entrySize(key, res)
@@ -56,39 +72,37 @@ func (c *rewriteCache) put(key string, res *cachedRewrite) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		e := el.Value.(*cacheEntry)
-		c.bytes += size - e.size
-		e.res, e.size = res, size
-		c.order.MoveToFront(el)
-	} else {
-		c.items[key] = c.order.PushFront(&cacheEntry{key: key, res: res, size: size})
-		c.bytes += size
+	if old, ok := c.lru.Peek(key); ok {
+		c.bytes -= old.size // replaced in place, not evicted
 	}
-	for c.order.Len() > c.max || c.bytes > c.maxBytes {
-		last := c.order.Back()
-		e := last.Value.(*cacheEntry)
-		c.order.Remove(last)
-		delete(c.items, e.key)
-		c.bytes -= e.size
+	c.bytes += size
+	c.lru.Add(key, cacheEntry{res: res, size: size})
+	for c.bytes > c.maxBytes {
+		c.lru.RemoveOldest()
 	}
 }
 
 // held reports the entries and bytes the cache holds.
 func (c *rewriteCache) held() (entries int, bytes int64) {
+	if c.lru == nil {
+		return 0, 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.order.Len(), c.bytes
+	return c.lru.Len(), c.bytes
 }
 
-// Fixed costs of an entry, beyond its strings and slices: the list
-// element, the map slot, the entry and the rewrite's structs.
-const entryOverhead = 64 + 48 + int64(unsafe.Sizeof(cacheEntry{})) + int64(unsafe.Sizeof(cachedRewrite{})) + 256
+// Fixed costs of an entry, beyond its strings and slices: the library's
+// list element (links, expiry fields) and map slot, each with a copy of
+// the key, the entry and the rewrite's structs, and the session state (a
+// connection's, shared by the entries it made).
+const entryOverhead = 96 + 48 + 2*int64(unsafe.Sizeof(rewriteKey{})) + int64(unsafe.Sizeof(cacheEntry{})) +
+	int64(unsafe.Sizeof(cachedRewrite{})) + 256 + 64
 
-// entrySize estimates the bytes an entry keeps alive (the key is stored
-// twice: in the map and in the entry, as one string).
-func entrySize(key string, r *cachedRewrite) int64 {
-	n := entryOverhead + int64(len(key)) + int64(len(r.sqlFingerprint))
+// entrySize estimates the bytes an entry keeps alive (the key's strings
+// are shared by its copies).
+func entrySize(key rewriteKey, r *cachedRewrite) int64 {
+	n := entryOverhead + int64(len(key.query)+len(key.fingerprint)+len(key.tags)) + int64(len(r.sqlFingerprint))
 	if res := r.result; res != nil {
 		n += int64(len(res.SQL))
 		for _, t := range res.Tables {

@@ -1,60 +1,72 @@
 package sqe
 
-import "testing"
+import (
+	"testing"
 
-func TestConnRewritesHitNeedsTheWholeKey(t *testing.T) {
-	var r connRewrites
-	c := &cachedRewrite{}
+	"github.com/sqe-project/sqe/rewriter/mysql"
+	"github.com/sqe-project/sqe/rewriter/postgres"
+)
+
+func TestRewriteKeyNeedsTheWholeKey(t *testing.T) {
 	path := []string{"app", "public"}
-	base := sessionKey{schema: "shop", searchPath: path}
-	r.put("SELECT 1", "fp:ann", 3, "7,", base, c)
-	if got := r.get("SELECT 1", "fp:ann", 3, "7,", base); got != c {
-		t.Fatal("the same key missed")
+	base := rewriteKey{query: "SELECT 1", fingerprint: "fp:ann", tags: "7,", catalog: 3,
+		session: postgres.NewSession(path, false)}
+	var r connRewrites
+	shared := newRewriteCache(10, 1<<20)
+	c := rewriteOf("SELECT 1")
+	r.put(base, c)
+	shared.put(base, c)
+	path[0] = "evil" // the slice the session was read into changes later
+	same := base
+	same.session = postgres.NewSession([]string{"app", "public"}, false)
+	if r.get(same) != c {
+		t.Fatal("the same key missed the connection's rewrites")
 	}
-	path[0] = "evil" // the connection reuses its slice when it reads search_path again
-	for name, miss := range map[string]func() *cachedRewrite{
-		"query":   func() *cachedRewrite { return r.get("SELECT 2", "fp:ann", 3, "7,", base) },
-		"caller":  func() *cachedRewrite { return r.get("SELECT 1", "fp:bob", 3, "7,", base) },
-		"catalog": func() *cachedRewrite { return r.get("SELECT 1", "fp:ann", 4, "7,", base) },
-		"tags":    func() *cachedRewrite { return r.get("SELECT 1", "fp:ann", 3, "8,", base) },
-		"schema": func() *cachedRewrite {
-			return r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "hr", searchPath: []string{"app", "public"}})
+	if got, ok := shared.get(same); !ok || got != c {
+		t.Fatal("the same key missed the shared cache")
+	}
+	differs := map[string]func(k *rewriteKey){
+		"query":       func(k *rewriteKey) { k.query = "SELECT 2" },
+		"caller":      func(k *rewriteKey) { k.fingerprint = "fp:bob" },
+		"catalog":     func(k *rewriteKey) { k.catalog = 4 },
+		"tags":        func(k *rewriteKey) { k.tags = "8," },
+		"search_path": func(k *rewriteKey) { k.session = postgres.NewSession([]string{"evil", "public"}, false) },
+		"search_path joined": func(k *rewriteKey) {
+			k.session = postgres.NewSession([]string{"app", "pub", "lic"}, false)
 		},
-		"search_path": func() *cachedRewrite {
-			return r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "shop", searchPath: path})
-		},
-		"quotes": func() *cachedRewrite {
-			return r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "shop", searchPath: []string{"app", "public"}, ansiQuotes: true})
-		},
-		"backslashes": func() *cachedRewrite {
-			return r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "shop", searchPath: []string{"app", "public"}, noBackslash: true})
-		},
-		"strings": func() *cachedRewrite {
-			return r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "shop", searchPath: []string{"app", "public"}, nonStdStrings: true})
-		},
-	} {
-		if got := miss(); got != nil {
-			t.Errorf("a different %s hit", name)
+		"strings":        func(k *rewriteKey) { k.session = postgres.NewSession([]string{"app", "public"}, true) },
+		"dialect":        func(k *rewriteKey) { k.session = mysql.Session{Database: "app"} },
+		"no session":     func(k *rewriteKey) { k.session = nil },
+		"database":       func(k *rewriteKey) { k.session = mysql.Session{Database: "hr"} },
+		"quotes":         func(k *rewriteKey) { k.session = mysql.Session{Database: "shop", ANSIQuotes: true} },
+		"backslashes":    func(k *rewriteKey) { k.session = mysql.Session{Database: "shop", NoBackslashEscapes: true} },
+		"mysql database": func(k *rewriteKey) { k.session = mysql.Session{} },
+	}
+	for name, change := range differs {
+		k := same
+		change(&k)
+		if got := r.get(k); got == c {
+			t.Errorf("a different %s hit the connection's rewrites", name)
 		}
-	}
-	if got := r.get("SELECT 1", "fp:ann", 3, "7,", sessionKey{schema: "shop", searchPath: []string{"app", "public"}}); got != c {
-		t.Fatal("the original key missed after the connection's slice changed")
+		if got, ok := shared.get(k); ok && got == c {
+			t.Errorf("a different %s hit the shared cache", name)
+		}
 	}
 }
 
 func TestConnRewritesIsBounded(t *testing.T) {
 	var r connRewrites
-	queries := make([]string, connRewritesSize+1)
-	for i := range queries {
-		queries[i] = "SELECT " + string(rune('a'+i))
-		r.put(queries[i], "fp", 1, "", sessionKey{}, &cachedRewrite{})
+	keys := make([]rewriteKey, connRewritesSize+1)
+	for i := range keys {
+		keys[i] = rewriteKey{query: "SELECT " + string(rune('a'+i)), fingerprint: "fp", catalog: 1}
+		r.put(keys[i], &cachedRewrite{})
 	}
-	if r.get(queries[0], "fp", 1, "", sessionKey{}) != nil {
+	if r.get(keys[0]) != nil {
 		t.Fatal("the oldest entry is still there")
 	}
-	for _, q := range queries[1:] {
-		if r.get(q, "fp", 1, "", sessionKey{}) == nil {
-			t.Fatalf("%q was dropped", q)
+	for _, k := range keys[1:] {
+		if r.get(k) == nil {
+			t.Fatalf("%q was dropped", k.query)
 		}
 	}
 }

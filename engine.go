@@ -17,7 +17,7 @@ import (
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/ranger"
 	"github.com/sqe-project/sqe/rewriter"
-	mysqldialect "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
+	_ "github.com/sqe-project/sqe/rewriter/mysql" // the MySQL dialect needs no cgo and is always linked
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -39,19 +39,9 @@ type engine struct {
 }
 
 func newEngine(cfg *config, base driver.Connector) (planner, error) {
-	name := cfg.dialect
-	if name == "" {
-		var err error
-		if name, err = detectDialect(base.Driver()); err != nil {
-			return nil, err
-		}
-	}
-	d, ok := rewriter.Lookup(name)
-	if !ok {
-		if name == "postgres" {
-			return nil, errors.New(`sqe: the postgres dialect is not linked: import _ "github.com/sqe-project/sqe/rewriter/postgres"`)
-		}
-		return nil, fmt.Errorf("sqe: unknown dialect %q (registered: %s)", name, strings.Join(rewriter.Registered(), ", "))
+	d, err := dialectOf(cfg.dialect, base)
+	if err != nil {
+		return nil, err
 	}
 	e := &engine{
 		dialect:     d,
@@ -60,7 +50,7 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		static:      cfg.catalog,
 		tagSources:  cfg.tagSources,
 		allowed:     allowedNames{functions: cfg.allowedFunctions, types: cfg.allowedTypes},
-		schemas:     newSchemaCache(name),
+		schemas:     newSchemaCache(),
 		cache:       newRewriteCache(cfg.cacheSize, cfg.cacheBytes),
 		stats:       &counters{},
 	}
@@ -105,26 +95,31 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 	return e, nil
 }
 
-// dialectName names the engine's SQL dialect (mysql, postgres).
-func (e *engine) dialectName() string { return e.dialect.Name() }
+// confirmingCodes returns the server error codes that confirm the
+// dialect's refusal (see rewriter.Server).
+func (e *engine) confirmingCodes(refusal *rewriter.Error) []string {
+	return e.dialect.ConfirmingCodes(refusal)
+}
 
-// detectDialect names the dialect of a driver by its package.
-func detectDialect(d driver.Driver) (string, error) {
-	t := reflect.TypeOf(d)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// dialectOf returns the dialect named by WithDialect, or else the one that
+// serves the base connector's driver, told by the driver's package.
+func dialectOf(name string, base driver.Connector) (rewriter.Dialect, error) {
+	if name == "" {
+		d := base.Driver()
+		t := reflect.TypeOf(d)
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		pkg := ""
+		if t != nil {
+			pkg = t.PkgPath()
+		}
+		var ok bool
+		if name, ok = rewriter.ForDriver(pkg); !ok {
+			return nil, fmt.Errorf("sqe: cannot tell the SQL dialect of driver %T: use WithDialect (registered: %s)", d, strings.Join(rewriter.Registered(), ", "))
+		}
 	}
-	pkg := ""
-	if t != nil {
-		pkg = t.PkgPath()
-	}
-	switch {
-	case strings.Contains(pkg, "go-sql-driver/mysql"), strings.Contains(pkg, "go-mysql-server"):
-		return "mysql", nil
-	case strings.Contains(pkg, "jackc/pgx"), strings.Contains(pkg, "lib/pq"):
-		return "postgres", nil
-	}
-	return "", fmt.Errorf("sqe: cannot tell the SQL dialect of driver %T: use WithDialect(\"mysql\"|\"postgres\")", d)
+	return rewriter.Find(name)
 }
 
 func (e *engine) user(ctx context.Context) (session.User, error) {
@@ -299,7 +294,7 @@ func (e *engine) catalog(cs *connState) rewriter.Catalog {
 	if e.static != nil {
 		return e.static
 	}
-	return &connCatalog{cache: e.schemas, conn: cs.inner}
+	return &connCatalog{cache: e.schemas, dialect: e.dialect, query: cs.query}
 }
 
 // plan plans query for the caller on ctx. A refused statement returns,
@@ -352,15 +347,14 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		e.stats.failClosed("session_state")
 		return nil, err
 	}
-	catVersion, tagVersion, sk := e.catalogVersion(), e.tagVersion(), cs.sessionKey()
-	if c := cs.rewrites.get(query, fp, catVersion, tagVersion, sk); c != nil {
+	key := rewriteKey{query: query, fingerprint: fp, tags: e.tagVersion(), catalog: e.catalogVersion(), session: cs.session}
+	if c := cs.rewrites.get(key); c != nil {
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
 		return e.newPlan(query, fp, u, version, c, started), nil
 	}
-	key := e.cacheKey(cs, query, fp, catVersion, tagVersion)
 	if c, ok := e.cache.get(key); ok {
-		cs.rewrites.put(query, fp, catVersion, tagVersion, sk, c)
+		cs.rewrites.put(key, c)
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
 		return e.newPlan(query, fp, u, version, c, started), nil
@@ -374,25 +368,21 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 			// The snapshot changed in between: plan for the new one.
 			fp, u, version = v.Fingerprint(), v.User(), v.SnapshotVersion()
 			*snapVersion = version
-			key = e.cacheKey(cs, query, fp, catVersion, tagVersion)
+			key.fingerprint = fp
 		}
 	}
 	e.stats.cacheMiss()
 	e.metrics.cacheMiss(ctx)
 	req := &rewriter.Request{
-		Dialect:                    e.dialect.Name(),
-		SQL:                        query,
-		View:                       v,
-		User:                       u,
-		Catalog:                    cat,
-		TagSources:                 e.tagSources,
-		DefaultSchema:              cs.schema,
-		SearchPath:                 cs.searchPath,
-		MySQLNoBackslashEscapes:    cs.noBackslash,
-		MySQLANSIQuotes:            cs.ansiQuotes,
-		PostgresNonStandardStrings: cs.nonStdStrings,
-		AllowedFunctions:           e.allowed.functions,
-		AllowedTypes:               e.allowed.types,
+		Dialect:          e.dialect.Name(),
+		SQL:              query,
+		View:             v,
+		User:             u,
+		Catalog:          cat,
+		TagSources:       e.tagSources,
+		Session:          cs.session,
+		AllowedFunctions: e.allowed.functions,
+		AllowedTypes:     e.allowed.types,
 	}
 	res, err := e.dialect.Rewrite(ctx, req)
 	if err != nil {
@@ -418,7 +408,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 	}
 	if res.Cacheable && e.cache.max > 0 {
 		e.cache.put(key, c)
-		cs.rewrites.put(query, fp, catVersion, tagVersion, sk, c)
+		cs.rewrites.put(key, c)
 	}
 	e.metrics.rewritten(ctx, time.Since(started))
 	return e.newPlan(query, fp, u, version, c, started), nil
@@ -560,40 +550,6 @@ func failReason(err error) string {
 	return "error"
 }
 
-// cacheKey is everything a rewrite depends on: the statement, the view,
-// the metadata it read and the connection state that resolves names and
-// quotes literals.
-func (e *engine) cacheKey(cs *connState, query, fp string, catVersion uint64, tagVersion string) string {
-	var b strings.Builder
-	b.Grow(len(query) + len(fp) + 64)
-	b.WriteString(strconv.Itoa(len(fp)))
-	b.WriteByte(':')
-	b.WriteString(fp)
-	b.WriteString(strconv.FormatUint(catVersion, 10))
-	b.WriteByte(',')
-	b.WriteString(tagVersion)
-	b.WriteByte('|')
-	b.WriteString(strconv.Itoa(len(cs.schema)))
-	b.WriteByte(':')
-	b.WriteString(cs.schema)
-	for _, s := range cs.searchPath {
-		b.WriteString(strconv.Itoa(len(s)))
-		b.WriteByte(':')
-		b.WriteString(s)
-	}
-	b.WriteByte('|')
-	for _, f := range []bool{cs.noBackslash, cs.ansiQuotes, cs.nonStdStrings} {
-		if f {
-			b.WriteByte('1')
-		} else {
-			b.WriteByte('0')
-		}
-	}
-	b.WriteByte('|')
-	b.WriteString(query)
-	return b.String()
-}
-
 func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) {
 	e.record(ctx, p, err)
 	if errors.Is(err, policy.ErrCheckViolation) {
@@ -618,8 +574,8 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 		return
 	}
 	cs.hold(eff, p.who.Name, p.fingerprint)
-	if eff.SetSchema != "" {
-		cs.schema = eff.SetSchema
+	if eff.Session != nil {
+		cs.session = eff.Session
 	}
 	if eff.RefreshSession {
 		cs.reset()
@@ -647,88 +603,22 @@ func (e *engine) loadSession(ctx context.Context, cs *connState) error {
 		return nil
 	}
 	if e.static != nil {
+		var schema string
+		var path []string
 		if s, ok := e.static.(interface{ DefaultSchema() string }); ok {
-			cs.schema = s.DefaultSchema()
+			schema = s.DefaultSchema()
 		}
 		if s, ok := e.static.(interface{ SearchPath() []string }); ok {
-			cs.searchPath = s.SearchPath()
+			path = s.SearchPath()
 		}
-		cs.loaded = true
+		cs.session, cs.loaded = e.dialect.FixedSession(schema, path), true
 		return nil
 	}
-	var err error
-	switch e.dialect.Name() {
-	case "mysql":
-		err = loadMySQLSession(ctx, cs)
-	case "postgres":
-		err = loadPostgresSession(ctx, cs)
-	}
+	s, err := e.dialect.ReadSession(ctx, cs.query)
 	if err != nil {
 		return fmt.Errorf("sqe: reading the connection's session state: %w", err)
 	}
-	cs.loaded = true
-	return nil
-}
-
-func loadMySQLSession(ctx context.Context, cs *connState) error {
-	rows, err := queryInner(ctx, cs.inner,
-		"SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection")
-	if err != nil {
-		return err
-	}
-	if len(rows) != 1 || len(rows[0]) != 5 {
-		return errors.New("unexpected result")
-	}
-	// sqe writes string literals for character sets in which a backslash
-	// byte is always a backslash; in gbk, sjis, big5 and the like a
-	// multibyte character can swallow the backslash that escapes a quote.
-	for i, name := range []string{"character_set_client", "character_set_connection"} {
-		if set := strings.ToLower(asString(rows[0][3+i])); !mysqldialect.SafeCharsets[set] {
-			return rewriter.Unsupported("the connection's %s is %s: sqe supports utf8mb4, utf8mb3, utf8, ascii and latin1", name, set)
-		}
-	}
-	if strings.Contains(strings.ToLower(asString(rows[0][2])), "mariadb") {
-		flags, err := queryInner(ctx, cs.inner, "SELECT @@SESSION.default_regex_flags")
-		if err != nil {
-			return err
-		}
-		if len(flags) == 1 && len(flags[0]) == 1 {
-			f := "," + strings.ToUpper(asString(flags[0][0])) + ","
-			if strings.Contains(f, ",UNGREEDY,") || strings.Contains(f, ",NO_AUTO_CAPTURE,") {
-				return fmt.Errorf("%w: default_regex_flags UNGREEDY or NO_AUTO_CAPTURE would change how masks are computed; clear them on the connection", ErrUnsupported)
-			}
-		}
-	}
-	cs.schema = asString(rows[0][0])
-	mode := "," + strings.ToUpper(asString(rows[0][1])) + ","
-	cs.noBackslash = strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,")
-	cs.ansiQuotes = strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,")
-	return nil
-}
-
-func loadPostgresSession(ctx context.Context, cs *connState) error {
-	rows, err := queryInner(ctx, cs.inner,
-		"SELECT s.name::text FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY s.n")
-	if err != nil {
-		return err
-	}
-	cs.searchPath = cs.searchPath[:0]
-	for _, r := range rows {
-		cs.searchPath = append(cs.searchPath, asString(r[0]))
-	}
-	rows, err = queryInner(ctx, cs.inner, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding')")
-	if err != nil {
-		return err
-	}
-	if len(rows) != 1 || len(rows[0]) != 2 {
-		return errors.New("unexpected result")
-	}
-	// The parser reads UTF-8; the server must read the statement's bytes
-	// the same way.
-	if enc := asString(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
-		return rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
-	}
-	cs.nonStdStrings = !strings.EqualFold(asString(rows[0][0]), "on")
+	cs.session, cs.loaded = s, true
 	return nil
 }
 

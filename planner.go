@@ -68,12 +68,8 @@ type plan struct {
 type connState struct {
 	inner driver.Conn
 
-	loaded        bool     // session state below has been read
-	schema        string   // MySQL: current database
-	searchPath    []string // PostgreSQL: current_schemas(false)
-	noBackslash   bool     // MySQL NO_BACKSLASH_ESCAPES
-	ansiQuotes    bool     // MySQL ANSI_QUOTES
-	nonStdStrings bool     // PostgreSQL standard_conforming_strings = off
+	loaded  bool             // session has been read
+	session rewriter.Session // as the dialect read it
 
 	// sessionTouched: a statement changed session state since the last
 	// transaction end (a transaction's end may undo it).
@@ -112,6 +108,12 @@ func (cs *connState) memo() *fingerprintMemo {
 }
 
 func newConnState(inner driver.Conn) *connState { return &connState{inner: inner} }
+
+// query runs the dialect's queries of session state and metadata on the
+// underlying connection (a rewriter.Query).
+func (cs *connState) query(ctx context.Context, query string, args ...any) ([][]any, error) {
+	return queryInner(ctx, cs.inner, query, args...)
+}
 
 // reset forgets the session state, so that it is read again before the
 // next statement (after a pool reset or a statement that may change it).

@@ -26,8 +26,9 @@ import (
 // (a table sqe cannot see), or rejects it for another reason, sqe's own
 // error stands and nothing runs. Policy refusals never reach the server.
 // On MySQL and MariaDB a statement sqe cannot parse stays sqe's ErrSyntax
-// (see serverParsesAsSqe); an unknown table there is the server's error
-// already, since the MySQL dialect lets the server resolve names.
+// (see the dialects' ConfirmingCodes); an unknown table there is the
+// server's error already, since the MySQL dialect lets the server resolve
+// names.
 //
 // On PostgreSQL, as with the raw driver, the server's rejection of a
 // statement inside a transaction aborts the transaction.
@@ -46,20 +47,17 @@ func (e *ServerError) Error() string   { return e.Server.Error() }
 func (e *ServerError) Unwrap() []error { return []error{e.Server, e.Sqe} }
 
 // confirmingCodes returns the server error codes that confirm what sqe
-// refused with err — a syntax error, or a table that does not exist —
-// as PostgreSQL's SQLSTATE and MySQL's error number; nil when the server
-// is not asked.
-func confirmingCodes(err error) []string {
+// refused with err — a syntax error, or a table that does not exist — as
+// the dialect names them; nil when the server is not asked.
+func (c *Conn) confirmingCodes(err error) []string {
 	var re *rewriter.Error
-	switch {
-	case !errors.As(err, &re):
+	d, ok := c.planner.(interface {
+		confirmingCodes(*rewriter.Error) []string
+	})
+	if !ok || !errors.As(err, &re) {
 		return nil
-	case re.Kind == rewriter.ErrSyntax:
-		return []string{"42601", "1064"}
-	case re.Kind == rewriter.ErrUnsupported && re.NotFound:
-		return []string{"42P01", "1146"}
 	}
-	return nil
+	return d.confirmingCodes(re)
 }
 
 // driverErrorCode returns the code a driver's error carries: a string field
@@ -81,22 +79,11 @@ func driverErrorCode(err error) string {
 	return ""
 }
 
-// serverParsesAsSqe reports whether sqe parses with the server's own
-// grammar, so that the server parsing a statement sqe could not parse
-// learns nothing new: PostgreSQL's dialect uses PostgreSQL's parser. The
-// MySQL dialect's grammar is not MariaDB's (MariaDB reads statements
-// sqe's parser does not, INSERT … RETURNING among them), and a statement
-// sqe could not read never reaches MariaDB, not even to be prepared.
-func (c *Conn) serverParsesAsSqe() bool {
-	d, ok := c.planner.(interface{ dialectName() string })
-	return ok && d.dialectName() == "postgres"
-}
-
 // askServer returns err, or a ServerError when the server, asked to
 // prepare query, rejects it for the same reason.
 func (c *Conn) askServer(ctx context.Context, query string, err error) error {
-	codes := confirmingCodes(err)
-	if codes == nil || ctx.Err() != nil || !c.serverParsesAsSqe() {
+	codes := c.confirmingCodes(err)
+	if codes == nil || ctx.Err() != nil {
 		return err
 	}
 	si, perr := c.prepareInner(ctx, query)

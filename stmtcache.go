@@ -20,7 +20,7 @@ const DefaultStatementCacheSize = 16
 // execution of a statement the server already holds — what pgx does on its
 // own for PostgreSQL.
 //
-// The key is the rewritten SQL and the connection's current schema. The
+// The key is the rewritten SQL and the connection's session state. The
 // rewritten SQL carries the caller's whole policy (filters, masks, inlined
 // session values), so two callers share a prepared statement exactly when
 // sqe would send them the same text. The cache is emptied after any
@@ -38,9 +38,10 @@ type stmtCache struct {
 }
 
 type cachedStmt struct {
-	sql, schema string
-	st          driver.Stmt
-	busy        bool
+	sql     string
+	session rewriter.Session // the connection's, when it was prepared
+	st      driver.Stmt
+	busy    bool
 }
 
 func newStmtCache(max int) *stmtCache {
@@ -61,7 +62,7 @@ const errTooManyPreparedStatements = "1461"
 func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedStmt, error) {
 	busy := false
 	for i, e := range sc.entries {
-		if e.sql != sql || e.schema != c.cs.schema {
+		if e.sql != sql || e.session != c.cs.session {
 			continue
 		}
 		if busy = e.busy; busy {
@@ -82,7 +83,7 @@ func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedS
 	if err != nil {
 		return nil, err
 	}
-	e := &cachedStmt{sql: sql, schema: c.cs.schema, st: st, busy: true}
+	e := &cachedStmt{sql: sql, session: c.cs.session, st: st, busy: true}
 	if busy {
 		// The cached one is busy: this one is the caller's alone, never
 		// in the cache, so release closes it.

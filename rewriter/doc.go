@@ -59,4 +59,14 @@
 // the fence and guard rules treat it as the mask it is; it may read only
 // its own row (ConditionSyntax), and a column it reads that the table
 // lacks is a policy error.
+//
+// Everything that differs between databases belongs to the Dialect, which
+// is also a Server (server.go): it reads a connection's session state
+// (ReadSession) into a Session, a comparable value of its own type that
+// comes back in Request.Session and is part of the rewrite cache's key; it
+// reads a table's columns and the list of tables with its own queries
+// (through a Query on the statement's connection); and it says whether
+// the server's errors may stand for its own. Dialect packages register
+// themselves (Register) when imported; Find and ForDriver pick one by
+// name or by database/sql driver.
 package rewriter

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sqe-project/sqe/policy"
@@ -144,19 +145,10 @@ type Request struct {
 	// comments the Catalog reports and the Decision's ColumnTags.
 	TagSources []policy.TagSource
 
-	// DefaultSchema is the MySQL connection's current database ("" when none).
-	DefaultSchema string
-	// SearchPath is the PostgreSQL connection's effective search path
-	// (current_schemas(false)), in order.
-	SearchPath []string
-	// MySQLNoBackslashEscapes is true under sql_mode NO_BACKSLASH_ESCAPES
-	// (a backslash in a string literal is an ordinary character).
-	MySQLNoBackslashEscapes bool
-	// MySQLANSIQuotes is true under sql_mode ANSI_QUOTES ("x" is an identifier).
-	MySQLANSIQuotes bool
-	// PostgresNonStandardStrings is true when standard_conforming_strings is
-	// off (a backslash in '…' is an escape).
-	PostgresNonStandardStrings bool
+	// Session is the connection's state that name resolution and quoting
+	// depend on, as the dialect's ReadSession or FixedSession gave it (nil:
+	// the dialect's default state).
+	Session Session
 
 	// AllowedFunctions are the application's own functions that its SQL
 	// may call besides the dialect's built-ins ("fn" or "schema.fn"; see
@@ -169,8 +161,10 @@ type Request struct {
 // Effect is a change to the connection's state that the statement makes
 // when it succeeds.
 type Effect struct {
-	// SetSchema, when non-empty, is the new MySQL current database (USE db).
-	SetSchema string
+	// Session, when non-nil, is the connection's session state after the
+	// statement, as the dialect tells it without asking the server (MySQL's
+	// USE db).
+	Session Session
 	// RefreshSession asks the driver to re-read the connection's name
 	// resolution and quoting state (search_path, sql_mode,
 	// standard_conforming_strings) after the statement.
@@ -230,7 +224,7 @@ type Result struct {
 	Tables []policy.TableName // every base table the statement references
 	Effect Effect
 	// Cacheable is false when the rewrite depends on more than the cache
-	// key (dialect, SQL, view fingerprint, catalog version, session state).
+	// key (dialect, SQL, view fingerprint, catalog version, Session).
 	Cacheable bool
 	// Protected is true when a policy changed what the statement reads
 	// (a mask, a row filter or a restricted column applied): errors the
@@ -242,10 +236,12 @@ type Result struct {
 	WriteChecks []*WriteCheck
 }
 
-// Dialect rewrites statements of one SQL dialect.
+// Dialect rewrites statements of one SQL dialect and reads what its
+// rewrites need from the server (Server).
 type Dialect interface {
 	Name() string
 	Rewrite(ctx context.Context, req *Request) (*Result, error)
+	Server
 }
 
 var (
@@ -279,6 +275,46 @@ func Registered() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// shipped are the dialects that come with sqe: the package that registers
+// each, and the database/sql drivers it serves (by their package paths).
+// It is kept here, not in the dialect packages, because a dialect that is
+// not linked cannot name itself: a program that opens a PostgreSQL driver
+// without importing the PostgreSQL dialect is told what to import.
+var shipped = []struct {
+	name, pkg string
+	drivers   []string
+}{
+	{"mysql", "github.com/sqe-project/sqe/rewriter/mysql", []string{"go-sql-driver/mysql", "go-mysql-server"}},
+	{"postgres", "github.com/sqe-project/sqe/rewriter/postgres", []string{"jackc/pgx", "lib/pq"}},
+}
+
+// Find returns the registered dialect with the name; the error names the
+// package to import when the dialect is one of sqe's and is not linked.
+func Find(name string) (Dialect, error) {
+	if d, ok := Lookup(name); ok {
+		return d, nil
+	}
+	for _, s := range shipped {
+		if s.name == name {
+			return nil, fmt.Errorf("sqe: the %s dialect is not linked: import _ %q", name, s.pkg)
+		}
+	}
+	return nil, fmt.Errorf("sqe: unknown dialect %q (registered: %s)", name, strings.Join(Registered(), ", "))
+}
+
+// ForDriver names the dialect that serves a database/sql driver, told by
+// the package path of the driver's type (false when none of sqe's does).
+func ForDriver(pkgPath string) (name string, ok bool) {
+	for _, s := range shipped {
+		for _, d := range s.drivers {
+			if strings.Contains(pkgPath, d) {
+				return s.name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // StaticCatalog is a fixed Catalog: for tests over sqlmock, for `sqe

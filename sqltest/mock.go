@@ -143,12 +143,9 @@ func (c *mockConfig) buildCatalog() (rewriter.Catalog, error) {
 		}
 		return empty, nil
 	}
-	d, ok := rewriter.Lookup(c.dialect)
-	if !ok {
-		if c.dialect == "postgres" {
-			return nil, fmt.Errorf(`the postgres dialect is not linked: import _ "github.com/sqe-project/sqe/rewriter/postgres"`)
-		}
-		return nil, fmt.Errorf("unknown dialect %q", c.dialect)
+	d, err := rewriter.Find(c.dialect)
+	if err != nil {
+		return nil, err
 	}
 	dc, ok := d.(rewriter.DDLCataloger)
 	if !ok {

@@ -453,6 +453,10 @@ func lintCatalog(dialect, schemaFile, dsn string) (rewriter.Catalog, func(), err
 		}
 		return cat, func() {}, nil
 	}
+	d, err := rewriter.Find(dialect)
+	if err != nil {
+		return nil, nil, err
+	}
 	name := "mysql"
 	if dialect == "postgres" {
 		name = "pgx"
@@ -465,43 +469,48 @@ func lintCatalog(dialect, schemaFile, dsn string) (rewriter.Catalog, func(), err
 		db.Close()
 		return nil, nil, fmt.Errorf("--dsn: %v", err)
 	}
-	return &dbCatalog{db: db, dialect: dialect}, func() { db.Close() }, nil
+	return &dbCatalog{db: db, dialect: d}, func() { db.Close() }, nil
 }
 
-// dbCatalog reads a table's columns from a live database's
-// information_schema, as the driver does.
+// dbCatalog reads a table's columns from a live database with the
+// dialect's own query, as the driver does.
 type dbCatalog struct {
 	db      *sql.DB
-	dialect string
+	dialect rewriter.Dialect
 }
 
 func (c *dbCatalog) Version() uint64 { return 0 }
 
 func (c *dbCatalog) Columns(ctx context.Context, t policy.TableName) ([]rewriter.Column, bool, error) {
-	q := "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM information_schema.COLUMNS " +
-		"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION"
-	if c.dialect == "postgres" {
-		q = "SELECT column_name::text, data_type::text, CASE WHEN character_maximum_length IS NOT NULL " +
-			"THEN data_type || '(' || character_maximum_length || ')' WHEN data_type = 'numeric' AND numeric_precision IS NOT NULL " +
-			"THEN 'numeric(' || numeric_precision || ',' || numeric_scale || ')' ELSE data_type END " +
-			"FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position"
-	}
-	rows, err := c.db.QueryContext(ctx, q, t.Schema, t.Table)
+	cols, err := c.dialect.Columns(ctx, c.query, t)
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var cols []rewriter.Column
-	for rows.Next() {
-		var col rewriter.Column
-		if err := rows.Scan(&col.Name, &col.DataType, &col.ColumnType); err != nil {
-			return nil, false, err
-		}
-		col.DataType, col.ColumnType = strings.ToLower(col.DataType), strings.ToLower(col.ColumnType)
-		cols = append(cols, col)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
 	return cols, len(cols) > 0, nil
+}
+
+// query is a rewriter.Query on the database.
+func (c *dbCatalog) query(ctx context.Context, q string, args ...any) ([][]any, error) {
+	rows, err := c.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out [][]any
+	for rows.Next() {
+		row := make([]any, len(names))
+		dest := make([]any, len(names))
+		for i := range row {
+			dest[i] = &row[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
 }

@@ -34,7 +34,7 @@
 // utf8, ascii or latin1 (in gbk, sjis, big5, cp932 a multibyte character
 // can swallow the backslash that escapes a quote), and the driver refuses a
 // connection whose character_set_client or character_set_connection is
-// another (SafeCharsets).
+// another (safeCharsets).
 //
 // # Reads
 //

@@ -159,10 +159,14 @@ func (d Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewri
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
 // so that a panic is a finding).
 func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
-	if req.MySQLNoBackslashEscapes && strings.Contains(req.SQL, `\`) {
+	sess, err := sessionOf(req)
+	if err != nil {
+		return nil, err
+	}
+	if sess.NoBackslashEscapes && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported("a backslash in SQL under sql_mode NO_BACKSLASH_ESCAPES (pass values as arguments)")
 	}
-	if req.MySQLANSIQuotes && strings.Contains(req.SQL, `"`) {
+	if sess.ANSIQuotes && strings.Contains(req.SQL, `"`) {
 		return nil, rewriter.Unsupported(`a double quote in SQL under sql_mode ANSI_QUOTES (use backticks for names)`)
 	}
 	if err := checkComments(req.SQL); err != nil {
@@ -188,7 +192,7 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
-		if out != nil && (out.Effect.RefreshSession || out.Effect.SetSchema != "") {
+		if out != nil && (out.Effect.RefreshSession || out.Effect.Session != nil) {
 			// The statements after it would be rewritten for a session
 			// state (current database, sql_mode, character set) that the
 			// server no longer has when it runs them.
@@ -223,8 +227,8 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 }
 
 func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
-	if b.SetSchema != "" {
-		a.SetSchema = b.SetSchema
+	if b.Session != nil {
+		a.Session = b.Session
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
@@ -298,7 +302,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err := r.verify(stmt); err != nil {
 		return nil, err
 	}
-	text, err := format(stmt, req.MySQLNoBackslashEscapes)
+	text, err := format(stmt, r.session.NoBackslashEscapes)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +310,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		text = t
 	}
 	check := text
-	if req.MySQLNoBackslashEscapes {
+	if r.session.NoBackslashEscapes {
 		// The parser reads backslashes as escapes: check the same tree
 		// printed for it (literals differ only in how they are escaped).
 		if check, err = format(stmt, false); err != nil {

@@ -57,6 +57,8 @@ type rewrite struct {
 	// writeChecks are the row filters' checks of the rows the statement
 	// writes (Result.WriteChecks).
 	writeChecks []*rewriter.WriteCheck
+	// session is the connection's state (req.Session).
+	session Session
 }
 
 type read struct {
@@ -65,7 +67,8 @@ type read struct {
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
-	return &rewrite{ctx: ctx, req: req, sanctioned: map[*sqlparser.AliasedTableExpr]bool{}, seen: map[string]bool{}}
+	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
+	return &rewrite{ctx: ctx, req: req, session: sess, sanctioned: map[*sqlparser.AliasedTableExpr]bool{}, seen: map[string]bool{}}
 }
 
 // tableRef is a table in a FROM clause (or a write's target) as the
@@ -139,7 +142,7 @@ func (r *rewrite) resolveIn(tn sqlparser.TableName, sc *scope) (policy.TableName
 		schema = sc.policySchema
 	}
 	if schema == "" {
-		schema = r.req.DefaultSchema
+		schema = r.session.Database
 		if schema == "" {
 			return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: tn.Name.String(),
 				Detail: "unqualified table name with no current database"}
@@ -218,7 +221,7 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 		if s.DBName.IsEmpty() {
 			return nil, rewriter.Unsupported("USE without a database")
 		}
-		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{SetSchema: s.DBName.String(), Holds: rewriter.HoldsDatabase}}, nil
+		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{Session: r.session.use(s.DBName.String()), Holds: rewriter.HoldsDatabase}}, nil
 	case *sqlparser.Begin:
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{BeginsTransaction: true, TransactionControl: true}}, nil
 	case *sqlparser.Commit, *sqlparser.Rollback:

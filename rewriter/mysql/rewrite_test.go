@@ -76,11 +76,11 @@ func testCatalog() *rewriter.StaticCatalog {
 func request(sql string, decisions map[string]*policy.Decision) *rewriter.Request {
 	cat := testCatalog()
 	return &rewriter.Request{
-		SQL:           sql,
-		View:          &testView{user: session.User{Name: "alice"}, decisions: decisions},
-		User:          session.User{Name: "al'ice\\", PrimaryRole: "support"},
-		Catalog:       cat,
-		DefaultSchema: cat.Schema,
+		SQL:     sql,
+		View:    &testView{user: session.User{Name: "alice"}, decisions: decisions},
+		User:    session.User{Name: "al'ice\\", PrimaryRole: "support"},
+		Catalog: cat,
+		Session: Session{Database: cat.Schema},
 	}
 }
 
@@ -288,8 +288,10 @@ func TestSessionStatementsPass(t *testing.T) {
 			t.Errorf("%s: %v", sql, err)
 		}
 	}
-	res, err := Dialect{}.Rewrite(context.Background(), request("USE other", nil))
-	if err != nil || res.Effect.SetSchema != "other" {
+	use := request("USE other", nil)
+	use.Session = Session{Database: "shop", NoBackslashEscapes: true}
+	res, err := Dialect{}.Rewrite(context.Background(), use)
+	if err != nil || res.Effect.Session != (Session{Database: "other", NoBackslashEscapes: true}) {
 		t.Fatalf("USE effect: %+v %v", res, err)
 	}
 	res, err = Dialect{}.Rewrite(context.Background(), request("SET SESSION sql_mode = 'ANSI_QUOTES'", nil))
@@ -318,7 +320,7 @@ func TestContextFunctionsInlined(t *testing.T) {
 		t.Fatalf("context functions not inlined safely:\n%s", short(out))
 	}
 	req := request("SELECT current_user()", nil)
-	req.MySQLNoBackslashEscapes = true
+	req.Session = Session{Database: testCatalog().Schema, NoBackslashEscapes: true}
 	res, err := Dialect{}.Rewrite(context.Background(), req)
 	if err != nil || !strings.Contains(res.SQL, `'al''ice\'`) {
 		t.Fatalf("NO_BACKSLASH_ESCAPES quoting: %v %v", res, err)
@@ -383,12 +385,12 @@ func TestPlaceholdersAndComments(t *testing.T) {
 
 func TestModeGuards(t *testing.T) {
 	req := request(`SELECT 'a\' , ssn FROM customers -- '`, nil)
-	req.MySQLNoBackslashEscapes = true
+	req.Session = Session{Database: testCatalog().Schema, NoBackslashEscapes: true}
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("backslash under NO_BACKSLASH_ESCAPES: %v", err)
 	}
 	req = request(`SELECT "ssn" FROM customers`, nil)
-	req.MySQLANSIQuotes = true
+	req.Session = Session{Database: testCatalog().Schema, ANSIQuotes: true}
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("double quote under ANSI_QUOTES: %v", err)
 	}
@@ -417,7 +419,7 @@ func TestPolicyTablesResolveInThePolicySchema(t *testing.T) {
 			RowFilters: []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM region_map m WHERE m.region = customers.region)", Policy: "by-region"}}},
 	}
 	req := request("SELECT * FROM shop.customers", dec)
-	req.DefaultSchema = "evil"
+	req.Session = Session{Database: "evil"}
 	res, err := Dialect{}.Rewrite(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

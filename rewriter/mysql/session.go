@@ -29,9 +29,9 @@ var charsetVariables = map[string]bool{
 	"collation_connection": true,
 }
 
-// SafeCharsets are the character sets sqe's string literals are written
+// safeCharsets are the character sets sqe's string literals are written
 // for (the driver also checks the connection's character_set_client).
-var SafeCharsets = map[string]bool{"utf8mb4": true, "utf8mb3": true, "utf8": true, "ascii": true, "latin1": true}
+var safeCharsets = map[string]bool{"utf8mb4": true, "utf8mb3": true, "utf8": true, "ascii": true, "latin1": true}
 
 // settableVariables are the session variables a statement may SET: an
 // allow-list. Each changes how the session runs statements (time outs,
@@ -172,7 +172,7 @@ var isolationLevels = map[string]bool{
 
 // checkCharset accepts SET NAMES / CHARACTER SET / character_set_* /
 // collation_connection only to a character set (or a collation of one)
-// in SafeCharsets, written as a name or a string, or DEFAULT (the driver
+// in safeCharsets, written as a name or a string, or DEFAULT (the driver
 // checks the resulting character_set_client before the next statement).
 func checkCharset(name string, e sqlparser.Expr) error {
 	var v string
@@ -198,7 +198,7 @@ func checkCharset(name string, e sqlparser.Expr) error {
 			v = v[:i]
 		}
 	}
-	if !SafeCharsets[v] {
+	if !safeCharsets[v] {
 		return unsafeCharset(name)
 	}
 	return nil

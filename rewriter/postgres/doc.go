@@ -31,8 +31,9 @@
 // A qualified table name is taken as written (unquoted names are already
 // lower-cased by the parser). An unqualified one resolves as the server
 // would: in the session's temporary schema and pg_catalog unless the
-// search path lists them, then in Request.SearchPath, the first schema
-// whose catalog has the table winning; a table found nowhere is refused.
+// search path lists them, then in the Session's search path, the first
+// schema whose catalog has the table winning; a table found nowhere is
+// refused.
 // A CTE in scope shadows an unqualified name (under WITH RECURSIVE a CTE
 // sees itself); a write's target is never a CTE. Every base table is then
 // written schema-qualified, so that the server reads exactly the table sqe

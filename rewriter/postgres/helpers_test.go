@@ -90,11 +90,11 @@ func request(sql string, decisions map[string]*policy.Decision) *rewriter.Reques
 	cat := testCatalog()
 	u := testUser()
 	return &rewriter.Request{
-		SQL:        sql,
-		View:       &testView{user: u, decisions: decisions},
-		User:       u,
-		Catalog:    cat,
-		SearchPath: cat.Path,
+		SQL:     sql,
+		View:    &testView{user: u, decisions: decisions},
+		User:    u,
+		Catalog: cat,
+		Session: NewSession(cat.Path, false),
 	}
 }
 

@@ -183,7 +183,11 @@ func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewrite
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
 // so that a panic is a finding).
 func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
-	if req.PostgresNonStandardStrings && strings.Contains(req.SQL, `\`) {
+	sess, err := sessionOf(req)
+	if err != nil {
+		return nil, err
+	}
+	if sess.NonStandardStrings && strings.Contains(req.SQL, `\`) {
 		return nil, rewriter.Unsupported(`a backslash in SQL while standard_conforming_strings is off (pass values as arguments)`)
 	}
 	tree, err := parseStatement(req.SQL)
@@ -227,8 +231,8 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 }
 
 func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
-	if b.SetSchema != "" {
-		a.SetSchema = b.SetSchema
+	if b.Session != nil {
+		a.Session = b.Session
 	}
 	a.RefreshSession = a.RefreshSession || b.RefreshSession
 	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog

@@ -61,6 +61,8 @@ type rewrite struct {
 	// writeChecks are the row filters' checks of the rows the statement
 	// writes (Result.WriteChecks).
 	writeChecks []*rewriter.WriteCheck
+	// path is the connection's search path (req.Session).
+	path []string
 }
 
 type read struct {
@@ -69,7 +71,8 @@ type read struct {
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
-	return &rewrite{ctx: ctx, req: req, sanctioned: map[*pg.RangeVar]bool{}, seen: map[string]bool{},
+	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
+	return &rewrite{ctx: ctx, req: req, path: sess.SearchPath(), sanctioned: map[*pg.RangeVar]bool{}, seen: map[string]bool{},
 		columns: map[string][]rewriter.Column{}}
 }
 
@@ -175,7 +178,7 @@ func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.Tabl
 // first unless the path names them.
 func (r *rewrite) searchPath() []string {
 	var temp, catalog bool
-	for _, s := range r.req.SearchPath {
+	for _, s := range r.path {
 		switch {
 		case s == "pg_temp" || strings.HasPrefix(s, "pg_temp_"):
 			temp = true
@@ -190,7 +193,7 @@ func (r *rewrite) searchPath() []string {
 	if !catalog {
 		path = append(path, "pg_catalog")
 	}
-	return append(path, r.req.SearchPath...)
+	return append(path, r.path...)
 }
 
 // lookupTable reports whether the catalog has the table.
@@ -253,8 +256,8 @@ func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (pol
 			return t, nil
 		}
 	}
-	if missingOK && len(r.req.SearchPath) > 0 {
-		return policy.TableName{Schema: r.req.SearchPath[0], Table: rv.Relname}, nil
+	if missingOK && len(r.path) > 0 {
+		return policy.TableName{Schema: r.path[0], Table: rv.Relname}, nil
 	}
 	return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname,
 		Detail: fmt.Sprintf("table not found in %v", path), NotFound: true}
@@ -273,10 +276,10 @@ func (r *rewrite) creationName(rv *pg.RangeVar) (policy.TableName, error) {
 	if rv.Relpersistence == "t" {
 		return policy.TableName{Schema: "pg_temp", Table: rv.Relname}, nil
 	}
-	if len(r.req.SearchPath) == 0 {
+	if len(r.path) == 0 {
 		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "no schema in search_path to create the table in"}
 	}
-	return policy.TableName{Schema: r.req.SearchPath[0], Table: rv.Relname}, nil
+	return policy.TableName{Schema: r.path[0], Table: rv.Relname}, nil
 }
 
 // columnsOf returns the columns of a table, when the catalog knows them.

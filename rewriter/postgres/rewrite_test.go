@@ -494,7 +494,7 @@ func TestContextFunctionsRoundTrip(t *testing.T) {
 			for _, nonStandard := range []bool{false, true} {
 				req := request("SELECT current_user, current_role WHERE current_user = 'x'", simpleDecisions())
 				req.User = session.User{Name: name, PrimaryRole: name + "-role"}
-				req.PostgresNonStandardStrings = nonStandard
+				req.Session = NewSession(testCatalog().Path, nonStandard)
 				res, err := rewriteReq(t, req)
 				if err != nil {
 					t.Fatal(err)
@@ -578,7 +578,7 @@ func TestPolicyExpressionsAreIsolated(t *testing.T) {
 	cat.Tables["pg_temp.region_map"] = cat.Tables["shop.region_map"]
 	cat.Tables["public.region_map"] = cat.Tables["shop.region_map"]
 	req.Catalog = cat
-	req.SearchPath = []string{"public", "shop"}
+	req.Session = NewSession([]string{"public", "shop"}, false)
 	res, err := rewriteReq(t, req)
 	if err != nil {
 		t.Fatal(err)
@@ -646,10 +646,10 @@ func TestUnparseable(t *testing.T) {
 
 func TestNonStandardStringsRefuseBackslashes(t *testing.T) {
 	req := request(`SELECT 'a\' OR 1=1 --'`, nil)
-	req.PostgresNonStandardStrings = true
+	req.Session = NewSession(testCatalog().Path, true)
 	_, err := rewriteReq(t, req)
 	wantKind(t, err, rewriter.ErrUnsupported)
-	req.PostgresNonStandardStrings = false
+	req.Session = NewSession(testCatalog().Path, false)
 	res, err := rewriteReq(t, req)
 	if err != nil {
 		t.Fatal(err)
@@ -658,7 +658,7 @@ func TestNonStandardStringsRefuseBackslashes(t *testing.T) {
 		t.Fatalf("standard strings: %s", res.SQL)
 	}
 	req = request(`SELECT 'plain'`, nil)
-	req.PostgresNonStandardStrings = true
+	req.Session = NewSession(testCatalog().Path, true)
 	if _, err := rewriteReq(t, req); err != nil {
 		t.Fatal(err)
 	}
@@ -875,7 +875,7 @@ func TestSearchPath(t *testing.T) {
 	if res.SQL != "SELECT * FROM shop.orders" {
 		t.Fatal(res.SQL)
 	}
-	req.SearchPath = []string{"public", "shop"}
+	req.Session = NewSession([]string{"public", "shop"}, false)
 	res, err = rewriteReq(t, req)
 	if err != nil {
 		t.Fatal(err)
@@ -895,7 +895,7 @@ func TestSearchPath(t *testing.T) {
 	if res.SQL != "SELECT * FROM pg_temp.orders" {
 		t.Fatal(res.SQL)
 	}
-	req.SearchPath = []string{"shop", "pg_temp"}
+	req.Session = NewSession([]string{"shop", "pg_temp"}, false)
 	res, err = rewriteReq(t, req)
 	if err != nil {
 		t.Fatal(err)
@@ -905,7 +905,7 @@ func TestSearchPath(t *testing.T) {
 	}
 	// A table outside the path is not found, and the error names it.
 	req = request("SELECT * FROM customers", nil)
-	req.SearchPath = []string{"public"}
+	req.Session = NewSession([]string{"public"}, false)
 	_, err = rewriteReq(t, req)
 	re := wantKind(t, err, rewriter.ErrUnsupported)
 	if re.Table != "customers" {
@@ -913,7 +913,7 @@ func TestSearchPath(t *testing.T) {
 	}
 	// pg_catalog listed late in the path is searched late.
 	req = request("SELECT * FROM pg_class", nil)
-	req.SearchPath = []string{"shop", "pg_catalog"}
+	req.Session = NewSession([]string{"shop", "pg_catalog"}, false)
 	res, err = rewriteReq(t, req)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,151 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// Session is the state of a MySQL or MariaDB connection that sqe's
+// rewrites depend on (see rewriter.Session).
+type Session struct {
+	// Database is the current database, where unqualified table names
+	// resolve ("" when none).
+	Database string
+	// NoBackslashEscapes: sql_mode NO_BACKSLASH_ESCAPES (a backslash in a
+	// string literal is an ordinary character).
+	NoBackslashEscapes bool
+	// ANSIQuotes: sql_mode ANSI_QUOTES or ANSI ("x" is an identifier).
+	ANSIQuotes bool
+}
+
+// sessionOf is the request's session state; a nil one is the default.
+func sessionOf(req *rewriter.Request) (Session, error) {
+	switch s := req.Session.(type) {
+	case nil:
+		return Session{}, nil
+	case Session:
+		return s, nil
+	}
+	return Session{}, rewriter.Unsupported("the connection's session state is not a MySQL one")
+}
+
+// ReadSession reads the connection's current database and sql_mode, and
+// refuses a connection whose character set sqe does not write literals
+// for, or on MariaDB whose default_regex_flags change how masks compute.
+func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Session, error) {
+	rows, err := q(ctx, "SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection")
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 5 {
+		return nil, errors.New("unexpected result")
+	}
+	row := rows[0]
+	// sqe writes string literals for character sets in which a backslash
+	// byte is always a backslash; in gbk, sjis, big5 and the like a
+	// multibyte character can swallow the backslash that escapes a quote.
+	for i, name := range []string{"character_set_client", "character_set_connection"} {
+		if set := strings.ToLower(rewriter.Text(row[3+i])); !safeCharsets[set] {
+			return nil, rewriter.Unsupported("the connection's %s is %s: sqe supports utf8mb4, utf8mb3, utf8, ascii and latin1", name, set)
+		}
+	}
+	if strings.Contains(strings.ToLower(rewriter.Text(row[2])), "mariadb") {
+		flags, err := q(ctx, "SELECT @@SESSION.default_regex_flags")
+		if err != nil {
+			return nil, err
+		}
+		if len(flags) == 1 && len(flags[0]) == 1 {
+			f := "," + strings.ToUpper(rewriter.Text(flags[0][0])) + ","
+			if strings.Contains(f, ",UNGREEDY,") || strings.Contains(f, ",NO_AUTO_CAPTURE,") {
+				return nil, rewriter.Unsupported("default_regex_flags UNGREEDY or NO_AUTO_CAPTURE would change how masks are computed; clear them on the connection")
+			}
+		}
+	}
+	mode := "," + strings.ToUpper(rewriter.Text(row[1])) + ","
+	return Session{
+		Database:           rewriter.Text(row[0]),
+		NoBackslashEscapes: strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,"),
+		ANSIQuotes:         strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,"),
+	}, nil
+}
+
+// FixedSession is a connection whose current database is defaultSchema.
+func (Dialect) FixedSession(defaultSchema string, _ []string) rewriter.Session {
+	return Session{Database: defaultSchema}
+}
+
+// Columns reads a table's columns from information_schema, with the tags
+// of their comments; a column the server computes when a row is written
+// (generated, or ON UPDATE CURRENT_TIMESTAMP) is marked Generated.
+func (Dialect) Columns(ctx context.Context, q rewriter.Query, t policy.TableName) ([]rewriter.Column, error) {
+	rows, err := q(ctx,
+		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_COMMENT, EXTRA FROM information_schema.COLUMNS "+
+			"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.Schema, t.Table)
+	if err != nil {
+		return nil, err
+	}
+	// information_schema compares names case-insensitively; when tables
+	// differing only in case exist, keep the exact one.
+	names := map[string]bool{}
+	for _, r := range rows {
+		names[rewriter.Text(r[0])] = true
+	}
+	exact := len(names) > 1
+	var cols []rewriter.Column
+	for _, r := range rows {
+		if exact && rewriter.Text(r[0]) != t.Table {
+			continue
+		}
+		cols = append(cols, rewriter.Column{
+			Name:       rewriter.Text(r[1]),
+			DataType:   strings.ToLower(rewriter.Text(r[2])),
+			ColumnType: strings.ToLower(rewriter.Text(r[3])),
+			Tags:       rewriter.ParseTagComment(rewriter.Text(r[4])),
+			Generated:  generatedExtra(rewriter.Text(r[5])),
+		})
+	}
+	return cols, nil
+}
+
+// generatedExtra reports whether information_schema's EXTRA marks a column
+// the server computes when a row is written: VIRTUAL or STORED GENERATED
+// (PERSISTENT on old MariaDB), and ON UPDATE CURRENT_TIMESTAMP, which an
+// UPDATE also changes unnamed; not MySQL's DEFAULT_GENERATED, a default.
+func generatedExtra(extra string) bool {
+	e := strings.ToUpper(extra)
+	return strings.Contains(e, " GENERATED") || strings.Contains(e, "ON UPDATE")
+}
+
+// SessionTable is false: sqe does not tell a MySQL temporary table from
+// the base table it shadows by name.
+func (Dialect) SessionTable(policy.TableName) bool { return false }
+
+// Tables lists the tables and views outside the server's own schemas.
+func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
+	rows, err := q(ctx, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "+
+		"WHERE TABLE_SCHEMA NOT IN ('information_schema', 'mysql', 'performance_schema', 'sys')")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policy.TableName, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
+	}
+	return out, nil
+}
+
+// ConfirmingCodes is nil: the parser's grammar is MySQL's, not MariaDB's
+// (MariaDB reads statements it does not, INSERT … RETURNING among them),
+// and a statement sqe could not read never reaches the server, not even
+// to be prepared.
+func (Dialect) ConfirmingCodes(*rewriter.Error) []string { return nil }
+
+// use is the session after USE database.
+func (s Session) use(database string) Session {
+	s.Database = database
+	return s
+}

@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// Session is the state of a PostgreSQL connection that sqe's rewrites
+// depend on (see rewriter.Session). Build one with NewSession.
+type Session struct {
+	// path is the search path, its schemas separated by NUL bytes (which
+	// no name holds), so that Sessions compare with ==.
+	path string
+	// NonStandardStrings: standard_conforming_strings is off (a backslash
+	// in '…' is an escape).
+	NonStandardStrings bool
+}
+
+// NewSession is the session state of a connection whose effective search
+// path (current_schemas(false)) is searchPath.
+func NewSession(searchPath []string, nonStandardStrings bool) Session {
+	return Session{path: strings.Join(searchPath, "\x00"), NonStandardStrings: nonStandardStrings}
+}
+
+// SearchPath is the effective search path, in order.
+func (s Session) SearchPath() []string {
+	if s.path == "" {
+		return nil
+	}
+	return strings.Split(s.path, "\x00")
+}
+
+// sessionOf is the request's session state; a nil one is the default.
+func sessionOf(req *rewriter.Request) (Session, error) {
+	switch s := req.Session.(type) {
+	case nil:
+		return Session{}, nil
+	case Session:
+		return s, nil
+	}
+	return Session{}, rewriter.Unsupported("the connection's session state is not a PostgreSQL one")
+}
+
+// ReadSession reads the connection's effective search path and
+// standard_conforming_strings, and refuses a client_encoding other than
+// UTF8: the parser reads UTF-8, and the server must read the statement's
+// bytes the same way.
+func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Session, error) {
+	rows, err := q(ctx, "SELECT s.name::text FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY s.n")
+	if err != nil {
+		return nil, err
+	}
+	path := make([]string, 0, len(rows))
+	for _, r := range rows {
+		path = append(path, rewriter.Text(r[0]))
+	}
+	rows, err = q(ctx, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding')")
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 2 {
+		return nil, errors.New("unexpected result")
+	}
+	if enc := rewriter.Text(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
+		return nil, rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
+	}
+	return NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on")), nil
+}
+
+// FixedSession is a connection whose search path is searchPath.
+func (Dialect) FixedSession(_ string, searchPath []string) rewriter.Session {
+	return NewSession(searchPath, false)
+}
+
+// Columns reads a table's columns from information_schema (pg_temp names
+// the connection's own temporary schema), with the tags of their
+// comments, nondeterministic collations and generated columns marked.
+func (Dialect) Columns(ctx context.Context, q rewriter.Query, t policy.TableName) ([]rewriter.Column, error) {
+	rows, err := q(ctx,
+		"SELECT column_name::text, data_type::text, COALESCE(character_maximum_length, -1)::int8, "+
+			"COALESCE(numeric_precision, -1)::int8, COALESCE(numeric_scale, -1)::int8, "+
+			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), ''), "+
+			"COALESCE((SELECT NOT co.collisdeterministic FROM pg_collation co JOIN pg_namespace ns ON ns.oid = co.collnamespace "+
+			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false), "+
+			"is_generated = 'ALWAYS' "+
+			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
+			"AND table_name = $2 ORDER BY ordinal_position",
+		t.Schema, t.Table)
+	if err != nil {
+		return nil, err
+	}
+	var cols []rewriter.Column
+	for _, r := range rows {
+		dt := strings.ToLower(rewriter.Text(r[1]))
+		full := dt
+		if n := rewriter.Int(r[2]); n >= 0 {
+			full = fmt.Sprintf("%s(%d)", dt, n)
+		} else if dt == "numeric" && rewriter.Int(r[3]) >= 0 {
+			full = fmt.Sprintf("numeric(%d,%d)", rewriter.Int(r[3]), rewriter.Int(r[4]))
+		}
+		cols = append(cols, rewriter.Column{Name: rewriter.Text(r[0]), DataType: dt, ColumnType: full,
+			Tags: rewriter.ParseTagComment(rewriter.Text(r[5])), Nondeterministic: isTrue(r[6]), Generated: isTrue(r[7])})
+	}
+	return cols, nil
+}
+
+func isTrue(v any) bool {
+	b, ok := v.(bool)
+	return ok && b
+}
+
+// SessionTable reports whether t is in pg_temp, the connection's own
+// temporary schema.
+func (Dialect) SessionTable(t policy.TableName) bool { return t.Schema == "pg_temp" }
+
+// Tables lists the tables, views, materialized views, partitioned and
+// foreign tables outside pg_catalog, information_schema and the TOAST
+// schemas.
+func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
+	rows, err := q(ctx, "SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+		"WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policy.TableName, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
+	}
+	return out, nil
+}
+
+// ConfirmingCodes: the dialect parses with PostgreSQL's own parser, so the
+// server's syntax_error (42601) confirms a statement that does not parse,
+// and its undefined_table (42P01) a table the catalog does not have.
+func (Dialect) ConfirmingCodes(refusal *rewriter.Error) []string {
+	switch {
+	case refusal.Kind == rewriter.ErrSyntax:
+		return []string{"42601"}
+	case refusal.Kind == rewriter.ErrUnsupported && refusal.NotFound:
+		return []string{"42P01"}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package rewriter
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/sqe-project/sqe/policy"
+)
+
+// Query runs a query on the connection a statement is about to run on (its
+// transaction, its temporary tables) and returns the rows, each value as
+// the driver returns it (nil for NULL; Text and Int read them). args bind
+// the query's placeholders, written in the dialect's own style.
+type Query func(ctx context.Context, query string, args ...any) ([][]any, error)
+
+// Session is the state of one connection that reading, resolving and
+// printing its statements depend on: the current database or the search
+// path, the quoting modes. Its dynamic type is the dialect's own, a
+// comparable struct of strings and booleans that only the dialect reads
+// back (from Request.Session); a nil Session is the dialect's default
+// state. Two connections whose Sessions are == get the same rewrite of a
+// statement, so a Session is part of the rewrite cache's key.
+type Session any
+
+// Server is what a dialect knows about its database server beyond the
+// grammar: how to read a connection's session state, the table metadata
+// and listing its rewrites need, and when the server's own errors stand
+// for the dialect's.
+type Server interface {
+	// ReadSession reads the connection's session state. It refuses a
+	// connection sqe cannot rewrite for with certainty (a character set
+	// or regular-expression default the rewrite does not account for).
+	ReadSession(ctx context.Context, q Query) (Session, error)
+	// FixedSession is the session state of a connection whose state is
+	// given rather than read (a StaticCatalog's): the current database
+	// and the search path, each dialect taking what it has.
+	FixedSession(defaultSchema string, searchPath []string) Session
+	// Columns reads a table's columns in ordinal order; none when the
+	// table does not exist.
+	Columns(ctx context.Context, q Query, t policy.TableName) ([]Column, error)
+	// SessionTable reports whether t names a table of the connection's
+	// own session (PostgreSQL's pg_temp): its metadata is read on the
+	// connection every time and never shared with other connections.
+	SessionTable(t policy.TableName) bool
+	// Tables lists the tables and views the connection sees outside the
+	// server's own schemas (see TableLister).
+	Tables(ctx context.Context, q Query) ([]policy.TableName, error)
+	// ConfirmingCodes returns the server's error codes (SQLSTATE, error
+	// number) that confirm a refusal of the dialect's (a statement that
+	// does not parse, a table that does not exist) when the server, asked
+	// to prepare the statement, answers with one of them; the driver then
+	// returns the server's error. nil when the server is not to be asked:
+	// unless the dialect parses with the server's own grammar, the server
+	// would read what sqe could not.
+	ConfirmingCodes(refusal *Error) []string
+}
+
+// Text reads a value a Query returned as text ("" for NULL).
+func Text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// Int reads a value a Query returned as an integer (-1 when it is none).
+func Int(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case []byte:
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return n
+		}
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+			return n
+		}
+	}
+	return -1
+}
