@@ -33,7 +33,8 @@
 # its own go.mod (GOWORK=off), as its users build it, and each exactly once.
 #
 # What it does, in order: installs MariaDB and PostgreSQL with apt-get when
-# they are missing (as root), runs gofmt, go vet and staticcheck on each
+# they are missing (as root), runs gofmt, checks that go generate leaves
+# the generated files unchanged, runs go vet and staticcheck on each
 # module, starts both servers on loopback with throwaway data directories,
 # runs go test -race on the library module, then on the CLI module, then on
 # the examples module (the ORM suites and the example programs), runs the
@@ -43,7 +44,8 @@
 # when any step failed. With packages given, only the lint steps and go
 # test for those packages run, in the workspace.
 #
-# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck (local use only);
+# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck and the check
+# that go generate leaves the generated files as committed (local use only);
 # SQE_TEST_TIMEOUT is go test's -timeout per module (default 40m; a -timeout
 # argument wins); SQE_MYSQL_PORT (13306), SQE_POSTGRES_PORT (15432) and the
 # other knobs in scripts/lib/servers.sh.
@@ -186,9 +188,35 @@ in_module() {
 	esac
 }
 
+# generated_sums: the checksums of the Go files that say they are
+# generated (rows_gen.go, internal/fakedriver/shapes_gen.go, ...).
+generated_sums() {
+	grep -rlE --include='*.go' '^// Code generated .* DO NOT EDIT\.$' . | LC_ALL=C sort | xargs -r sha256sum
+}
+
+# check_generated: go generate in each module must leave every generated
+# file as it was, else the committed file is out of date with its
+# generator or the code it is generated from.
+check_generated() {
+	local before after m changed
+	before=$(generated_sums)
+	for m in "${modules[@]}"; do
+		(cd "$m" && go generate "${pkgs[@]}") || return 1
+	done
+	after=$(generated_sums)
+	if [[ $before != "$after" ]]; then
+		changed=$(diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") |
+			sed -n -E 's/^[<>] [0-9a-f]+  //p' | LC_ALL=C sort -u)
+		printf '%s\n' "$changed" >&2
+		printf 'generated files out of date: go generate changed the files above (the work tree now has the regenerated ones; review and commit them)\n' >&2
+		return 1
+	fi
+}
+
 if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
 	# gofmt walks directories: for ./... it covers every module at once.
 	step "gofmt -l ${pkgs[*]}" check_gofmt
+	step "go generate ${pkgs[*]} (no change)" check_generated
 	for m in "${modules[@]}"; do
 		step "go vet ${pkgs[*]}$(in_module "$m")" bash -c 'cd "$1" && shift && go vet "$@"' _ "$m" "${pkgs[@]}"
 		step "staticcheck ${pkgs[*]}$(in_module "$m")" bash -c 'cd "$1" && shift && go run "$@"' _ "$m" "$STATICCHECK" "${pkgs[@]}"
