@@ -19,9 +19,12 @@ import (
 //
 // Conn implements the optional driver interfaces database/sql looks for and
 // forwards each to the inner connection, behaving as database/sql itself
-// behaves when the inner connection lacks one (driver.ErrSkip for direct
-// execution, Prepare for PrepareContext, Begin for default transaction
-// options, a Ping that succeeds, IsValid true).
+// behaves when the inner connection lacks one (Prepare for PrepareContext,
+// Begin for default transaction options, a Ping that succeeds, IsValid
+// true). Direct execution needs both driver.ExecerContext and
+// driver.QueryerContext on the inner connection, as every maintained driver
+// has; without them Conn returns driver.ErrSkip and database/sql takes its
+// prepare path, through PrepareContext.
 //
 // Retries: when the inner driver returns driver.ErrBadConn (unchanged, so
 // database/sql retries on another connection), the attempt is finished with
@@ -37,19 +40,11 @@ type Conn struct {
 	raw     bool
 	onClose func() error // runs after the inner connection is closed
 
-	// The inner connection's direct execution paths and argument checker.
+	// The inner connection's direct execution paths (both nil when it
+	// lacks either) and argument checker.
 	execerCtx  driver.ExecerContext
 	queryerCtx driver.QueryerContext
 	nvc        driver.NamedValueChecker
-	//lint:ignore SA1019 legacy drivers implement only Execer
-	execer driver.Execer
-	//lint:ignore SA1019 legacy drivers implement only Queryer
-	queryer driver.Queryer
-
-	// convertDirect: the inner connection lacks a direct path for exec or
-	// for query, so CheckNamedValue accepts every value and the direct path
-	// converts arguments itself (see CheckNamedValue).
-	convertDirect bool
 	// skipsWithArgs: the inner connection answered a direct query or exec
 	// with arguments with driver.ErrSkip (go-sql-driver/mysql does without
 	// interpolateParams); later ones run on a statement from stmts, or
@@ -74,21 +69,18 @@ var (
 
 func newConn(inner driver.Conn, p planner, raw bool) *Conn {
 	c := &Conn{inner: inner, cs: newConnState(inner), planner: p, raw: raw}
-	c.execerCtx, _ = inner.(driver.ExecerContext)
-	if c.execerCtx == nil {
-		c.execer, _ = inner.(driver.Execer) //lint:ignore SA1019 legacy drivers implement only Execer
-	}
-	c.queryerCtx, _ = inner.(driver.QueryerContext)
-	if c.queryerCtx == nil {
-		c.queryer, _ = inner.(driver.Queryer) //lint:ignore SA1019 legacy drivers implement only Queryer
+	e, eok := inner.(driver.ExecerContext)
+	q, qok := inner.(driver.QueryerContext)
+	if eok && qok {
+		c.execerCtx, c.queryerCtx = e, q
 	}
 	c.nvc, _ = inner.(driver.NamedValueChecker)
-	c.convertDirect = !c.hasExec() || !c.hasQuery()
 	return c
 }
 
-func (c *Conn) hasExec() bool  { return c.execerCtx != nil || c.execer != nil }
-func (c *Conn) hasQuery() bool { return c.queryerCtx != nil || c.queryer != nil }
+// direct reports whether the inner connection executes statements
+// directly.
+func (c *Conn) direct() bool { return c.execerCtx != nil }
 
 // errRawAccess is returned by Unwrap without WithRawConnAccess.
 var errRawAccess = fmt.Errorf("%w: raw connection access is disabled; see WithRawConnAccess", ErrAccessDenied)
@@ -267,18 +259,8 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
-	if !c.hasExec() || (cached && c.stmts == nil) {
+	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
-	}
-	args, err = c.convertArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	var dargs []driver.Value
-	if c.execerCtx == nil {
-		if dargs, err = namedValueToValue(args); err != nil {
-			return nil, err
-		}
 	}
 	p, err := c.plan(ctx, query)
 	if err != nil {
@@ -290,12 +272,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if cached {
 		return c.execCached(ctx, p, args)
 	}
-	var res driver.Result
-	if c.execerCtx != nil {
-		res, err = c.execerCtx.ExecContext(ctx, p.sql, args)
-	} else if err = ctx.Err(); err == nil {
-		res, err = c.execer.Exec(p.sql, dargs)
-	}
+	res, err := c.execerCtx.ExecContext(ctx, p.sql, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
@@ -324,18 +301,8 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
-	if !c.hasQuery() || (cached && c.stmts == nil) {
+	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
-	}
-	args, err = c.convertArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	var dargs []driver.Value
-	if c.queryerCtx == nil {
-		if dargs, err = namedValueToValue(args); err != nil {
-			return nil, err
-		}
 	}
 	p, err := c.plan(ctx, query)
 	if err != nil {
@@ -347,12 +314,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if cached {
 		return c.queryCached(ctx, p, args)
 	}
-	var rows driver.Rows
-	if c.queryerCtx != nil {
-		rows, err = c.queryerCtx.QueryContext(ctx, p.sql, args)
-	} else if err = ctx.Err(); err == nil {
-		rows, err = c.queryer.Query(p.sql, dargs)
-	}
+	rows, err := c.queryerCtx.QueryContext(ctx, p.sql, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
@@ -491,81 +453,18 @@ func (c *Conn) IsValid() bool {
 // returns driver.ErrSkip when it has none so that database/sql applies its
 // default conversion: what database/sql does for the inner connection.
 //
-// database/sql checks arguments at the connection only for direct
-// execution, which it never attempts on a connection without ExecerContext
-// or QueryerContext. An inner connection that lacks either must not see its
-// checker (or the default conversion) run on arguments it would otherwise
-// only meet through a statement. For such a connection CheckNamedValue
-// accepts every value unchanged, and the direct path that does exist
-// converts the arguments itself, exactly as database/sql would have.
+// database/sql checks arguments at the connection only before a direct
+// execution. On an inner connection without one, ExecContext and
+// QueryContext decline with driver.ErrSkip and database/sql converts the
+// arguments again at the statement, so CheckNamedValue accepts every value
+// unchanged: the inner connection's checker (or the default conversion)
+// must not refuse a value that its statements would accept.
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
-	if c.convertDirect {
+	if !c.direct() {
 		return nil
 	}
 	if c.nvc != nil {
 		return c.nvc.CheckNamedValue(nv)
 	}
 	return driver.ErrSkip
-}
-
-// convertArgs converts the arguments of a direct execution as database/sql
-// converts them for a connection, when CheckNamedValue deferred it.
-func (c *Conn) convertArgs(args []driver.NamedValue) ([]driver.NamedValue, error) {
-	if !c.convertDirect {
-		return args, nil
-	}
-	out := make([]driver.NamedValue, 0, len(args))
-	for _, nv := range args {
-		nv.Ordinal = len(out) + 1
-		check := defaultCheckNamedValue
-		if c.nvc != nil {
-			check = c.nvc.CheckNamedValue
-		}
-	again:
-		switch err := check(&nv); err {
-		case nil:
-			out = append(out, nv)
-		case driver.ErrRemoveArgument:
-		case driver.ErrSkip:
-			check = defaultCheckNamedValue
-			goto again
-		default:
-			return nil, fmt.Errorf("sql: converting argument %s type: %w", describeNamedValue(&nv), err)
-		}
-	}
-	return out, nil
-}
-
-func defaultCheckNamedValue(nv *driver.NamedValue) (err error) {
-	nv.Value, err = driver.DefaultParameterConverter.ConvertValue(nv.Value)
-	return err
-}
-
-// describeNamedValue names an argument as database/sql does in errors.
-func describeNamedValue(nv *driver.NamedValue) string {
-	if len(nv.Name) == 0 {
-		return fmt.Sprintf("$%d", nv.Ordinal)
-	}
-	return fmt.Sprintf("with name %q", nv.Name)
-}
-
-// namedValueToValue is database/sql's conversion for legacy drivers.
-func namedValueToValue(named []driver.NamedValue) ([]driver.Value, error) {
-	dargs := make([]driver.Value, len(named))
-	for n, param := range named {
-		if len(param.Name) > 0 {
-			return nil, errors.New("sql: driver does not support the use of Named Parameters")
-		}
-		dargs[n] = param.Value
-	}
-	return dargs, nil
-}
-
-// valueToNamedValue is the reverse, for the legacy entry points.
-func valueToNamedValue(args []driver.Value) []driver.NamedValue {
-	nv := make([]driver.NamedValue, len(args))
-	for i, v := range args {
-		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
-	}
-	return nv
 }

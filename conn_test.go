@@ -175,7 +175,10 @@ func TestDirectPathsRewriteWithArgsUntouched(t *testing.T) {
 	}
 }
 
-func TestLegacyExecerQueryerFallback(t *testing.T) {
+// TestLegacyExecerQueryerPrepare checks that a connection with only the
+// legacy Execer and Queryer (no context methods) runs statements through
+// database/sql's prepare path, planned and finished once each.
+func TestLegacyExecerQueryerPrepare(t *testing.T) {
 	f := fakedriver.AllFlags()
 	f.ExecerContext, f.QueryerContext = false, false // Execer and Queryer only
 	db, fdb, fp := newTestDB(t, f)
@@ -186,32 +189,36 @@ func TestLegacyExecerQueryerFallback(t *testing.T) {
 	if got := queryOne(t, ctx, db, qSelect); got != rw(qSelect, "alice") {
 		t.Fatalf("query returned %q", got)
 	}
-	got := fdb.CallsOf(fakedriver.OpExec, fakedriver.OpQuery, fakedriver.OpPrepareContext)
-	if len(got) != 2 || got[0].Op != fakedriver.OpExec || got[0].SQL != rw(qUpdate, "alice") ||
-		got[1].Op != fakedriver.OpQuery || got[1].SQL != rw(qSelect, "alice") {
-		t.Fatalf("calls %+v, want legacy Exec and Query with the rewrites", got)
+	got := fdb.CallsOf(fakedriver.OpExec, fakedriver.OpQuery, fakedriver.OpPrepareContext, fakedriver.OpStmtExecContext, fakedriver.OpStmtQueryContext)
+	want := []fakedriver.Call{
+		{Op: fakedriver.OpPrepareContext, SQL: rw(qUpdate, "alice")},
+		{Op: fakedriver.OpStmtExecContext, SQL: rw(qUpdate, "alice")},
+		{Op: fakedriver.OpPrepareContext, SQL: rw(qSelect, "alice")},
+		{Op: fakedriver.OpStmtQueryContext, SQL: rw(qSelect, "alice")},
 	}
-	if len(fp.finishCalls()) != 2 {
-		t.Fatalf("finishes %+v, want 2", fp.finishCalls())
+	if len(got) != len(want) {
+		t.Fatalf("calls %+v, want prepared statements with the rewrites", got)
+	}
+	for i := range want {
+		if got[i].Op != want[i].Op || got[i].SQL != want[i].SQL {
+			t.Fatalf("call %d: %+v, want %s of %q", i, got[i], want[i].Op, want[i].SQL)
+		}
+	}
+	if fin := fp.finishCalls(); len(fin) != 2 || fin[0].err != nil || fin[1].err != nil {
+		t.Fatalf("finishes %+v, want 2, successful", fin)
 	}
 
-	// Named parameters fail as database/sql fails them for legacy drivers.
-	raw, _ := rawDB(t, f)
-	_, wantErr := raw.ExecContext(ctx, qUpdate, sql.Named("n", "a"), 1)
-	_, err := db.ExecContext(ctx, qUpdate, sql.Named("n", "a"), 1)
-	if err == nil || wantErr == nil || err.Error() != wantErr.Error() {
-		t.Fatalf("named arg error %v, want database/sql's %v", err, wantErr)
+	// At the driver level, the direct paths decline before planning:
+	// nothing is sent and nothing finished (the prepare path does both).
+	conn, cfdb, cfp := newTestConn(t, f)
+	if _, err := conn.ExecContext(ctx, qUpdate, nil); err != driver.ErrSkip {
+		t.Fatalf("ExecContext err = %v, want driver.ErrSkip", err)
 	}
-
-	// A cancelled context stops the legacy call before it starts.
-	conn, cfdb, _ := newTestConn(t, f)
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := conn.ExecContext(cctx, qUpdate, nil); err != context.Canceled {
-		t.Fatalf("err = %v, want context.Canceled", err)
+	if _, err := conn.QueryContext(ctx, qSelect, nil); err != driver.ErrSkip {
+		t.Fatalf("QueryContext err = %v, want driver.ErrSkip", err)
 	}
-	if len(cfdb.SQL()) != 0 {
-		t.Fatal("legacy Exec ran with a cancelled context")
+	if len(cfdb.SQL()) != 0 || len(cfp.finishCalls()) != 0 {
+		t.Fatalf("declined direct paths sent %q and finished %+v", cfdb.SQL(), cfp.finishCalls())
 	}
 }
 
@@ -223,45 +230,52 @@ func TestNamedValueCheckerOrder(t *testing.T) {
 		query    bool   // use QueryContext instead of ExecContext
 		want     string // the argument the inner driver receives; "" for an error
 		checkers []fakedriver.Op
+		// prepares: the inner connection has a direct path for this
+		// statement but not both, so sqe declines it and database/sql
+		// prepares, where over the inner driver it would run directly.
+		prepares bool
 	}{
 		{"stmt checker first", func(f *fakedriver.Flags) { *f = noDirect() }, false, "stmt:x",
-			[]fakedriver.Op{fakedriver.OpStmtCheck}},
+			[]fakedriver.Op{fakedriver.OpStmtCheck}, false},
 		{"conn checker second", func(f *fakedriver.Flags) { *f = noDirect(); f.StmtNamedValueChecker = false }, false, "conn:x",
-			[]fakedriver.Op{fakedriver.OpConnCheck}},
+			[]fakedriver.Op{fakedriver.OpConnCheck}, false},
 		{"column converter third", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.StmtNamedValueChecker, f.ConnNamedValueChecker = false, false
-		}, false, "cc:x", []fakedriver.Op{fakedriver.OpColumnConverter}},
+		}, false, "cc:x", []fakedriver.Op{fakedriver.OpColumnConverter}, false},
 		{"default last", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.StmtNamedValueChecker, f.ConnNamedValueChecker, f.ColumnConverter = false, false, false
-		}, false, "", nil},
+		}, false, "", nil, false},
 		{"direct path conn checker", func(f *fakedriver.Flags) { *f = fakedriver.AllFlags() }, false, "conn:x",
-			[]fakedriver.Op{fakedriver.OpConnCheck}},
-		{"direct path default", func(f *fakedriver.Flags) { *f = fakedriver.AllFlags(); f.ConnNamedValueChecker = false }, false, "", nil},
+			[]fakedriver.Op{fakedriver.OpConnCheck}, false},
+		{"direct path default", func(f *fakedriver.Flags) { *f = fakedriver.AllFlags(); f.ConnNamedValueChecker = false }, false, "", nil, false},
 		// An inner connection with a direct exec path but no direct query
 		// path: database/sql never converts query arguments at the
 		// connection, so the statement's checker must get the raw value.
 		{"mixed paths query", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.ExecerContext, f.ConnNamedValueChecker = true, false
-		}, true, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}},
-		{"mixed paths exec", func(f *fakedriver.Flags) {
-			*f = noDirect()
-			f.ExecerContext, f.ConnNamedValueChecker = true, false
-		}, false, "", nil},
+		}, true, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}, false},
 		{"mixed paths query with conn checker", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.ExecerContext = true
-		}, true, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}},
+		}, true, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}, false},
+		// Its exec path is not used either: the statement's checker gets
+		// the raw value (database/sql over the inner driver runs the
+		// connection's, or fails the default conversion).
+		{"mixed paths exec", func(f *fakedriver.Flags) {
+			*f = noDirect()
+			f.ExecerContext, f.ConnNamedValueChecker = true, false
+		}, false, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}, true},
 		{"mixed paths exec with conn checker", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.ExecerContext = true
-		}, false, "conn:x", []fakedriver.Op{fakedriver.OpConnCheck}},
+		}, false, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}, true},
 		{"legacy paths only, query", func(f *fakedriver.Flags) {
 			*f = noDirect()
 			f.Execer, f.Queryer = true, true
-		}, true, "conn:x", []fakedriver.Op{fakedriver.OpConnCheck}},
+		}, true, "stmt:x", []fakedriver.Op{fakedriver.OpStmtCheck}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var flags fakedriver.Flags
@@ -282,6 +296,15 @@ func TestNamedValueCheckerOrder(t *testing.T) {
 				return err
 			}
 			err, rawErr := run(db), run(raw)
+			if tc.prepares {
+				// Compare with database/sql over the inner driver without
+				// its direct paths.
+				noDirectFlags := flags
+				noDirectFlags.ExecerContext, noDirectFlags.QueryerContext = false, false
+				noDirectFlags.Execer, noDirectFlags.Queryer = false, false
+				raw, rfdb = rawDB(t, noDirectFlags)
+				rawErr = run(raw)
+			}
 			if (err == nil) != (rawErr == nil) || (err != nil && err.Error() != rawErr.Error()) {
 				t.Fatalf("err = %v, want what database/sql gives for the inner driver: %v", err, rawErr)
 			}

@@ -3,6 +3,7 @@ package sqe
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"time"
 )
 
@@ -194,4 +195,28 @@ func (s stmtCC) ColumnConverter(idx int) driver.ValueConverter {
 		return cc.ColumnConverter(idx)
 	}
 	return driver.DefaultParameterConverter
+}
+
+// namedValueToValue converts the arguments for an inner statement without
+// StmtExecContext or StmtQueryContext, as database/sql does for such a
+// statement (a statement, unlike a connection, cannot decline with
+// driver.ErrSkip and leave the fallback to database/sql).
+func namedValueToValue(named []driver.NamedValue) ([]driver.Value, error) {
+	dargs := make([]driver.Value, len(named))
+	for n, param := range named {
+		if len(param.Name) > 0 {
+			return nil, errors.New("sql: driver does not support the use of Named Parameters")
+		}
+		dargs[n] = param.Value
+	}
+	return dargs, nil
+}
+
+// valueToNamedValue is the reverse, for the legacy entry points.
+func valueToNamedValue(args []driver.Value) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return nv
 }

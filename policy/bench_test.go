@@ -59,9 +59,8 @@ func loop(b *testing.B, body func()) {
 //	             caller, Decide evaluates and builds the Decision's contents
 //	statement    what a statement pays: ViewWithRetry on the source,
 //	             Fingerprint (the rewrite-cache key) and Decide
-//	casbin       casbin's Enforce for the same decision on the same access
-//	             rules and role links; x_vs_view+decide is casbin's ns/op
-//	             divided by view+decide's
+//
+// (examples/casbin compares the same decision with casbin's.)
 func BenchmarkResolve(b *testing.B) {
 	for _, n := range benchSizes {
 		// Only the compiled snapshot stays live, as in a service (the File
@@ -159,40 +158,6 @@ func BenchmarkResolve(b *testing.B) {
 				d, err := v.Decide(table)
 				check(b, d, err)
 			})
-		})
-		b.Run(fmt.Sprintf("policies=%d/casbin", n), func(b *testing.B) {
-			setup(b)
-			s := synthPolicies(n)
-			e := newCasbin(b, s.p, s.g)
-			access := s.access
-			s = nil
-			runtime.GC()
-			obj := table.Key()
-			if ok, err := e.Enforce(user.Name, obj, "select"); err != nil || !ok {
-				b.Fatalf("casbin select: %v %v", ok, err)
-			}
-			if ok, _ := e.Enforce(user.Name, obj, "drop"); ok {
-				b.Fatal("casbin allows drop")
-			}
-			b.ReportAllocs()
-			start := time.Now()
-			ops := 0
-			for b.Loop() {
-				ok, err := e.Enforce(user.Name, obj, "select")
-				if err != nil || !ok {
-					b.Fatal("casbin denied")
-				}
-				ops++
-			}
-			casbinNs := float64(time.Since(start).Nanoseconds()) / float64(ops)
-			const k = 20_000
-			t0 := time.Now()
-			for i := 0; i < k; i++ {
-				viewDecide(b)
-			}
-			oursNs := float64(time.Since(t0).Nanoseconds()) / k
-			b.ReportMetric(casbinNs/oursNs, "x_vs_view+decide")
-			b.ReportMetric(float64(access), "casbin_policies")
 		})
 		c, src = nil, nil
 		runtime.GC()

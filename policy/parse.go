@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/sqe-project/sqe/udf"
 )
@@ -70,8 +70,6 @@ type parser struct {
 	aborted bool
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 func (p *parser) parse(data []byte) *File {
 	f := &File{Name: p.file}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -105,14 +103,20 @@ func (p *parser) parse(data []byte) *File {
 	return f
 }
 
+// yamlError records an error of the YAML decoder: a syntax error at the
+// position the decoder reports, with the construct it was reading when
+// that began elsewhere.
 func (p *parser) yamlError(err error) {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		p.errs = append(p.errs, &FileError{File: p.file, Line: line, Msg: "YAML syntax: " + m[2]})
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		p.errs = append(p.errs, &FileError{File: p.file, Msg: "YAML: " + err.Error()})
 		return
 	}
-	p.errs = append(p.errs, &FileError{File: p.file, Msg: "YAML: " + strings.TrimPrefix(msg, "yaml: ")})
+	msg := "YAML syntax: " + le.Message
+	if le.ContextMsg != "" && le.ContextMark.Line > 0 && le.ContextMark.Line != le.Mark.Line {
+		msg += fmt.Sprintf(" (%s from line %d)", le.ContextMsg, le.ContextMark.Line)
+	}
+	p.errs = append(p.errs, &FileError{File: p.file, Line: le.Mark.Line, Column: le.Mark.Column, Msg: msg})
 }
 
 func countNodes(n *yaml.Node) int {

@@ -86,6 +86,19 @@ tables:
 	}
 }
 
+// TestParseYAMLSyntaxPosition checks that a YAML syntax error carries the
+// line and column where the decoder found it.
+func TestParseYAMLSyntaxPosition(t *testing.T) {
+	_, err := Parse("policy.yaml", []byte("version: 1\ndefault: deny\n  tables: {}\n"))
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("error is not a *FileError: %v", err)
+	}
+	if fe.Line != 3 || fe.Column != 9 {
+		t.Errorf("position %d:%d, want 3:9 (%v)", fe.Line, fe.Column, err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	const head = "version: 1\ndefault: deny\n"
 	cases := []struct {
@@ -255,7 +268,11 @@ func TestParseErrors(t *testing.T) {
     restricted:
       - {principals: [public], columns: [[a]]}
 `, []string{`policy.yaml:6: tables."s.t".restricted[0].columns[0]: expected a string, got a list`}},
-		{"yaml syntax", "version: 1\ndefault: deny\ntables: [\n", []string{`policy.yaml:3: YAML syntax: …`}},
+		{"yaml syntax", "version: 1\ndefault: deny\ntables: [\n", []string{`policy.yaml:4: YAML syntax: …`}},
+		{"yaml syntax in a flow list", "version: 1\ndefault: deny\ntables: [a,\n  b\nusers: {}\n", []string{
+			`policy.yaml:5: YAML syntax: did not find expected ',' or ']' (while parsing a flow sequence from line 3)`}},
+		{"yaml syntax mapping value", "version: 1\ndefault: deny\n  tables: {}\n", []string{
+			`policy.yaml:3: YAML syntax: mapping values are not allowed in this context`}},
 		{"top level list", "- 1\n", []string{`policy.yaml:1: expected a mapping at the top level, got a list`}},
 		{"empty file", "", []string{`policy.yaml: empty policy file (want version: 1)`}},
 		{"two documents", head + "---\nversion: 1\n", []string{`policy.yaml:3: more than one YAML document`}},

@@ -7,16 +7,13 @@ import (
 	"github.com/sqe-project/sqe/session"
 )
 
-// synthSet is a large synthetic policy set, built in code: the File, the
-// caller and the table the benchmarks resolve, and the same access rules
-// as casbin policy lines (p: sub, obj, act, eft; g: member, role).
+// synthSet is a large synthetic policy set, built in code: the File and
+// the caller and the table the benchmarks resolve.
 type synthSet struct {
-	n      int
-	f      *File
-	user   session.User
-	table  TableName
-	access int // access rules (what casbin gets)
-	p, g   [][]string
+	n     int
+	f     *File
+	user  session.User
+	table TableName
 }
 
 const synthRoles = 10_000
@@ -35,12 +32,8 @@ func synthPolicies(n int) *synthSet {
 	f := &File{Name: fmt.Sprintf("synthetic-%d", n), Version: FileVersion}
 	for i := 0; i+2 < synthRoles; i += 10 {
 		f.Roles = append(f.Roles, FileRole{Name: roleName(i), Contains: []string{roleName(i + 1), roleName(i + 2)}})
-		s.g = append(s.g, []string{roleName(i), roleName(i + 1)}, []string{roleName(i), roleName(i + 2)})
 	}
 	s.user = session.User{Name: "caller", Roles: []string{roleName(0), roleName(3), roleName(4)}}
-	for _, r := range s.user.Roles {
-		s.g = append(s.g, []string{"caller", r})
-	}
 	nTables := max(n/10, 1)
 	nWild := n / 1000
 	exact := make([]FileTable, nTables)
@@ -54,7 +47,6 @@ func synthPolicies(n int) *synthSet {
 	}
 	wild[0].Masks = append(wild[0].Masks, MaskRule{Name: "wild-mask", Principals: []Principal{{Kind: PrincipalPublic}}, Column: "secret", Type: "MASK_NULL"})
 	role := func(i int) []Principal { return []Principal{{Kind: PrincipalRole, Name: roleName(i)}} }
-	accessName := func(a Access) string { return string(a) }
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("p%d", i)
 		var t *FileTable
@@ -87,16 +79,12 @@ func synthPolicies(n int) *synthSet {
 				a = []Access{Select, Update, "", "", Drop}[i]
 			}
 			rule := AccessRule{Name: name, Principals: role(r)}
-			eft := "allow"
 			if kind == 0 {
 				rule.Allow = []Access{a}
 			} else {
 				rule.Deny = []Access{a}
-				eft = "deny"
 			}
 			t.Access = append(t.Access, rule)
-			s.p = append(s.p, []string{roleName(r), t.Key(), accessName(a), eft})
-			s.access++
 		case 2:
 			t.RowFilters = append(t.RowFilters, FilterRule{Name: name, Principals: role(r), Filter: fmt.Sprintf("tenant = %d", i)})
 		case 3:

@@ -3,7 +3,7 @@ package ranger
 import (
 	"encoding/json"
 	"fmt"
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 	"os"
 	"path/filepath"
 	"sort"

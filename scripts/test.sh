@@ -7,7 +7,9 @@
 #
 #   ./scripts/test.sh                        gofmt, go vet, staticcheck and
 #                                            go test -race -count=1 on ./...
+#                                            of each module
 #   ./scripts/test.sh ./policy/ ./session/   the same, for these packages only
+#                                            (of any module: ./cmd/sqe/ too)
 #   ./scripts/test.sh -run Foo -v ./policy/  extra go test flags are passed on
 #   ./scripts/test.sh -- -run Foo            everything after -- goes to go test
 #                                            (no package given: ./...)
@@ -24,17 +26,27 @@
 # Arguments starting with ./ ../ or the module path (and not the value of a flag
 # such as -run) are taken as packages: the lint steps then cover only them.
 #
-# What it does, in order: installs MariaDB, PostgreSQL and MIT Kerberos with
-# apt-get when they are missing (as root), runs gofmt, go vet and staticcheck
-# on both modules, starts both servers and a Kerberos KDC on loopback with
-# throwaway data directories,
-# runs go test -race on the library module and then on the examples module
-# (the ORM suites and the example programs), runs the peers' own test suites
-# through sqe (scripts/peer-suites.sh), stops the servers and prints a
-# summary: each step's time and the packages that failed. A failing step
-# does not stop the later ones; the exit status is 1 when any step failed.
+# The repository holds three modules: the library (the root), the CLI
+# (cmd/sqe, its own module so that the demo's embedded server stays out of
+# the library's requirements) and the examples (ORMs and example programs).
+# go.work joins them for work in a clone; this script checks each module on
+# its own go.mod (GOWORK=off), as its users build it, and each exactly once.
 #
-# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck (local use only);
+# What it does, in order: installs MariaDB, PostgreSQL and MIT Kerberos with
+# apt-get when they are missing (as root), runs gofmt, checks that go
+# generate leaves the generated files unchanged, runs go vet and
+# staticcheck on each module, starts both servers and a Kerberos KDC on
+# loopback with throwaway data directories,
+# runs go test -race on the library module, then on the CLI module, then on
+# the examples module (the ORM suites and the example programs), runs the
+# peers' own test suites through sqe (scripts/peer-suites.sh), stops the
+# servers and prints a summary: each step's time and the packages that
+# failed. A failing step does not stop the later ones; the exit status is 1
+# when any step failed. With packages given, only the lint steps and go
+# test for those packages run, in the workspace.
+#
+# Environment: SQE_TEST_LINT=0 skips gofmt/vet/staticcheck and the check
+# that go generate leaves the generated files as committed (local use only);
 # SQE_TEST_TIMEOUT is go test's -timeout per module (default 40m; a -timeout
 # argument wins); SQE_MYSQL_PORT (13306), SQE_POSTGRES_PORT (15432) and the
 # other knobs in scripts/lib/servers.sh.
@@ -157,15 +169,59 @@ go_test() {
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/sqe-test-logs.XXXXXX")
 
-if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
-	step "gofmt -l ${pkgs[*]}" check_gofmt
-	step "go vet ${pkgs[*]}" go vet "${pkgs[@]}"
-	step "staticcheck ${pkgs[*]}" go run "$STATICCHECK" "${pkgs[@]}"
-	if [[ "${pkgs[*]}" == ./... ]]; then
-		# (gofmt above covered examples/ too: it walks directories.)
-		step "go vet ./... (examples module)" bash -c 'cd examples && go vet ./...'
-		step "staticcheck ./... (examples module)" bash -c "cd examples && go run $STATICCHECK ./..."
+# Without packages given, each module is checked on its own go.mod; with
+# packages, the workspace (go.work) resolves them, whichever module holds
+# them.
+modules=(.)
+if [[ "${pkgs[*]}" == ./... ]]; then
+	export GOWORK=off
+	modules=(. cmd/sqe examples)
+fi
+
+# in_module DIR: how a step's name says which module it ran in (nothing
+# when packages were given).
+in_module() {
+	((${#modules[@]} > 1)) || return 0
+	case $1 in
+	.) echo " (library module)" ;;
+	cmd/sqe) echo " (CLI module)" ;;
+	*) echo " ($1 module)" ;;
+	esac
+}
+
+# generated_sums: the checksums of the Go files that say they are
+# generated (rows_gen.go, internal/fakedriver/shapes_gen.go, ...).
+generated_sums() {
+	grep -rlE --include='*.go' '^// Code generated .* DO NOT EDIT\.$' . | LC_ALL=C sort | xargs -r sha256sum
+}
+
+# check_generated: go generate in each module must leave every generated
+# file as it was, else the committed file is out of date with its
+# generator or the code it is generated from.
+check_generated() {
+	local before after m changed
+	before=$(generated_sums)
+	for m in "${modules[@]}"; do
+		(cd "$m" && go generate "${pkgs[@]}") || return 1
+	done
+	after=$(generated_sums)
+	if [[ $before != "$after" ]]; then
+		changed=$(diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") |
+			sed -n -E 's/^[<>] [0-9a-f]+  //p' | LC_ALL=C sort -u)
+		printf '%s\n' "$changed" >&2
+		printf 'generated files out of date: go generate changed the files above (the work tree now has the regenerated ones; review and commit them)\n' >&2
+		return 1
 	fi
+}
+
+if [[ ${SQE_TEST_LINT:-1} != 0 ]]; then
+	# gofmt walks directories: for ./... it covers every module at once.
+	step "gofmt -l ${pkgs[*]}" check_gofmt
+	step "go generate ${pkgs[*]} (no change)" check_generated
+	for m in "${modules[@]}"; do
+		step "go vet ${pkgs[*]}$(in_module "$m")" bash -c 'cd "$1" && shift && go vet "$@"' _ "$m" "${pkgs[@]}"
+		step "staticcheck ${pkgs[*]}$(in_module "$m")" bash -c 'cd "$1" && shift && go run "$@"' _ "$m" "$STATICCHECK" "${pkgs[@]}"
+	done
 else
 	sqe_warn "SQE_TEST_LINT=0: skipping gofmt, go vet and staticcheck"
 fi
@@ -175,11 +231,17 @@ t0=$SECONDS
 sqe_servers_start
 summary+=("$(printf '%-48s %4ds  ok' "install and start MariaDB and PostgreSQL" "$((SECONDS - t0))")")
 
-step "go test -race ${test_args[*]}" go_test . "$logdir/core.log" "${test_args[@]}"
+step "go test -race ${test_args[*]}$(in_module .)" go_test . "$logdir/core.log" "${test_args[@]}"
+if [[ "${pkgs[*]}" == ./... ]]; then
+	# The CLI and its demo (with the embedded MySQL-compatible server) live
+	# in their own module, so that the library's go.mod stays free of the
+	# embedded server; its tests take the same flags.
+	step "go test -race ${test_args[*]} (CLI module)" go_test cmd/sqe "$logdir/cli.log" "${test_args[@]}"
+fi
 if [[ "${test_args[*]}" == ./... ]]; then
 	# The ORM suites and the example programs (each built and run against
-	# both servers) live in their own module, so that the library's
-	# go.mod stays free of GORM, sqlx and the embedded server.
+	# both servers) live in their own module too, so that the library's
+	# go.mod stays free of GORM and sqlx.
 	step "go test -race ./... (examples module)" go_test examples "$logdir/examples.log" ./...
 	# The peers' own test suites (sqlx, pgx, GORM when its source can be
 	# had) through sqe, on the servers started above.

@@ -1,4 +1,4 @@
-package policy
+package casbin_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/casbin/casbin/v2/model"
 	defaultrolemanager "github.com/casbin/casbin/v2/rbac/default-role-manager"
 
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -89,7 +90,7 @@ func TestDifferentialCasbin(t *testing.T) {
 		nUsers := 1 + rng.IntN(3)
 		nTables := 1 + rng.IntN(3)
 		nPolicies := rng.IntN(16)
-		f := &File{Name: fmt.Sprintf("set-%d", set), Version: FileVersion}
+		f := &policy.File{Name: fmt.Sprintf("set-%d", set), Version: policy.FileVersion}
 		var p, g [][]string
 		role := func(i int) string { return fmt.Sprintf("role%d", i) }
 		user := func(i int) string { return fmt.Sprintf("user%d", i) }
@@ -104,7 +105,7 @@ func TestDifferentialCasbin(t *testing.T) {
 				}
 			}
 			if len(contains) > 0 {
-				f.Roles = append(f.Roles, FileRole{Name: role(i), Contains: contains})
+				f.Roles = append(f.Roles, policy.FileRole{Name: role(i), Contains: contains})
 			}
 		}
 		sessionRoles := make([][]string, nUsers)
@@ -121,34 +122,34 @@ func TestDifferentialCasbin(t *testing.T) {
 				}
 			}
 			if len(fileRoles) > 0 {
-				f.Users = append(f.Users, FileGrant{Name: user(u), Roles: fileRoles})
+				f.Users = append(f.Users, policy.FileGrant{Name: user(u), Roles: fileRoles})
 			}
 		}
-		tables := make([]FileTable, nTables)
+		tables := make([]policy.FileTable, nTables)
 		for i := range tables {
 			tables[i].Schema, tables[i].Table = table(i)
 		}
 		for i := 0; i < nPolicies; i++ {
-			var sub Principal
+			var sub policy.Principal
 			if rng.IntN(100) < 80 {
-				sub = Principal{Kind: PrincipalRole, Name: role(rng.IntN(nRoles))}
+				sub = policy.Principal{Kind: policy.PrincipalRole, Name: role(rng.IntN(nRoles))}
 			} else {
-				sub = Principal{Kind: PrincipalUser, Name: user(rng.IntN(nUsers))}
+				sub = policy.Principal{Kind: policy.PrincipalUser, Name: user(rng.IntN(nUsers))}
 			}
 			ti := rng.IntN(nTables)
-			act := Accesses[rng.IntN(len(Accesses))]
-			r := AccessRule{Name: fmt.Sprintf("p%d", i), Principals: []Principal{sub}}
+			act := policy.Accesses[rng.IntN(len(policy.Accesses))]
+			r := policy.AccessRule{Name: fmt.Sprintf("p%d", i), Principals: []policy.Principal{sub}}
 			eft := "allow"
 			if rng.IntN(100) < 30 {
-				r.Deny, eft = []Access{act}, "deny"
+				r.Deny, eft = []policy.Access{act}, "deny"
 			} else {
-				r.Allow = []Access{act}
+				r.Allow = []policy.Access{act}
 			}
 			tables[ti].Access = append(tables[ti].Access, r)
 			p = append(p, []string{sub.Name, tables[ti].Key(), string(act), eft})
 		}
 		f.Tables = tables
-		c, err := Compile(f, uint64(set+1))
+		c, err := policy.Compile(f, uint64(set+1))
 		if err != nil {
 			t.Fatalf("set %d: %v", set, err)
 		}
@@ -156,12 +157,12 @@ func TestDifferentialCasbin(t *testing.T) {
 		for q := 0; q < 8; q++ {
 			ui := rng.IntN(nUsers + 1) // nUsers: a user with no grants
 			ti := rng.IntN(nTables)
-			act := Accesses[rng.IntN(len(Accesses))]
+			act := policy.Accesses[rng.IntN(len(policy.Accesses))]
 			if len(p) > 0 && rng.IntN(100) < 60 {
 				// Ask about something a policy talks about.
 				l := p[rng.IntN(len(p))]
 				fmt.Sscanf(l[1], "s.t%d", &ti)
-				act = Access(l[2])
+				act = policy.Access(l[2])
 			}
 			su := session.User{Name: user(ui)}
 			if ui < nUsers {
@@ -172,7 +173,7 @@ func TestDifferentialCasbin(t *testing.T) {
 				t.Fatalf("set %d: %v", set, err)
 			}
 			schema, tb := table(ti)
-			d, err := v.Decide(TableName{schema, tb})
+			d, err := v.Decide(policy.TableName{Schema: schema, Table: tb})
 			if err != nil {
 				t.Fatalf("set %d: %v", set, err)
 			}
