@@ -103,9 +103,9 @@ func TestNeedsFence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &rewrite{mergeable: !canFailOnARow(stmt)}
-		if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
-			r.conds = collectConditionColumns(sel)
+		r := newRewrite(context.Background(), &rewriter.Request{})
+		if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
+			r.SetConditions(true, collectConditionColumns(sel))
 		}
 		if got := r.needsFence(c.plan, &scope{policy: c.policy}); got != c.want {
 			t.Errorf("%s (policy scope %v): fence %v, want %v", c.sql, c.policy, got, c.want)

@@ -72,7 +72,7 @@ func (r *rewrite) insertChecks(ins *sqlparser.Insert, ref *tableRef) error {
 		rows = [][]rewriter.Value{nil}
 	}
 	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), cols, rows, allRows)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 
@@ -96,7 +96,7 @@ func (r *rewrite) updateChecks(ues []*sqlparser.UpdateExpr, ref *tableRef) error
 		set[name] = writtenValue(ue.Expr)
 	}
 	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 

@@ -27,7 +27,7 @@ func (r *rewrite) target(ate *sqlparser.AliasedTableExpr, sc *scope) (*tableRef,
 		return nil, err
 	}
 	ate.Expr = qualified(t)
-	r.sanctioned[ate] = true
+	r.Sanction(ate)
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t), ate: ate}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()
@@ -332,10 +332,10 @@ func (r *rewrite) assignedEntry(col *sqlparser.ColName, entries []writeEntry) (*
 		if err != nil {
 			return nil, err
 		}
-		if r.req.Catalog == nil {
+		if r.Req.Catalog == nil {
 			break
 		}
-		cols, ok, err := r.req.Catalog.Columns(r.ctx, t)
+		cols, ok, err := r.Req.Catalog.Columns(r.Ctx, t)
 		if err != nil || !ok {
 			continue
 		}
@@ -385,7 +385,16 @@ func deleteEntry(tn sqlparser.TableName, entries []writeEntry) (*writeEntry, err
 // and the application's condition must never see a row the filters hide,
 // or an expression that fails on one value would tell what the row holds.
 func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy, targets []*tableRef, sc *scope) error {
+	// The columns the condition reads, as the application wrote it
+	// (before its masked columns become masks).
+	var conds rewriter.ConditionColumns
 	if *where != nil {
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if c, ok := n.(*sqlparser.ColName); ok {
+				conds.Add(c.Name.String())
+			}
+			return true, nil
+		}, *where)
 		if err := r.exprs(*where, sc, nil); err != nil {
 			return err
 		}
@@ -399,7 +408,7 @@ func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy
 	if err != nil || filters == nil {
 		return err
 	}
-	if *where != nil && (*where).Expr != nil && !(len(targets) == 1 && safeWriteCondition((*where).Expr, targets[0])) {
+	if *where != nil && (*where).Expr != nil && r.needsGuard((*where).Expr, targets, &conds) {
 		guard, err := r.targetFilters(targets)
 		if err != nil {
 			return err
@@ -408,6 +417,20 @@ func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy
 	}
 	*where = andWhere(*where, filters)
 	return nil
+}
+
+// needsGuard asks the core whether a write's condition e (rewritten:
+// masked columns already read as their masks) must be guarded by its
+// targets' filters; conds are the columns it read as written.
+func (r *rewrite) needsGuard(e sqlparser.Expr, targets []*tableRef, conds *rewriter.ConditionColumns) bool {
+	plans := make([]*rewriter.TablePlan, len(targets))
+	for i, t := range targets {
+		plans[i] = t.plan
+	}
+	if len(targets) != 1 {
+		return rewriter.NeedsGuard(plans, false, true, conds)
+	}
+	return rewriter.NeedsGuard(plans, simpleFilter(targets[0].plan), !safeWriteCondition(e, targets[0]), conds)
 }
 
 // safeWriteCondition reports whether a single-table write's condition can

@@ -88,7 +88,7 @@ func refusedSystemRelation(t policy.TableName) error {
 // column listing or pg_class, or nil when the relation gets none.
 func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	schema, name := strings.ToLower(t.Schema), strings.ToLower(t.Table)
-	var filter func([]restrictedColumn) string
+	var filter func([]rewriter.RestrictedColumn) string
 	var nulls []string
 	switch {
 	case schema == "information_schema" && columnListings[name]:
@@ -96,10 +96,10 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	case schema == "pg_catalog" && name == "pg_attribute":
 		filter = attributeFilter
 	case schema == "pg_catalog" && name == "pg_class":
-		if r.req.Catalog == nil {
+		if r.Req.Catalog == nil {
 			return nil, rewriter.Unsupported("no catalog to read the columns of pg_catalog.pg_class")
 		}
-		cols, found, err := r.req.Catalog.Columns(r.ctx, t)
+		cols, found, err := r.Req.Catalog.Columns(r.Ctx, t)
 		if err != nil || !found {
 			return nil, rewriter.Unsupported("reading the columns of pg_catalog.pg_class failed")
 		}
@@ -115,7 +115,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	default:
 		return nil, nil
 	}
-	d, err := rewriter.DecideTable(r.ctx, r.req, t)
+	d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 		}
 	}
 	if filter != nil {
-		cols, err := r.allRestrictedColumns()
+		cols, err := r.RestrictedColumns(false)
 		if err != nil {
 			return nil, err
 		}
@@ -140,54 +140,38 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: filter(cols), Policy: "sqe: restricted columns"})
 		}
 	}
-	return rewriter.Overlay(r.req.View, t, d), nil
+	return rewriter.Overlay(r.Req.View, t, d), nil
 }
 
-// restrictedColumn is one column a policy restricts for the caller.
-type restrictedColumn struct{ schema, table, column string }
+// systemTables answers the core about the server's own relations.
+type systemTables struct{ r *rewrite }
 
-// allRestrictedColumns lists the caller's restricted columns of every table
-// the connection sees. The rewrite then depends on the list of tables, so
-// it is not cached.
-func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
-	if r.restrictedLoaded {
-		return r.restrictedColumns, nil
-	}
-	r.uncacheable = true
-	cols, err := rewriter.RestrictedColumns(r.ctx, r.req, false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]restrictedColumn, len(cols))
-	for i, c := range cols {
-		out[i] = restrictedColumn{c.Schema, c.Table, c.Column}
-	}
-	r.restrictedColumns, r.restrictedLoaded = out, true
-	return out, nil
-}
+func (systemTables) Refused(t policy.TableName) error { return refusedSystemRelation(t) }
+
+func (s systemTables) Overlay(t policy.TableName) (policy.View, error) { return s.r.systemDecision(t) }
 
 // listingFilter is false for the rows of an information_schema view that
 // name a restricted column (names compared as the policy does, ignoring
 // case).
-func listingFilter(cols []restrictedColumn) string {
+func listingFilter(cols []rewriter.RestrictedColumn) string {
 	lower := func(c string) *pg.Node {
 		return funcNode("lower", castNode(colNode(c), "text"))
 	}
 	left := rowNode(lower("table_schema"), lower("table_name"), lower("column_name"))
 	var items []*pg.Node
 	for _, c := range cols {
-		items = append(items, rowNode(strNode(strings.ToLower(c.schema)), strNode(strings.ToLower(c.table)), strNode(c.column)))
+		items = append(items, rowNode(strNode(strings.ToLower(c.Schema)), strNode(strings.ToLower(c.Table)), strNode(c.Column)))
 	}
 	return notIn(left, items)
 }
 
 // attributeFilter is false for the pg_attribute rows of restricted columns.
-func attributeFilter(cols []restrictedColumn) string {
+func attributeFilter(cols []rewriter.RestrictedColumn) string {
 	left := rowNode(colNode("attrelid"), funcNode("lower", castNode(colNode("attname"), "text")))
 	var items []*pg.Node
 	for _, c := range cols {
-		rel := Syntax.QuoteIdent(c.schema) + "." + Syntax.QuoteIdent(c.table)
-		items = append(items, rowNode(castNode(funcNode("to_regclass", strNode(rel)), "oid"), strNode(c.column)))
+		rel := Syntax.QuoteIdent(c.Schema) + "." + Syntax.QuoteIdent(c.Table)
+		items = append(items, rowNode(castNode(funcNode("to_regclass", strNode(rel)), "oid"), strNode(c.Column)))
 	}
 	return notIn(left, items)
 }

@@ -150,7 +150,7 @@ func (r *rewrite) created(rv *pg.RangeVar, access policy.Access) error {
 	if rv.Relpersistence != "t" {
 		rv.Schemaname = t.Schema
 	}
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 
@@ -179,12 +179,12 @@ func (r *rewrite) existing(rv *pg.RangeVar, access policy.Access, missingOK, rea
 		}
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 
 func (r *rewrite) readFree(t policy.TableName) error {
-	d, err := rewriter.DecideTable(r.ctx, r.req, t)
+	d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func (r *rewrite) referenced(rv *pg.RangeVar) error {
 		return err
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 

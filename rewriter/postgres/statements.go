@@ -167,8 +167,8 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 	}
 	// The plan's row estimates come from statistics over every row, the
 	// ones a policy hides included.
-	for _, t := range r.tables {
-		d, err := rewriter.DecideTable(r.ctx, r.req, t)
+	for _, t := range r.Tables() {
+		d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
 		if err != nil {
 			return nil, err
 		}
@@ -327,7 +327,7 @@ const maxCursorName = 63
 // another policy.
 func (r *rewrite) cursorName(name *string) error {
 	if r.cursorPrefix == "" {
-		sum := sha256.Sum256([]byte(r.req.View.Fingerprint()))
+		sum := sha256.Sum256([]byte(r.Req.View.Fingerprint()))
 		r.cursorPrefix = "sqe" + hex.EncodeToString(sum[:6]) + "_"
 	}
 	n := r.cursorPrefix + *name

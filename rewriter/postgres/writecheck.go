@@ -98,7 +98,7 @@ func (r *rewrite) insertChecks(ref *tableRef, cols []*pg.Node, sel *pg.Node, val
 		}
 	}
 	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), names, rows, allRows)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 
@@ -122,7 +122,7 @@ func (r *rewrite) updateChecks(ref *tableRef, list []*pg.Node) error {
 		set[name] = v
 	}
 	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 

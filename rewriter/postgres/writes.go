@@ -27,7 +27,7 @@ func (r *rewrite) target(rv *pg.RangeVar) (*tableRef, error) {
 		return nil, err
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan, write: true}
 	ref.qualifier = []string{ref.alias}
 	// A write that must respect masks or filters needs the columns.

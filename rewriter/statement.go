@@ -1,0 +1,206 @@
+package rewriter
+
+import (
+	"context"
+
+	"github.com/sqe-project/sqe/policy"
+)
+
+// MaxPolicyDepth bounds how deep policy expressions may reach through
+// other tables' policies (a row filter reading a mapping table whose own
+// filter reads another table, …).
+const MaxPolicyDepth = 8
+
+// SystemTables is the dialect's answer about the server's own tables: a
+// table sqe never lets the application read (Refused), and a catalog
+// listing that gets sqe's own decision for the caller (Overlay, nil when
+// the table is no such listing).
+type SystemTables interface {
+	Refused(t policy.TableName) error
+	Overlay(t policy.TableName) (policy.View, error)
+}
+
+// Statement is the dialect-neutral state of rewriting one statement. A
+// dialect embeds it in its own rewrite state; Ref is its syntax tree's
+// table-reference node (a pointer), which Sanction and Verify track.
+type Statement[Ref comparable] struct {
+	Ctx    context.Context
+	Req    *Request
+	system SystemTables
+	// sanctioned holds every table reference the rewrite produced or
+	// checked; Verify refuses a statement with any other.
+	sanctioned map[Ref]bool
+	tables     []policy.TableName
+	seen       map[string]bool
+	// inPolicy is the stack of tables whose policy expressions are being
+	// rewritten, to refuse a policy that reaches its own table again.
+	inPolicy []string
+	// reads are the base tables read, in order, for the locking clauses.
+	reads []Read
+	// uncacheable is set when the rewrite depends on more than the cache
+	// key (the column listings read the list of tables).
+	uncacheable      bool
+	restricted       []RestrictedColumn
+	restrictedLoaded bool
+	// mergeable and conds are the statement's answers to the read form's
+	// questions (see NeedsFence).
+	mergeable bool
+	conds     ConditionColumns
+	// writeChecks are the row filters' checks of the rows the statement
+	// writes (Result.WriteChecks).
+	writeChecks []*WriteCheck
+}
+
+// Read is a base table a statement reads.
+type Read struct {
+	Table policy.TableName
+	// Policy: read by a policy expression, not by the application.
+	Policy bool
+}
+
+// NewStatement starts the rewrite of one statement of req; system answers
+// about the server's own tables.
+func NewStatement[Ref comparable](ctx context.Context, req *Request, system SystemTables) Statement[Ref] {
+	return Statement[Ref]{Ctx: ctx, Req: req, system: system, sanctioned: map[Ref]bool{}, seen: map[string]bool{}}
+}
+
+// AddTable records a base table the statement references.
+func (s *Statement[Ref]) AddTable(t policy.TableName) {
+	if k := t.Key(); !s.seen[k] {
+		s.seen[k] = true
+		s.tables = append(s.tables, t)
+	}
+}
+
+// Tables are the base tables the statement references, in order.
+func (s *Statement[Ref]) Tables() []policy.TableName { return s.tables }
+
+// Sanction records a table reference that the rewrite produced or checked.
+func (s *Statement[Ref]) Sanction(ref Ref) { s.sanctioned[ref] = true }
+
+// Sanctioned reports whether the rewrite produced or checked ref.
+func (s *Statement[Ref]) Sanctioned(ref Ref) bool { return s.sanctioned[ref] }
+
+// Plan records the table, refuses a table sqe never reads, and plans the
+// access to it under the caller's view (or sqe's own decision for a
+// catalog listing). A table whose policy expressions are being rewritten
+// cannot be planned again inside them.
+func (s *Statement[Ref]) Plan(t policy.TableName, access policy.Access) (*TablePlan, error) {
+	if s.inPolicyOf(t) {
+		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "a policy of the table reaches the table again"}
+	}
+	s.AddTable(t)
+	req := s.Req
+	if s.system != nil {
+		if err := s.system.Refused(t); err != nil {
+			return nil, err
+		}
+		overlay, err := s.system.Overlay(t)
+		if err != nil {
+			return nil, err
+		}
+		if overlay != nil {
+			cp := *s.Req
+			cp.View = overlay
+			req = &cp
+		}
+	}
+	return PlanTable(s.Ctx, req, t, access)
+}
+
+func (s *Statement[Ref]) inPolicyOf(t policy.TableName) bool {
+	key := t.Key()
+	for _, k := range s.inPolicy {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// EnterPolicy starts rewriting the policy expressions of table t: it
+// refuses a policy that reaches its own table again and policies nested
+// deeper than MaxPolicyDepth. Every successful EnterPolicy is followed by
+// LeavePolicy.
+func (s *Statement[Ref]) EnterPolicy(t policy.TableName) error {
+	if s.inPolicyOf(t) {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "a policy of the table reaches the table again"}
+	}
+	if len(s.inPolicy) >= MaxPolicyDepth {
+		return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "policies nest too deep"}
+	}
+	s.inPolicy = append(s.inPolicy, t.Key())
+	return nil
+}
+
+// LeavePolicy ends the innermost EnterPolicy.
+func (s *Statement[Ref]) LeavePolicy() { s.inPolicy = s.inPolicy[:len(s.inPolicy)-1] }
+
+// AddRead records a base table the statement reads; policy is set for a
+// read by a policy expression.
+func (s *Statement[Ref]) AddRead(t policy.TableName, policy bool) {
+	s.reads = append(s.reads, Read{Table: t, Policy: policy})
+}
+
+// ReadCount is the number of reads recorded so far (the start of a
+// query's own reads, for LockReads).
+func (s *Statement[Ref]) ReadCount() int { return len(s.reads) }
+
+// LockReads checks a locking clause (FOR UPDATE, FOR SHARE): the
+// application's reads since start need update access, as on the server,
+// since the lock reaches the rows of the base tables.
+func (s *Statement[Ref]) LockReads(start int) error {
+	for _, rd := range s.reads[start:] {
+		if rd.Policy {
+			continue
+		}
+		if _, err := s.Plan(rd.Table, policy.Update); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RestrictedColumns lists the caller's restricted columns of every table
+// the connection sees (see the package function), once per statement. The
+// rewrite then depends on the list of tables, so it is not cached.
+func (s *Statement[Ref]) RestrictedColumns(foldNames bool) ([]RestrictedColumn, error) {
+	if s.restrictedLoaded {
+		return s.restricted, nil
+	}
+	s.uncacheable = true
+	cols, err := RestrictedColumns(s.Ctx, s.Req, foldNames)
+	if err != nil {
+		return nil, err
+	}
+	s.restricted, s.restrictedLoaded = cols, true
+	return cols, nil
+}
+
+// AddWriteChecks records row filters' checks of the rows the statement
+// writes.
+func (s *Statement[Ref]) AddWriteChecks(checks ...*WriteCheck) {
+	s.writeChecks = append(s.writeChecks, checks...)
+}
+
+// Verify is the proof that no table reference escaped the rewrite: refs
+// are every table reference of the rewritten tree, whatever node holds
+// it, and each must be one the rewrite sanctioned. name names a reference
+// for the error.
+func (s *Statement[Ref]) Verify(refs []Ref, name func(Ref) string) error {
+	for _, ref := range refs {
+		if !s.sanctioned[ref] {
+			return &Error{Kind: ErrUnsupported, Table: name(ref), Detail: "a table reference in this statement form is not covered by sqe"}
+		}
+	}
+	return nil
+}
+
+// Finish completes the statement's result: its text and what the core
+// recorded.
+func (s *Statement[Ref]) Finish(res *Result, sql string) {
+	res.SQL = sql
+	res.Tables = s.tables
+	res.Cacheable = !s.uncacheable
+	res.WriteChecks = s.writeChecks
+}
