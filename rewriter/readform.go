@@ -133,3 +133,29 @@ func NeedsGuard(targets []*TablePlan, filterSimple, canFail bool, conds *Conditi
 	}
 	return conds.ReadsMask(targets[0])
 }
+
+// ParseFilter is the plan's row filters, ANDed and canonicalised
+// (FilterSQL), read by the dialect's expression parser; ok is false when
+// the table has none.
+func ParseFilter[E any](p *TablePlan, syn Syntax, parse func(string) (E, error)) (e E, ok bool, err error) {
+	text, err := p.FilterSQL(syn)
+	if err != nil || text == "" {
+		return e, false, err
+	}
+	e, err = parse(text)
+	if err != nil {
+		return e, false, &Error{Kind: ErrUnsupported, Table: p.Table.String(), Detail: "row filter is not a single SQL expression"}
+	}
+	return e, true, nil
+}
+
+// HasChecks reports whether a row filter of the plan checks the rows a
+// write puts in the table (policy.RowFilter.Check).
+func (p *TablePlan) HasChecks() bool {
+	for _, f := range p.Decision.RowFilters {
+		if f.Check != "" {
+			return true
+		}
+	}
+	return false
+}

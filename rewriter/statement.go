@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sqe-project/sqe/policy"
 )
@@ -12,12 +13,26 @@ import (
 const MaxPolicyDepth = 8
 
 // SystemTables is the dialect's answer about the server's own tables: a
-// table sqe never lets the application read (Refused), and a catalog
-// listing that gets sqe's own decision for the caller (Overlay, nil when
-// the table is no such listing).
+// table sqe never lets the application read (Refused), and a table that
+// lists columns or row statistics, to which sqe adds its own decision for
+// the caller (Listing: nil when t is none).
 type SystemTables interface {
 	Refused(t policy.TableName) error
-	Overlay(t policy.TableName) (policy.View, error)
+	Listing(t policy.TableName) (*Listing, error)
+}
+
+// Listing is what sqe adds to the caller's decision for a server table
+// that lists columns or row statistics.
+type Listing struct {
+	// NullColumns are read as NULL: statistics that count the rows a
+	// policy hides.
+	NullColumns []string
+	// Filter, when set, is the row filter that hides the rows naming the
+	// caller's restricted columns (cols is never empty).
+	Filter func(cols []RestrictedColumn) string
+	// FoldNames: the restricted columns' schema and table are lower-cased
+	// for Filter.
+	FoldNames bool
 }
 
 // Statement is the dialect-neutral state of rewriting one statement. A
@@ -95,7 +110,7 @@ func (s *Statement[Ref]) Plan(t policy.TableName, access policy.Access) (*TableP
 		if err := s.system.Refused(t); err != nil {
 			return nil, err
 		}
-		overlay, err := s.system.Overlay(t)
+		overlay, err := s.listingView(t)
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +121,59 @@ func (s *Statement[Ref]) Plan(t policy.TableName, access policy.Access) (*TableP
 		}
 	}
 	return PlanTable(s.Ctx, req, t, access)
+}
+
+// listingView returns the caller's view with sqe's additions for a server
+// table that lists columns or row statistics, or nil when t is none.
+func (s *Statement[Ref]) listingView(t policy.TableName) (policy.View, error) {
+	l, err := s.system.Listing(t)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	d, err := DecideTable(s.Ctx, s.Req, t)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Allows(policy.Select) {
+		return nil, nil // PlanTable refuses it
+	}
+	d = d.Clone()
+	if len(l.NullColumns) > 0 {
+		if d.Masks == nil {
+			d.Masks = map[string]policy.Mask{}
+		}
+		for _, c := range l.NullColumns {
+			d.Masks[strings.ToLower(c)] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
+		}
+	}
+	if l.Filter != nil {
+		cols, err := s.RestrictedColumns(l.FoldNames)
+		if err != nil {
+			return nil, err
+		}
+		if len(cols) > 0 {
+			if f := l.Filter(cols); f != "" {
+				d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f, Policy: "sqe: restricted columns"})
+			}
+		}
+	}
+	return Overlay(s.Req.View, t, d), nil
+}
+
+// RefuseReadPolicies refuses a statement form that would reveal what a
+// read policy hides when any of tables is under one (a filter, a mask or
+// a restricted column); detail says why.
+func (s *Statement[Ref]) RefuseReadPolicies(tables []policy.TableName, detail string) error {
+	for _, t := range tables {
+		d, err := DecideTable(s.Ctx, s.Req, t)
+		if err != nil {
+			return err
+		}
+		if !d.Passthrough() {
+			return &Error{Kind: ErrUnsupported, Table: t.String(), Detail: detail}
+		}
+	}
+	return nil
 }
 
 func (s *Statement[Ref]) inPolicyOf(t policy.TableName) bool {

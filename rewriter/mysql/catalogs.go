@@ -96,9 +96,15 @@ func refusedSystemTable(t policy.TableName) error {
 	return nil
 }
 
-// systemDecision returns the caller's view with sqe's additions for an
-// information_schema table, or nil when the table gets none.
-func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+// systemTables answers the core about the server's own tables.
+type systemTables struct{}
+
+func (systemTables) Refused(t policy.TableName) error { return refusedSystemTable(t) }
+
+// Listing describes sqe's additions to an information_schema table: its
+// statistics columns read as NULL, its rows naming a restricted column
+// left out.
+func (systemTables) Listing(t policy.TableName) (*rewriter.Listing, error) {
 	if !strings.EqualFold(t.Schema, "information_schema") {
 		return nil, nil
 	}
@@ -106,40 +112,12 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	if !spec.columnFilter && len(spec.nullColumns) == 0 {
 		return nil, nil
 	}
-	d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
-	if err != nil {
-		return nil, err
-	}
-	if !d.Allows(policy.Select) {
-		return nil, nil // PlanTable refuses it
-	}
-	d = d.Clone()
-	if len(spec.nullColumns) > 0 {
-		if d.Masks == nil {
-			d.Masks = map[string]policy.Mask{}
-		}
-		for _, c := range spec.nullColumns {
-			d.Masks[strings.ToLower(c)] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
-		}
-	}
+	l := &rewriter.Listing{NullColumns: spec.nullColumns, FoldNames: true}
 	if spec.columnFilter {
-		cols, err := r.RestrictedColumns(true)
-		if err != nil {
-			return nil, err
-		}
-		if f := restrictedColumnsFilter(cols, true); f != "" {
-			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f, Policy: "sqe: restricted columns"})
-		}
+		l.Filter = func(cols []rewriter.RestrictedColumn) string { return restrictedColumnsFilter(cols, true) }
 	}
-	return rewriter.Overlay(r.Req.View, t, d), nil
+	return l, nil
 }
-
-// systemTables answers the core about the server's own tables.
-type systemTables struct{ r *rewrite }
-
-func (systemTables) Refused(t policy.TableName) error { return refusedSystemTable(t) }
-
-func (s systemTables) Overlay(t policy.TableName) (policy.View, error) { return s.r.systemDecision(t) }
 
 // restrictedColumnsFilter is a condition over TABLE_SCHEMA, TABLE_NAME and
 // COLUMN_NAME that is false for the restricted columns ("" when there are

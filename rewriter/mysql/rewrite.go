@@ -28,7 +28,7 @@ type rewrite struct {
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	r := &rewrite{}
-	r.Statement = rewriter.NewStatement[*sqlparser.AliasedTableExpr](ctx, req, systemTables{r})
+	r.Statement = rewriter.NewStatement[*sqlparser.AliasedTableExpr](ctx, req, systemTables{})
 	return r
 }
 
@@ -206,17 +206,8 @@ func statementName(stmt sqlparser.Statement) string {
 // read policy: the plan's row estimates come from statistics over every
 // row, the ones the policy hides included.
 func (r *rewrite) explainable() error {
-	for _, t := range r.Tables() {
-		d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
-		if err != nil {
-			return err
-		}
-		if !d.Passthrough() {
-			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
-		}
-	}
-	return nil
+	return r.RefuseReadPolicies(r.Tables(),
+		"EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides")
 }
 
 // locking checks FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE: the tables

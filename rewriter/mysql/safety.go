@@ -133,15 +133,11 @@ func safeValue(e sqlparser.Expr) bool {
 // a single comparison of columns and constants, a NULL test or a boolean
 // column.
 func simpleFilter(plan *rewriter.TablePlan) bool {
-	text, err := plan.FilterSQL(Syntax)
-	if err != nil {
-		return false
+	e, ok, err := rewriter.ParseFilter(plan, Syntax, parseExpr)
+	if !ok {
+		return err == nil
 	}
-	if text == "" {
-		return true
-	}
-	e, err := parseExpr(text)
-	return err == nil && simpleConjunction(e)
+	return simpleConjunction(e)
 }
 
 func simpleConjunction(e sqlparser.Expr) bool {

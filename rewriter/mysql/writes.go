@@ -51,13 +51,9 @@ func restricted(ref *tableRef, col string) error {
 // filterExpr is the target's row filter as an expression over the raw
 // columns, or nil when it has none.
 func (r *rewrite) filterExpr(ref *tableRef) (sqlparser.Expr, error) {
-	text, err := ref.plan.FilterSQL(Syntax)
-	if err != nil || text == "" {
+	e, ok, err := rewriter.ParseFilter(ref.plan, Syntax, parseExpr)
+	if !ok {
 		return nil, err
-	}
-	e, err := parseExpr(text)
-	if err != nil {
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(), Detail: "row filter is not a single SQL expression"}
 	}
 	if err := r.policyExprs(ref.plan, ref.qualifier, e, nil); err != nil {
 		return nil, err

@@ -84,18 +84,23 @@ func refusedSystemRelation(t policy.TableName) error {
 	return nil
 }
 
-// systemDecision returns the caller's view with sqe's additions for a
-// column listing or pg_class, or nil when the relation gets none.
-func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+// systemTables answers the core about the server's own relations.
+type systemTables struct{ r *rewrite }
+
+func (systemTables) Refused(t policy.TableName) error { return refusedSystemRelation(t) }
+
+// Listing describes sqe's additions to a column listing (its rows naming
+// a restricted column left out) or to pg_class (its row statistics read
+// as NULL).
+func (s systemTables) Listing(t policy.TableName) (*rewriter.Listing, error) {
 	schema, name := strings.ToLower(t.Schema), strings.ToLower(t.Table)
-	var filter func([]rewriter.RestrictedColumn) string
-	var nulls []string
 	switch {
 	case schema == "information_schema" && columnListings[name]:
-		filter = listingFilter
+		return &rewriter.Listing{Filter: listingFilter}, nil
 	case schema == "pg_catalog" && name == "pg_attribute":
-		filter = attributeFilter
+		return &rewriter.Listing{Filter: attributeFilter}, nil
 	case schema == "pg_catalog" && name == "pg_class":
+		r := s.r
 		if r.Req.Catalog == nil {
 			return nil, rewriter.Unsupported("no catalog to read the columns of pg_catalog.pg_class")
 		}
@@ -103,6 +108,7 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 		if err != nil || !found {
 			return nil, rewriter.Unsupported("reading the columns of pg_catalog.pg_class failed")
 		}
+		var nulls []string
 		for _, c := range cols {
 			switch c.Name {
 			case "reltuples", "relpages", "relallvisible":
@@ -112,43 +118,10 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 		if len(nulls) == 0 {
 			return nil, nil
 		}
-	default:
-		return nil, nil
+		return &rewriter.Listing{NullColumns: nulls}, nil
 	}
-	d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
-	if err != nil {
-		return nil, err
-	}
-	if !d.Allows(policy.Select) {
-		return nil, nil // planning refuses it
-	}
-	d = d.Clone()
-	if len(nulls) > 0 {
-		if d.Masks == nil {
-			d.Masks = map[string]policy.Mask{}
-		}
-		for _, c := range nulls {
-			d.Masks[c] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
-		}
-	}
-	if filter != nil {
-		cols, err := r.RestrictedColumns(false)
-		if err != nil {
-			return nil, err
-		}
-		if len(cols) > 0 {
-			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: filter(cols), Policy: "sqe: restricted columns"})
-		}
-	}
-	return rewriter.Overlay(r.Req.View, t, d), nil
+	return nil, nil
 }
-
-// systemTables answers the core about the server's own relations.
-type systemTables struct{ r *rewrite }
-
-func (systemTables) Refused(t policy.TableName) error { return refusedSystemRelation(t) }
-
-func (s systemTables) Overlay(t policy.TableName) (policy.View, error) { return s.r.systemDecision(t) }
 
 // listingFilter is false for the rows of an information_schema view that
 // name a restricted column (names compared as the policy does, ignoring

@@ -184,15 +184,8 @@ func (r *rewrite) existing(rv *pg.RangeVar, access policy.Access, missingOK, rea
 }
 
 func (r *rewrite) readFree(t policy.TableName) error {
-	d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
-	if err != nil {
-		return err
-	}
-	if !d.Passthrough() {
-		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-			Detail: "this schema change on a table under a read policy (filter, mask or restricted column) is not supported: it could reveal or move values the policy hides"}
-	}
-	return nil
+	return r.RefuseReadPolicies([]policy.TableName{t},
+		"this schema change on a table under a read policy (filter, mask or restricted column) is not supported: it could reveal or move values the policy hides")
 }
 
 // referenced checks a table a schema change reads the structure or keys of

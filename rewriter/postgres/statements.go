@@ -167,15 +167,9 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 	}
 	// The plan's row estimates come from statistics over every row, the
 	// ones a policy hides included.
-	for _, t := range r.Tables() {
-		d, err := rewriter.DecideTable(r.Ctx, r.Req, t)
-		if err != nil {
-			return nil, err
-		}
-		if !d.Passthrough() {
-			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
-		}
+	if err := r.RefuseReadPolicies(r.Tables(),
+		"EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"); err != nil {
+		return nil, err
 	}
 	return &rewriter.Result{Kind: rewriter.KindOther}, nil
 }
