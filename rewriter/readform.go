@@ -38,16 +38,16 @@ func (cc *ConditionColumns) Reads(name string) bool {
 	return cc.All || cc.names[strings.ToLower(name)]
 }
 
-// Any reports whether the set may hold a column at all.
-func (cc *ConditionColumns) Any() bool { return cc.All || len(cc.names) > 0 }
+// readsAny reports whether the set may hold a column at all.
+func (cc *ConditionColumns) readsAny() bool { return cc.All || len(cc.names) > 0 }
 
-// ReadsMask reports whether conditions reading cc may evaluate one of the
+// readsMask reports whether conditions reading cc may evaluate one of the
 // plan's mask expressions. Tag masks the plan has not resolved to columns
 // make every column count as masked.
-func (cc *ConditionColumns) ReadsMask(plan *TablePlan) bool {
+func (cc *ConditionColumns) readsMask(plan *TablePlan) bool {
 	d := plan.Decision
 	if len(d.TagMasks) > 0 {
-		return cc.Any()
+		return cc.readsAny()
 	}
 	for name := range d.Masks {
 		if _, masked := plan.Mask(name); masked && cc.Reads(name) {
@@ -57,9 +57,9 @@ func (cc *ConditionColumns) ReadsMask(plan *TablePlan) bool {
 	return false
 }
 
-// HasMasks reports whether the plan masks any column (MASK_NONE places no
+// hasMasks reports whether the plan masks any column (MASK_NONE places no
 // expression and counts as none).
-func (p *TablePlan) HasMasks() bool {
+func (p *TablePlan) hasMasks() bool {
 	d := p.Decision
 	if len(d.TagMasks) > 0 {
 		return true
@@ -111,12 +111,12 @@ func (s *Statement[Ref]) NeedsFence(plan *TablePlan, inPolicy bool, filterSimple
 		return true
 	}
 	if inPolicy {
-		return plan.HasMasks() || !filterSimple()
+		return plan.hasMasks() || !filterSimple()
 	}
-	if s.conds.OuterJoin && plan.HasMasks() {
+	if s.conds.OuterJoin && plan.hasMasks() {
 		return true
 	}
-	return s.conds.ReadsMask(plan)
+	return s.conds.readsMask(plan)
 }
 
 // NeedsGuard reports whether a write's own condition must be guarded by
@@ -131,7 +131,7 @@ func NeedsGuard(targets []*TablePlan, filterSimple, canFail bool, conds *Conditi
 	if len(targets) != 1 || !filterSimple || canFail {
 		return true
 	}
-	return conds.ReadsMask(targets[0])
+	return conds.readsMask(targets[0])
 }
 
 // ParseFilter is the plan's row filters, ANDed and canonicalised

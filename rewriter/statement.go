@@ -51,7 +51,7 @@ type Statement[Ref comparable] struct {
 	// rewritten, to refuse a policy that reaches its own table again.
 	inPolicy []string
 	// reads are the base tables read, in order, for the locking clauses.
-	reads []Read
+	reads []read
 	// uncacheable is set when the rewrite depends on more than the cache
 	// key (the column listings read the list of tables).
 	uncacheable      bool
@@ -66,11 +66,11 @@ type Statement[Ref comparable] struct {
 	writeChecks []*WriteCheck
 }
 
-// Read is a base table a statement reads.
-type Read struct {
-	Table policy.TableName
-	// Policy: read by a policy expression, not by the application.
-	Policy bool
+// read is a base table a statement reads.
+type read struct {
+	table policy.TableName
+	// policy: read by a policy expression, not by the application.
+	policy bool
 }
 
 // NewStatement starts the rewrite of one statement of req; system answers
@@ -79,8 +79,8 @@ func NewStatement[Ref comparable](ctx context.Context, req *Request, system Syst
 	return Statement[Ref]{Ctx: ctx, Req: req, system: system, sanctioned: map[Ref]bool{}, seen: map[string]bool{}}
 }
 
-// AddTable records a base table the statement references.
-func (s *Statement[Ref]) AddTable(t policy.TableName) {
+// addTable records a base table the statement references.
+func (s *Statement[Ref]) addTable(t policy.TableName) {
 	if k := t.Key(); !s.seen[k] {
 		s.seen[k] = true
 		s.tables = append(s.tables, t)
@@ -93,9 +93,6 @@ func (s *Statement[Ref]) Tables() []policy.TableName { return s.tables }
 // Sanction records a table reference that the rewrite produced or checked.
 func (s *Statement[Ref]) Sanction(ref Ref) { s.sanctioned[ref] = true }
 
-// Sanctioned reports whether the rewrite produced or checked ref.
-func (s *Statement[Ref]) Sanctioned(ref Ref) bool { return s.sanctioned[ref] }
-
 // Plan records the table, refuses a table sqe never reads, and plans the
 // access to it under the caller's view (or sqe's own decision for a
 // catalog listing). A table whose policy expressions are being rewritten
@@ -104,7 +101,7 @@ func (s *Statement[Ref]) Plan(t policy.TableName, access policy.Access) (*TableP
 	if s.inPolicyOf(t) {
 		return nil, &Error{Kind: ErrUnsupported, Table: t.String(), Detail: "a policy of the table reaches the table again"}
 	}
-	s.AddTable(t)
+	s.addTable(t)
 	req := s.Req
 	if s.system != nil {
 		if err := s.system.Refused(t); err != nil {
@@ -207,7 +204,7 @@ func (s *Statement[Ref]) LeavePolicy() { s.inPolicy = s.inPolicy[:len(s.inPolicy
 // AddRead records a base table the statement reads; policy is set for a
 // read by a policy expression.
 func (s *Statement[Ref]) AddRead(t policy.TableName, policy bool) {
-	s.reads = append(s.reads, Read{Table: t, Policy: policy})
+	s.reads = append(s.reads, read{table: t, policy: policy})
 }
 
 // ReadCount is the number of reads recorded so far (the start of a
@@ -219,10 +216,10 @@ func (s *Statement[Ref]) ReadCount() int { return len(s.reads) }
 // since the lock reaches the rows of the base tables.
 func (s *Statement[Ref]) LockReads(start int) error {
 	for _, rd := range s.reads[start:] {
-		if rd.Policy {
+		if rd.policy {
 			continue
 		}
-		if _, err := s.Plan(rd.Table, policy.Update); err != nil {
+		if _, err := s.Plan(rd.table, policy.Update); err != nil {
 			return err
 		}
 	}
