@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"context"
+	"iter"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
@@ -50,8 +51,9 @@ type Statement[Ref comparable] struct {
 	// inPolicy is the stack of tables whose policy expressions are being
 	// rewritten, to refuse a policy that reaches its own table again.
 	inPolicy []string
-	// reads are the base tables read, in order, for the locking clauses.
-	reads []read
+	// reads are the base tables the application's own SQL reads, in
+	// order, for the locking clauses.
+	reads []policy.TableName
 	// uncacheable is set when the rewrite depends on more than the cache
 	// key (the column listings read the list of tables).
 	uncacheable      bool
@@ -64,13 +66,6 @@ type Statement[Ref comparable] struct {
 	// writeChecks are the row filters' checks of the rows the statement
 	// writes (Result.WriteChecks).
 	writeChecks []*WriteCheck
-}
-
-// read is a base table a statement reads.
-type read struct {
-	table policy.TableName
-	// policy: read by a policy expression, not by the application.
-	policy bool
 }
 
 // NewStatement starts the rewrite of one statement of req; system answers
@@ -174,6 +169,9 @@ func (s *Statement[Ref]) RefuseReadPolicies(tables []policy.TableName, detail st
 }
 
 func (s *Statement[Ref]) inPolicyOf(t policy.TableName) bool {
+	if len(s.inPolicy) == 0 {
+		return false
+	}
 	key := t.Key()
 	for _, k := range s.inPolicy {
 		if k == key {
@@ -201,11 +199,9 @@ func (s *Statement[Ref]) EnterPolicy(t policy.TableName) error {
 // LeavePolicy ends the innermost EnterPolicy.
 func (s *Statement[Ref]) LeavePolicy() { s.inPolicy = s.inPolicy[:len(s.inPolicy)-1] }
 
-// AddRead records a base table the statement reads; policy is set for a
-// read by a policy expression.
-func (s *Statement[Ref]) AddRead(t policy.TableName, policy bool) {
-	s.reads = append(s.reads, read{table: t, policy: policy})
-}
+// AddRead records a base table the application's own SQL reads (not a
+// policy expression).
+func (s *Statement[Ref]) AddRead(t policy.TableName) { s.reads = append(s.reads, t) }
 
 // ReadCount is the number of reads recorded so far (the start of a
 // query's own reads, for LockReads).
@@ -215,11 +211,8 @@ func (s *Statement[Ref]) ReadCount() int { return len(s.reads) }
 // application's reads since start need update access, as on the server,
 // since the lock reaches the rows of the base tables.
 func (s *Statement[Ref]) LockReads(start int) error {
-	for _, rd := range s.reads[start:] {
-		if rd.policy {
-			continue
-		}
-		if _, err := s.Plan(rd.table, policy.Update); err != nil {
+	for _, t := range s.reads[start:] {
+		if _, err := s.Plan(t, policy.Update); err != nil {
 			return err
 		}
 	}
@@ -249,11 +242,11 @@ func (s *Statement[Ref]) AddWriteChecks(checks ...*WriteCheck) {
 }
 
 // Verify is the proof that no table reference escaped the rewrite: refs
-// are every table reference of the rewritten tree, whatever node holds
+// yields every table reference of the rewritten tree, whatever node holds
 // it, and each must be one the rewrite sanctioned. name names a reference
 // for the error.
-func (s *Statement[Ref]) Verify(refs []Ref, name func(Ref) string) error {
-	for _, ref := range refs {
+func (s *Statement[Ref]) Verify(refs iter.Seq[Ref], name func(Ref) string) error {
+	for ref := range refs {
 		if !s.sanctioned[ref] {
 			return &Error{Kind: ErrUnsupported, Table: name(ref), Detail: "a table reference in this statement form is not covered by sqe"}
 		}

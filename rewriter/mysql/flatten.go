@@ -45,7 +45,7 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan, sc) {
 		return false, nil
 	}
-	r.AddRead(t, false)
+	r.AddRead(t)
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t)}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()

@@ -445,7 +445,9 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 	}
 	ref := &tableRef{alias: alias, table: t, plan: plan}
 	sc.tables = append(sc.tables, ref)
-	r.AddRead(t, sc.policy)
+	if !sc.policy {
+		r.AddRead(t)
+	}
 	ate.Expr = qualified(t)
 	if plan.Passthrough() {
 		r.Sanction(ate)

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"errors"
+
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sqe-project/sqe/rewriter"
@@ -10,19 +12,21 @@ import (
 // whatever node type it hides in, for the proof that none escaped the
 // rewrite (rewriter.Statement.Verify).
 func (r *rewrite) verify(stmt sqlparser.Statement) error {
-	var refs []*sqlparser.AliasedTableExpr
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if ate, ok := node.(*sqlparser.AliasedTableExpr); ok {
-			if _, isName := ate.Expr.(sqlparser.TableName); isName {
-				refs = append(refs, ate)
+	refs := func(yield func(*sqlparser.AliasedTableExpr) bool) {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if ate, ok := node.(*sqlparser.AliasedTableExpr); ok {
+				if _, isName := ate.Expr.(sqlparser.TableName); isName && !yield(ate) {
+					return false, errStopWalk
+				}
 			}
-		}
-		return true, nil
-	}, stmt)
-	return r.Verify(refs, func(ate *sqlparser.AliasedTableExpr) string {
-		return sqlparser.String(ate.Expr)
-	})
+			return true, nil
+		}, stmt)
+	}
+	return r.Verify(refs, func(ate *sqlparser.AliasedTableExpr) string { return sqlparser.String(ate.Expr) })
 }
+
+// errStopWalk ends a walk early.
+var errStopWalk = errors.New("stop")
 
 // verifyPrinted parses the printed statement again for the core's check
 // that it is the rewritten tree (rewriter.VerifyPrinted).

@@ -516,7 +516,9 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	}
 	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan}
 	sc.tables = append(sc.tables, ref)
-	r.AddRead(t, sc.policy)
+	if !sc.policy {
+		r.AddRead(t)
+	}
 	rv.Schemaname = t.Schema
 	if plan.Passthrough() {
 		r.Sanction(rv)

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"slices"
 	"strconv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -12,7 +13,7 @@ import (
 // statement, whatever node type it hides in, for the proof that none
 // escaped the rewrite (rewriter.Statement.Verify).
 func (r *rewrite) verify(stmt *pg.Node) error {
-	return r.Verify(rangeVars(stmt), func(rv *pg.RangeVar) string { return rv.Relname })
+	return r.Verify(slices.Values(rangeVars(stmt)), func(rv *pg.RangeVar) string { return rv.Relname })
 }
 
 // verifyPrinted parses the printed statement again for the core's check
