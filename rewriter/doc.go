@@ -17,24 +17,35 @@
 // schema-qualified, so that the server resolves exactly the table sqe
 // decided about.
 //
-// A derived table with a row filter is fenced (MySQL LIMIT
-// 18446744073709551615, PostgreSQL OFFSET 0) unless nothing in the
-// statement can fail on a value and no masked column is read outside the
-// select list (PostgreSQL also fences a masked table in a statement with
-// an outer join): otherwise the server may test an application condition,
-// or compute a mask, on a row the filter hides, and an error would reveal
-// the row. Select-list expressions are computed only for admitted rows. A single-table SELECT without that risk is flattened
-// (masks inlined where the statement reads the columns, the filter first in
-// the WHERE).
+// The algorithm is written once, here; a dialect is an adapter over its
+// parser's syntax tree (docs/rewriter.md has the whole model). The core
+// (Statement, over the dialect's table-reference node) plans every table
+// reference, keeps the policy-depth stack, the reads a locking clause
+// needs, the restricted-column listing and the write checks, merges the
+// statements of a multi-statement string (RewriteEach), turns a panic into
+// a refusal (Guarded), and proves the output: every table reference of the
+// rewritten tree is one the rewrite sanctioned (Verify), and the printed
+// text parses back to the same statement kind and tables (VerifyPrinted).
+// It makes the read form's decisions (readform.go): whether a row-filtered
+// derived table is fenced (MySQL LIMIT 18446744073709551615, PostgreSQL
+// OFFSET 0) so that the server tests no condition and computes no mask on
+// a row the filter hides, and whether a write's own condition is guarded
+// (CASE WHEN filter THEN … ELSE false END). The dialect answers syntax
+// questions only: where table references are, can an expression fail on
+// a row's values, which columns a condition reads, is a filter a plain
+// conjunction of comparisons, and it builds the nodes the core decided on.
+// A single-table MySQL SELECT that needs no fence is flattened (masks
+// inlined where the statement reads the columns, the filter first in the
+// WHERE).
 //
 // Writes keep their target and get the row filter ANDed first into their
-// WHERE, with the application's condition guarded (CASE WHEN filter THEN …
-// ELSE false END) unless it cannot fail; a masked column of the target read
-// anywhere in the write is replaced by its mask expression. The rows a
-// write puts in the table are checked against the filters' checks
-// (policy.RowFilter.Check, PostgreSQL's WITH CHECK): the dialect records
-// the written values in Result.WriteChecks (writecheck.go), and the driver
-// decides them with the statement's arguments before sending it.
+// WHERE, the application's condition guarded unless the core finds it
+// cannot fail; a masked column of the target read anywhere in the write is
+// replaced by its mask expression. The rows a write puts in the table are
+// checked against the filters' checks (policy.RowFilter.Check,
+// PostgreSQL's WITH CHECK): the dialect records the written values in
+// Result.WriteChecks (writecheck.go), and the driver decides them with the
+// statement's arguments before sending it.
 //
 // Fail closed: a statement the dialect cannot parse, a statement form it
 // does not handle, a reference it cannot resolve with certainty, and any

@@ -12,6 +12,22 @@ import (
 // inlined; a text that does not parse is an error (a policy error).
 type CheckParser func(text string) (*Cond, error)
 
+// ReadCheck is a dialect's CheckParser: a check is parsed as one
+// expression (parse), its context functions and columns rewritten as a
+// row filter's are (rewrite), and read into a Cond (cond).
+func ReadCheck[E any](parse func(string) (E, error), rewrite func(E) (E, error), cond func(E) *Cond) CheckParser {
+	return func(text string) (*Cond, error) {
+		e, err := parse(text)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = rewrite(e); err != nil {
+			return nil, err
+		}
+		return cond(e), nil
+	}
+}
+
 // InsertChecks builds the checks of the rows an INSERT writes into the
 // plan's table: cols are the columns the statement gives, in order (nil:
 // all the table's columns, in ordinal order), and rows the value each row

@@ -1,7 +1,8 @@
 package mysql
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -95,9 +96,15 @@ func refusedSystemTable(t policy.TableName) error {
 	return nil
 }
 
-// systemDecision returns the caller's view with sqe's additions for an
-// information_schema table, or nil when the table gets none.
-func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+// systemTables answers the core about the server's own tables.
+type systemTables struct{}
+
+func (systemTables) Refused(t policy.TableName) error { return refusedSystemTable(t) }
+
+// Listing describes sqe's additions to an information_schema table: its
+// statistics columns read as NULL, its rows naming a restricted column
+// left out.
+func (systemTables) Listing(t policy.TableName) (*rewriter.Listing, error) {
 	if !strings.EqualFold(t.Schema, "information_schema") {
 		return nil, nil
 	}
@@ -105,61 +112,17 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 	if !spec.columnFilter && len(spec.nullColumns) == 0 {
 		return nil, nil
 	}
-	d, err := rewriter.DecideTable(r.ctx, r.req, t)
-	if err != nil {
-		return nil, err
-	}
-	if !d.Allows(policy.Select) {
-		return nil, nil // PlanTable refuses it
-	}
-	d = d.Clone()
-	if len(spec.nullColumns) > 0 {
-		if d.Masks == nil {
-			d.Masks = map[string]policy.Mask{}
-		}
-		for _, c := range spec.nullColumns {
-			d.Masks[strings.ToLower(c)] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
-		}
-	}
+	l := &rewriter.Listing{NullColumns: spec.nullColumns, FoldNames: true}
 	if spec.columnFilter {
-		cols, err := r.allRestrictedColumns()
-		if err != nil {
-			return nil, err
-		}
-		if f := restrictedColumnsFilter(cols, true); f != "" {
-			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: f, Policy: "sqe: restricted columns"})
-		}
+		l.Filter = func(cols []rewriter.RestrictedColumn) string { return restrictedColumnsFilter(cols, true) }
 	}
-	return rewriter.Overlay(r.req.View, t, d), nil
-}
-
-// restrictedColumn is one column a policy restricts for the caller.
-type restrictedColumn struct{ schema, table, column string }
-
-// allRestrictedColumns lists the caller's restricted columns of every table
-// the connection sees. The rewrite then depends on the list of tables, so
-// it is not cached.
-func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
-	if r.restrictedLoaded {
-		return r.restrictedColumns, nil
-	}
-	r.uncacheable = true
-	cols, err := rewriter.RestrictedColumns(r.ctx, r.req, true)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]restrictedColumn, len(cols))
-	for i, c := range cols {
-		out[i] = restrictedColumn{c.Schema, c.Table, c.Column}
-	}
-	r.restrictedColumns, r.restrictedLoaded = out, true
-	return out, nil
+	return l, nil
 }
 
 // restrictedColumnsFilter is a condition over TABLE_SCHEMA, TABLE_NAME and
 // COLUMN_NAME that is false for the restricted columns ("" when there are
 // none). withTable is false when the rows are already those of one table.
-func restrictedColumnsFilter(cols []restrictedColumn, withTable bool) string {
+func restrictedColumnsFilter(cols []rewriter.RestrictedColumn, withTable bool) string {
 	if len(cols) == 0 {
 		return ""
 	}
@@ -172,13 +135,13 @@ func restrictedColumnsFilter(cols []restrictedColumn, withTable bool) string {
 	if withTable {
 		left = sqlparser.ValTuple{lower("TABLE_SCHEMA"), lower("TABLE_NAME"), lower("COLUMN_NAME")}
 		for _, c := range cols {
-			tuple = append(tuple, sqlparser.ValTuple{sqlparser.NewStrLiteral(c.schema), sqlparser.NewStrLiteral(c.table),
-				sqlparser.NewStrLiteral(c.column)})
+			tuple = append(tuple, sqlparser.ValTuple{sqlparser.NewStrLiteral(c.Schema), sqlparser.NewStrLiteral(c.Table),
+				sqlparser.NewStrLiteral(c.Column)})
 		}
 	} else {
 		left = lower("COLUMN_NAME")
 		for _, c := range cols {
-			tuple = append(tuple, sqlparser.NewStrLiteral(c.column))
+			tuple = append(tuple, sqlparser.NewStrLiteral(c.Column))
 		}
 	}
 	return sqlparser.String(&sqlparser.NotExpr{Expr: &sqlparser.ComparisonExpr{Operator: sqlparser.InOp, Left: left, Right: tuple}})
@@ -212,11 +175,10 @@ func (r *rewrite) showColumns(tn sqlparser.TableName, full bool, like string, wh
 		b.WriteString(", `PRIVILEGES` as `Privileges`, COLUMN_COMMENT as `Comment`")
 	}
 	b.WriteString(" from information_schema.COLUMNS where TABLE_SCHEMA = :sqe_schema and TABLE_NAME = :sqe_table")
-	var restricted []restrictedColumn
-	for c := range plan.Decision.Restricted {
-		restricted = append(restricted, restrictedColumn{column: c})
+	var restricted []rewriter.RestrictedColumn
+	for _, c := range slices.Sorted(maps.Keys(plan.Decision.Restricted)) {
+		restricted = append(restricted, rewriter.RestrictedColumn{Column: c})
 	}
-	sortColumns(restricted)
 	if f := restrictedColumnsFilter(restricted, false); f != "" {
 		b.WriteString(" and " + f)
 	}
@@ -245,7 +207,7 @@ func (r *rewrite) showColumns(tn sqlparser.TableName, full bool, like string, wh
 	}, nil)
 	for _, te := range sel.From {
 		if ate, ok := te.(*sqlparser.AliasedTableExpr); ok {
-			r.sanctioned[ate] = true
+			r.Sanction(ate)
 		}
 	}
 	var out sqlparser.Statement = sel
@@ -288,7 +250,7 @@ func (r *rewrite) showCreate(s *sqlparser.ShowCreate) (*rewriter.Result, error) 
 			for c := range d.Restricted {
 				cols = append(cols, c)
 			}
-			sort.Strings(cols)
+			slices.Sort(cols)
 			pol = d.Restricted[cols[0]]
 		}
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Policy: pol,
@@ -296,17 +258,4 @@ func (r *rewrite) showCreate(s *sqlparser.ShowCreate) (*rewriter.Result, error) 
 	}
 	s.Op = qualified(t)
 	return &rewriter.Result{Kind: rewriter.KindSession}, nil
-}
-
-func sortColumns(cols []restrictedColumn) {
-	sort.Slice(cols, func(i, j int) bool {
-		a, b := cols[i], cols[j]
-		if a.schema != b.schema {
-			return a.schema < b.schema
-		}
-		if a.table != b.table {
-			return a.table < b.table
-		}
-		return a.column < b.column
-	})
 }

@@ -191,7 +191,7 @@ func (r *rewrite) renameVariable(v *sqlparser.Variable) error {
 // caller's policy view fingerprint.
 func (r *rewrite) variablePrefix() string {
 	if r.varPrefix == "" {
-		sum := sha256.Sum256([]byte(r.req.View.Fingerprint()))
+		sum := sha256.Sum256([]byte(r.Req.View.Fingerprint()))
 		r.varPrefix = "sqe" + hex.EncodeToString(sum[:6]) + "_"
 	}
 	return r.varPrefix
@@ -199,7 +199,7 @@ func (r *rewrite) variablePrefix() string {
 
 // contextValue is the session's value of a context function.
 func (r *rewrite) contextValue(canonical string) sqlparser.Expr {
-	v, null := rewriter.ContextValue(r.req, canonical)
+	v, null := rewriter.ContextValue(r.Req, canonical)
 	if null {
 		return &sqlparser.NullVal{}
 	}
@@ -220,13 +220,13 @@ func (r *rewrite) inSession(name string, e *sqlparser.FuncExpr, sc *scope) (sqlp
 		if !ok || lit.Type != sqlparser.StrVal {
 			return nil, rewriter.Unsupported("session_attribute takes a constant attribute name")
 		}
-		v, null := rewriter.SessionAttribute(r.req, lit.Val)
+		v, null := rewriter.SessionAttribute(r.Req, lit.Val)
 		if null {
 			return &sqlparser.NullVal{}, nil
 		}
 		return sqlparser.NewStrLiteral(v), nil
 	}
-	roles, _ := rewriter.InSessionValues(r.req, name)
+	roles, _ := rewriter.InSessionValues(r.Req, name)
 	if lit, ok := arg.(*sqlparser.Literal); ok && lit.Type == sqlparser.StrVal {
 		for _, role := range roles {
 			if role == lit.Val {

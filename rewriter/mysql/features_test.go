@@ -71,9 +71,10 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 	}
 }
 
-// TestNeedsFence checks the rule on plans built by hand: tag masks not
-// resolved to columns make every column count as masked, MASK_NONE is no
-// mask, and a policy's own expressions fence any masked table.
+// TestNeedsFence checks MySQL's answers to the core's fence rule on plans
+// built by hand: tag masks not resolved to columns make every column
+// count as masked, MASK_NONE is no mask, a policy's own expressions fence
+// any masked table, and an outer join fences a masked table.
 func TestNeedsFence(t *testing.T) {
 	filter := []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}
 	plan := func(d *policy.Decision) *rewriter.TablePlan {
@@ -98,14 +99,19 @@ func TestNeedsFence(t *testing.T) {
 		{"SELECT id FROM customers WHERE EXP(id) > 1", plan(&policy.Decision{}), false, true},
 		{"SELECT id FROM customers WHERE ssn = 1", none, false, false},
 		{"SELECT id FROM customers WHERE ssn = 1", plan(&policy.Decision{}), false, false},
+		// Merged on the nullable side of an outer join, a mask may be
+		// computed before the filter rejects the row.
+		{"SELECT o.id FROM orders o LEFT JOIN customers c ON c.id = o.customer_id", masked, false, true},
+		{"SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id", masked, false, false},
+		{"SELECT o.id FROM orders o LEFT JOIN customers c ON c.id = o.customer_id", none, false, false},
 	} {
 		stmt, err := parse(c.sql)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &rewrite{mergeable: !canFailOnARow(stmt)}
-		if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
-			r.conds = collectConditionColumns(sel)
+		r := newRewrite(context.Background(), &rewriter.Request{})
+		if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
+			r.SetConditions(true, collectConditionColumns(sel))
 		}
 		if got := r.needsFence(c.plan, &scope{policy: c.policy}); got != c.want {
 			t.Errorf("%s (policy scope %v): fence %v, want %v", c.sql, c.policy, got, c.want)
@@ -114,8 +120,20 @@ func TestNeedsFence(t *testing.T) {
 }
 
 func TestWritesGuardTheirConditions(t *testing.T) {
+	// A filter that is not a conjunction of simple comparisons guards even
+	// a condition that cannot fail.
+	listed := customersDecision()
+	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'US')", Policy: "eu-us"}}
+	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": listed})
+	if err != nil || !strings.Contains(out, "case when `shop`.`customers`.`region` in ('EU', 'US') then `id` = 1 else false end") {
+		t.Fatalf("guard under a filter that is not simple: %v\n%s", err, out)
+	}
+	out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": customersDecision()})
+	if err != nil || strings.Contains(out, "case when") {
+		t.Fatalf("guard under a simple filter: %v\n%s", err, out)
+	}
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = ? AND EXP(id) > 0", dec)
+	out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = ? AND EXP(id) > 0", dec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,14 +45,14 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan, sc) {
 		return false, nil
 	}
-	r.reads = append(r.reads, read{table: t, plan: plan})
+	r.AddRead(t)
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t)}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()
 		ref.qualifier = sqlparser.TableName{Name: ate.As}
 	}
 	ate.Expr = qualified(t)
-	r.sanctioned[ate] = true
+	r.Sanction(ate)
 	sc.tables = []*tableRef{ref}
 	sc.targets = []*tableRef{ref}
 

@@ -138,13 +138,13 @@ func refusedWhy(name string) string {
 func (r *rewrite) checkFunc(e *sqlparser.FuncExpr) error {
 	name := e.Name.Lowered()
 	if e.Qualifier.IsEmpty() {
-		if builtinFunctions[name] || r.req.FunctionAllowed("", name) {
+		if builtinFunctions[name] || r.Req.FunctionAllowed("", name) {
 			return nil
 		}
 		return rewriter.FunctionRefused(name, refusedWhy(name))
 	}
 	schema := e.Qualifier.String()
-	if r.req.FunctionAllowed(schema, name) {
+	if r.Req.FunctionAllowed(schema, name) {
 		return nil
 	}
 	return rewriter.FunctionRefused(schema+"."+name, "it is a stored function, which runs with the database user's rights; allow it by name with sqe.WithAllowedFunctions")
@@ -160,7 +160,7 @@ func (r *rewrite) checkExpr(n sqlparser.Expr) error {
 		return r.checkFunc(e)
 	case *sqlparser.LockingFunc, *sqlparser.GTIDFuncExpr, *sqlparser.PerformanceSchemaFuncExpr:
 		name := callName(e)
-		if r.req.FunctionAllowed("", name) {
+		if r.Req.FunctionAllowed("", name) {
 			return nil
 		}
 		return rewriter.FunctionRefused(name, refusedWhy(name))
@@ -173,7 +173,7 @@ func (r *rewrite) checkExpr(n sqlparser.Expr) error {
 		// the list (a name the server lacks would call a stored
 		// function of the current database).
 		name := callName(n)
-		if builtinFunctions[name] || syntaxNames[name] || r.req.FunctionAllowed("", name) {
+		if builtinFunctions[name] || syntaxNames[name] || r.Req.FunctionAllowed("", name) {
 			return nil
 		}
 		return rewriter.FunctionRefused(name, refusedWhy(name))

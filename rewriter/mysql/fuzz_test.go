@@ -3,7 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,7 +108,7 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 		switch e := n.(type) {
 		case *sqlparser.DerivedTable:
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(sel.From) == 1 && sel.Where != nil && sel.Limit != nil {
-				if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok {
+				if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok && readForm(sel, ate, dec) {
 					allowed[ate] = true
 				}
 			}
@@ -168,6 +168,42 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 	return bad
 }
 
+// readForm reports whether a derived table's query over one table is the
+// policy's read form of it: no masked column selected raw, no restricted
+// column read at all.
+func readForm(sel *sqlparser.Select, ate *sqlparser.AliasedTableExpr, dec map[string]*policy.Decision) bool {
+	tn, ok := ate.Expr.(sqlparser.TableName)
+	if !ok {
+		return false
+	}
+	d := dec[policy.TableName{Schema: tn.Qualifier.String(), Table: tn.Name.String()}.Key()]
+	if d == nil {
+		return true
+	}
+	for _, se := range sel.SelectExprs.Exprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok {
+			return false // a star selects every column raw
+		}
+		if c, raw := ae.Expr.(*sqlparser.ColName); raw {
+			if m, masked := d.Masks[c.Name.Lowered()]; masked && m.Type != udf.TypeNone {
+				return false
+			}
+		}
+		restricted := false
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if c, ok := n.(*sqlparser.ColName); ok {
+				_, restricted = d.Restricted[c.Name.Lowered()]
+			}
+			return !restricted, nil
+		}, ae.Expr)
+		if restricted {
+			return false
+		}
+	}
+	return true
+}
+
 // markTarget allows the FROM entry of a multi-table write that q names.
 func markTarget(tes []sqlparser.TableExpr, q sqlparser.TableName, allowed map[*sqlparser.AliasedTableExpr]bool) {
 	if q.IsEmpty() {
@@ -203,7 +239,7 @@ func TestCheckTablesCatchesDirectReads(t *testing.T) {
 		"select * from `shop`.`customers`":                                                     false,
 		"select * from customers":                                                              false,
 		"with customers as (select 1) select * from customers":                                 true,
-		"select * from (select * from `shop`.`customers` where x = 1 limit 5) as c":            true,
+		"select * from (select * from `shop`.`customers` where x = 1 limit 5) as c":            false, // every column raw
 		"select * from (select * from `shop`.`customers`) as c":                                false,
 		"select * from `shop`.`orders` where id in (select id from `shop`.`customers`)":        false,
 		"update `shop`.`customers` set id = 1":                                                 true,
@@ -231,6 +267,14 @@ func TestCheckTablesCatchesDirectReads(t *testing.T) {
 		"select c.id from `shop`.`orders` as o join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c on c.id = o.id":  true,
 		"select c.id from `shop`.`orders` as o natural join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c":         false,
 		"select (select 1) from (select id as id from `shop`.`customers` where region = 'EU') as c":                                                         false,
+		// Known bad outputs: a masked column selected raw by the read form
+		// or by a flattened read, a restricted column read, a masked table
+		// merged under an outer join.
+		"select * from (select id, ssn from `shop`.`customers` where region = 'EU' limit 5) as c":                                                                       false,
+		"select * from (select id, salary from `shop`.`customers` where region = 'EU' limit 5) as c":                                                                    false,
+		"select id, ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' and id = ?":                                                                      false,
+		"select c.id from `shop`.`orders` as o left join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c on c.id = o.id":         false,
+		"select c.id from `shop`.`orders` as o left join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU' limit 5) as c on c.id = o.id": true,
 	} {
 		stmt, err := parser.Parse(sql)
 		if err != nil {
@@ -260,34 +304,36 @@ func readsColumn(stmt sqlparser.Statement, name string) bool {
 // over its own columns, first in the WHERE) and derived tables of the
 // policy's read form without a LIMIT, among the FROM entries of the
 // statement's top level. Both only when the statement holds no other
-// query, no HAVING, window or INTO, every condition outside the select
-// list is built from comparisons of plain columns, literals and
-// placeholders, and no condition reads a masked value: a mask expression
-// (which the safe conditions exclude), a raw masked column (a flattened
-// read), a column a derived table computes, or a select-list entry named
-// by position or alias that is anything but a plain column that is
-// neither.
+// query, no HAVING, window or INTO, every node of its conditions outside
+// the select list is of a kind that cannot fail on a value (see
+// fallible), and no condition reads a masked value: a column a derived
+// table computes, a raw masked column (a flattened read), or a
+// select-list entry named by position or alias that is anything but a
+// plain column that is neither. A statement with an outer join reads no
+// masked table unfenced.
 func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[*sqlparser.AliasedTableExpr]bool {
 	allowed := map[*sqlparser.AliasedTableExpr]bool{}
 	sel, ok := stmt.(*sqlparser.Select)
 	if !ok || sel.With != nil || sel.Having != nil || len(sel.Windows) > 0 || sel.Into != nil {
 		return allowed
 	}
-	for _, se := range sel.SelectExprs.Exprs {
-		if containsQuery(se) {
-			return allowed
-		}
+	if holdsQuery(sel.SelectExprs) {
+		return allowed
 	}
-	var conds []sqlparser.Expr // conditions outside the select list
-	var keys []sqlparser.Expr  // GROUP BY and ORDER BY entries
+	var conds []sqlparser.SQLNode // conditions outside the select list
+	var keys []sqlparser.Expr     // GROUP BY and ORDER BY entries
 	if sel.GroupBy != nil {
 		keys = append(keys, sel.GroupBy.Exprs...)
 	}
 	for _, o := range sel.OrderBy {
 		keys = append(keys, o.Expr)
 	}
+	if sel.Limit != nil {
+		conds = append(conds, sel.Limit)
+	}
 	names := map[string]bool{} // columns the conditions read, by name
 	opaque := false            // the conditions may read any column
+	outer := false             // an outer join
 	var derived []*sqlparser.AliasedTableExpr
 	var computed []map[string]bool // per derived table: its computed columns
 	var walkFrom func(te sqlparser.TableExpr) bool
@@ -299,7 +345,7 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 				return true
 			case *sqlparser.DerivedTable:
 				inner, ok := e.Select.(*sqlparser.Select)
-				if !ok || len(inner.From) != 1 || inner.Where == nil || containsQuery(inner.Where) {
+				if !ok || len(inner.From) != 1 || inner.Where == nil || holdsQuery(inner.Where) {
 					return false
 				}
 				if inner.Limit != nil {
@@ -318,10 +364,13 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 					if c, plain := ae.Expr.(*sqlparser.ColName); plain && (ae.As.IsEmpty() || ae.As.EqualString(c.Name.String())) {
 						continue
 					}
-					if containsQuery(ae.Expr) {
+					if holdsQuery(ae.Expr) {
 						return false
 					}
 					cols[strings.ToLower(ae.As.String())] = true
+				}
+				if !readForm(inner, ate, dec) {
+					return false
 				}
 				derived = append(derived, ate)
 				computed = append(computed, cols)
@@ -332,6 +381,10 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 			switch t.Join {
 			case sqlparser.NaturalJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
 				opaque = true
+			}
+			switch t.Join {
+			case sqlparser.LeftJoinType, sqlparser.RightJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
+				outer = true
 			}
 			if t.Condition != nil {
 				if t.Condition.On != nil {
@@ -387,40 +440,46 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 	if where != nil {
 		conds = append(conds, where)
 	}
-	for _, c := range conds {
-		if !plainCondition(c) {
-			return allowed
-		}
-	}
 	for _, k := range keys {
-		if !plainValue(k) {
+		conds = append(conds, k)
+	}
+	for _, c := range conds {
+		if fallible(c) {
 			return allowed
 		}
-	}
-	for _, n := range append(append([]sqlparser.Expr(nil), conds...), keys...) {
 		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 			if c, ok := node.(*sqlparser.ColName); ok {
 				names[c.Name.Lowered()] = true
 			}
 			return true, nil
-		}, n)
+		}, c)
 	}
+	// A key naming a select-list entry (a position, an output name) reads
+	// that entry.
 	for _, k := range keys {
-		if se, named := namedEntry(sel, k); named {
-			ae, ok := se.(*sqlparser.AliasedExpr)
-			if !ok {
-				opaque = true
-				continue
-			}
-			c, ok := ae.Expr.(*sqlparser.ColName)
-			if !ok {
-				opaque = true
-				continue
-			}
-			names[c.Name.Lowered()] = true
+		entry, named, known := keyEntry(sel, k)
+		if !named {
+			continue
 		}
+		c, plain := entry.(*sqlparser.ColName)
+		if !known || !plain {
+			opaque = true
+			continue
+		}
+		names[c.Name.Lowered()] = true
 	}
 	if flat != nil {
+		for _, se := range sel.SelectExprs.Exprs {
+			ae, ok := se.(*sqlparser.AliasedExpr)
+			if !ok {
+				return allowed // a star selects every column raw
+			}
+			if c, raw := ae.Expr.(*sqlparser.ColName); raw {
+				if m, masked := flatDecision.Masks[c.Name.Lowered()]; masked && m.Type != udf.TypeNone {
+					return allowed
+				}
+			}
+		}
 		masked := false
 		for name, m := range flatDecision.Masks {
 			if m.Type != udf.TypeNone {
@@ -436,7 +495,7 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 		return allowed
 	}
 	for i, ate := range derived {
-		ok := !(opaque && len(computed[i]) > 0)
+		ok := !((opaque || outer) && len(computed[i]) > 0)
 		for name := range computed[i] {
 			if names[name] {
 				ok = false
@@ -449,81 +508,80 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 	return allowed
 }
 
-// namedEntry returns the select-list entry that a GROUP BY or ORDER BY
-// key names by position or by alias (nil when a position is out of range
-// or follows a star).
-func namedEntry(sel *sqlparser.Select, key sqlparser.Expr) (sqlparser.SelectExpr, bool) {
+// keyEntry returns the select-list expression a GROUP BY or ORDER BY key
+// names: named is set when the key is a position (an integer) or an
+// unqualified name that is an output alias, known when the entry is an
+// expression the oracle can see (in range, no star at or before it).
+func keyEntry(sel *sqlparser.Select, key sqlparser.Expr) (entry sqlparser.Expr, named, known bool) {
 	exprs := sel.SelectExprs.Exprs
+	pos := -1
 	switch k := key.(type) {
 	case *sqlparser.Literal:
 		if k.Type != sqlparser.IntVal {
-			return nil, false
+			return nil, false, false
 		}
-		var pos int
-		if _, err := fmt.Sscan(k.Val, &pos); err != nil || pos < 1 || pos > len(exprs) {
-			return nil, true
+		n, err := strconv.Atoi(k.Val)
+		if err != nil || n < 1 || n > len(exprs) {
+			return nil, true, false
 		}
-		for _, se := range exprs[:pos] {
-			if _, star := se.(*sqlparser.StarExpr); star {
-				return nil, true
-			}
-		}
-		return exprs[pos-1], true
+		pos = n - 1
 	case *sqlparser.ColName:
-		if k.Qualifier.IsEmpty() {
-			for _, se := range exprs {
-				if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(k.Name.String()) {
-					return se, true
-				}
+		if !k.Qualifier.IsEmpty() {
+			return nil, false, false
+		}
+		for i, se := range exprs {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && ae.As.EqualString(k.Name.String()) {
+				pos = i
+				break
 			}
 		}
-	}
-	return nil, false
-}
-
-// plainCondition accepts comparisons, IN lists, BETWEEN, LIKE and NULL
-// tests of plain values, and their boolean combinations.
-func plainCondition(e sqlparser.Expr) bool {
-	switch x := e.(type) {
-	case *sqlparser.AndExpr:
-		return plainCondition(x.Left) && plainCondition(x.Right)
-	case *sqlparser.OrExpr:
-		return plainCondition(x.Left) && plainCondition(x.Right)
-	case *sqlparser.NotExpr:
-		return plainCondition(x.Expr)
-	case *sqlparser.ComparisonExpr:
-		switch x.Operator {
-		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp, sqlparser.GreaterEqualOp,
-			sqlparser.NotEqualOp, sqlparser.NullSafeEqualOp, sqlparser.InOp, sqlparser.NotInOp, sqlparser.LikeOp, sqlparser.NotLikeOp:
-			return (x.Escape == nil || plainValue(x.Escape)) && plainValue(x.Left) && plainValue(x.Right)
+		if pos < 0 {
+			return nil, false, false
 		}
-		return false
-	case *sqlparser.BetweenExpr:
-		return plainValue(x.Left) && plainValue(x.From) && plainValue(x.To)
-	case *sqlparser.IsExpr:
-		return plainValue(x.Left)
+	default:
+		return nil, false, false
 	}
-	return plainValue(e)
+	for _, se := range exprs[:pos+1] {
+		if _, ok := se.(*sqlparser.AliasedExpr); !ok {
+			return nil, true, false // a star at or before it
+		}
+	}
+	return exprs[pos].(*sqlparser.AliasedExpr).Expr, true, true
 }
 
-// plainValue accepts columns, literals, placeholders, NULL, booleans and
-// tuples of them.
-func plainValue(e sqlparser.Expr) bool {
-	switch x := e.(type) {
-	case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal, sqlparser.BoolVal:
-		return true
-	case sqlparser.ValTuple:
-		for _, v := range x {
-			if !plainValue(v) {
-				return false
+// fallible reports whether a condition holds any expression node of a
+// kind that could fail on a value: anything but columns, literals,
+// placeholders, NULL, booleans, lists, the boolean connectives, NULL and
+// truth tests, BETWEEN, and the comparisons (=, <>, <, <=, >, >=, <=>,
+// IN, NOT IN, LIKE, NOT LIKE).
+func fallible(n sqlparser.SQLNode) bool {
+	bad := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if _, isExpr := node.(sqlparser.Expr); !isExpr {
+			return true, nil // a clause, an identifier, an ORDER BY entry
+		}
+		switch x := node.(type) {
+		case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal, sqlparser.BoolVal,
+			sqlparser.ValTuple, *sqlparser.AndExpr, *sqlparser.OrExpr, *sqlparser.NotExpr, *sqlparser.IsExpr,
+			*sqlparser.BetweenExpr:
+		case *sqlparser.ComparisonExpr:
+			switch x.Operator {
+			case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.LessThanOp, sqlparser.LessEqualOp, sqlparser.GreaterThanOp,
+				sqlparser.GreaterEqualOp, sqlparser.NullSafeEqualOp, sqlparser.InOp, sqlparser.NotInOp, sqlparser.LikeOp,
+				sqlparser.NotLikeOp:
+			default:
+				bad = true
 			}
+		default:
+			bad = true
 		}
-		return true
-	}
-	return false
+		return !bad, nil
+	}, n)
+	return bad
 }
 
-func containsQuery(n sqlparser.SQLNode) bool {
+// holdsQuery reports whether n holds another query.
+func holdsQuery(n sqlparser.SQLNode) bool {
 	found := false
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 		switch node.(type) {

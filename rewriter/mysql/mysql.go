@@ -147,13 +147,8 @@ func isDual(ate *sqlparser.AliasedTableExpr) bool {
 // Rewrite rewrites one statement string (several statements separated by
 // semicolons are each rewritten; all must succeed). A panic inside the
 // rewrite is a refusal, never a crash of the caller.
-func (d Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewriter.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, rewriter.Unsupported("internal error while rewriting the statement")
-		}
-	}()
-	return rewriteAll(ctx, req)
+func (d Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
+	return rewriter.Guarded(func() (*rewriter.Result, error) { return rewriteAll(ctx, req) })
 }
 
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
@@ -179,60 +174,21 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 		}
 		return nil, rewriter.SyntaxError(req.SQL, -1, -1, '`', "")
 	}
-	var out *rewriter.Result
-	var sqls []string
+	// The pieces are substrings of the text, in order; each statement
+	// numbers its placeholders from one.
 	at := 0
-	for _, piece := range pieces {
-		// The pieces are substrings of the text, in order.
-		if i := strings.Index(req.SQL[at:], piece); i >= 0 {
-			at += i
+	return rewriter.RewriteEach(len(pieces), strings.Contains(req.SQL, "?"), func(i int) (*rewriter.Result, error) {
+		piece := pieces[i]
+		if j := strings.Index(req.SQL[at:], piece); j >= 0 {
+			at += j
 		}
 		pieceAt := at
 		at += len(piece)
 		if strings.TrimSpace(piece) == "" {
-			continue
+			return nil, nil
 		}
-		if out != nil && (out.Effect.RefreshSession || out.Effect.Session != nil) {
-			// The statements after it would be rewritten for a session
-			// state (current database, sql_mode, character set) that the
-			// server no longer has when it runs them.
-			return nil, rewriter.Unsupported("a statement that changes the session state must be the last one of a multi-statement string")
-		}
-		res, err := rewriteOne(ctx, req, piece, pieceAt)
-		if err != nil {
-			return nil, err
-		}
-		sqls = append(sqls, res.SQL)
-		if out == nil {
-			out = res
-			continue
-		}
-		out.Tables = append(out.Tables, res.Tables...)
-		out.Effect = mergeEffect(out.Effect, res.Effect)
-		if out.Kind != res.Kind {
-			out.Kind = rewriter.KindOther
-		}
-		out.Cacheable = out.Cacheable && res.Cacheable
-		out.WriteChecks = append(out.WriteChecks, res.WriteChecks...)
-		if len(out.WriteChecks) > 0 && strings.Contains(req.SQL, "?") {
-			// Each statement numbers its placeholders from one.
-			return nil, rewriter.Unsupported("a write whose rows are checked against a row filter, with placeholders, must be a statement of its own, not part of a multi-statement string")
-		}
-	}
-	if out == nil {
-		return nil, rewriter.Unsupported("empty statement")
-	}
-	out.SQL = strings.Join(sqls, "; ")
-	return out, nil
-}
-
-func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
-	if b.Session != nil {
-		a.Session = b.Session
-	}
-	a.RefreshSession = a.RefreshSession || b.RefreshSession
-	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return rewriter.MergeHolds(a, b)
+		return rewriteOne(ctx, req, piece, pieceAt)
+	})
 }
 
 // splitStatements splits a string into statements; the splitter's panics
@@ -283,9 +239,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	}
 	nameColumns := columnNames(stmt, sql)
 	r := newRewrite(ctx, req)
-	r.mergeable = !canFailOnARow(stmt)
-	if sel, ok := stmt.(*sqlparser.Select); ok && r.mergeable {
-		r.conds = collectConditionColumns(sel)
+	if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
+		r.SetConditions(true, collectConditionColumns(sel))
 	}
 	res, err := r.statement(stmt)
 	if err != nil {
@@ -320,9 +275,6 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err := verifyPrinted(stmt, check); err != nil {
 		return nil, err
 	}
-	res.SQL = text
-	res.Tables = r.tables
-	res.Cacheable = !r.uncacheable
-	res.WriteChecks = r.writeChecks
+	r.Finish(res, text)
 	return res, nil
 }

@@ -11,64 +11,28 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// maxPolicyDepth bounds how deep policy expressions may reach through
-// other tables' policies (a row filter reading a mapping table whose own
-// filter reads another table, …).
-const maxPolicyDepth = 8
-
-// rewrite is the state of rewriting one statement.
+// rewrite is the state of rewriting one statement: the core's state
+// (rewriter.Statement, over vitess's table references) and MySQL's own.
 type rewrite struct {
-	ctx context.Context
-	req *rewriter.Request
-	// sanctioned holds every table reference the rewrite produced or
-	// checked; verify refuses a statement with any other.
-	sanctioned map[*sqlparser.AliasedTableExpr]bool
-	tables     []policy.TableName
-	seen       map[string]bool
-	// inPolicy is the stack of tables whose policy expressions are being
-	// rewritten, to refuse a policy that reaches its own table again.
-	inPolicy []string
+	rewriter.Statement[*sqlparser.AliasedTableExpr]
 	// replacement, when set, is the statement sent instead of the parsed
 	// one (SHOW COLUMNS and DESCRIBE become queries).
 	replacement sqlparser.Statement
-	// uncacheable is set when the rewrite depends on more than the cache
-	// key (the column listings read the list of tables).
-	uncacheable bool
-	// reads are the base tables the application's own SQL reads, for
-	// FOR UPDATE / LOCK IN SHARE MODE and EXPLAIN.
-	reads []read
-	// restrictedColumns caches the caller's restricted columns of every
-	// table (for the column listings of information_schema).
-	restrictedColumns []restrictedColumn
-	restrictedLoaded  bool
-	// mergeable: no expression of the statement (but its select lists) can
-	// fail on a row's values, so a row-filtered table may be read merged
-	// into the statement (see needsFence).
-	mergeable bool
-	// conds are the columns a mergeable statement reads outside its select
-	// list (see needsFence).
-	conds conditionColumns
 	// top is the statement's own top-level query (the only one that may
 	// store INTO variables).
 	top sqlparser.TableStatement
 	// renamed are the user variables already given the caller's names.
 	renamed   map[*sqlparser.Variable]bool
 	varPrefix string
-	// writeChecks are the row filters' checks of the rows the statement
-	// writes (Result.WriteChecks).
-	writeChecks []*rewriter.WriteCheck
 	// session is the connection's state (req.Session).
 	session Session
 }
 
-type read struct {
-	table policy.TableName
-	plan  *rewriter.TablePlan
-}
-
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
-	return &rewrite{ctx: ctx, req: req, session: sess, sanctioned: map[*sqlparser.AliasedTableExpr]bool{}, seen: map[string]bool{}}
+	r := &rewrite{session: sess}
+	r.Statement = rewriter.NewStatement[*sqlparser.AliasedTableExpr](ctx, req, systemTables{})
+	return r
 }
 
 // tableRef is a table in a FROM clause (or a write's target) as the
@@ -122,13 +86,6 @@ func (s *scope) isCTE(name string) bool {
 	return false
 }
 
-func (r *rewrite) addTable(t policy.TableName) {
-	if k := t.Key(); !r.seen[k] {
-		r.seen[k] = true
-		r.tables = append(r.tables, t)
-	}
-}
-
 // resolve turns a table name into the table it names on the server.
 func (r *rewrite) resolve(tn sqlparser.TableName) (policy.TableName, error) {
 	return r.resolveIn(tn, nil)
@@ -152,19 +109,7 @@ func (r *rewrite) resolveIn(tn sqlparser.TableName, sc *scope) (policy.TableName
 }
 
 func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.TablePlan, error) {
-	r.addTable(t)
-	if err := refusedSystemTable(t); err != nil {
-		return nil, err
-	}
-	req := r.req
-	if overlay, err := r.systemDecision(t); err != nil {
-		return nil, err
-	} else if overlay != nil {
-		cp := *r.req
-		cp.View = overlay
-		req = &cp
-	}
-	return rewriter.PlanTable(r.ctx, req, t, access)
+	return r.Plan(t, access)
 }
 
 func qualified(t policy.TableName) sqlparser.TableName {
@@ -264,17 +209,8 @@ func statementName(stmt sqlparser.Statement) string {
 // read policy: the plan's row estimates come from statistics over every
 // row, the ones the policy hides included.
 func (r *rewrite) explainable() error {
-	for _, t := range r.tables {
-		d, err := rewriter.DecideTable(r.ctx, r.req, t)
-		if err != nil {
-			return err
-		}
-		if !d.Passthrough() {
-			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
-		}
-	}
-	return nil
+	return r.RefuseReadPolicies(r.Tables(),
+		"EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides")
 }
 
 // locking checks FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE: the tables
@@ -284,12 +220,7 @@ func (r *rewrite) locking(lock sqlparser.Lock, start int) error {
 	if lock == sqlparser.NoLock {
 		return nil
 	}
-	for _, rd := range r.reads[start:] {
-		if _, err := rewriter.PlanTable(r.ctx, r.req, rd.table, policy.Update); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.LockReads(start)
 }
 
 // checkInto accepts SELECT … INTO @var, … on the statement's own top level
@@ -326,7 +257,7 @@ func (r *rewrite) tableStatement(ts sqlparser.TableStatement, outer *scope) erro
 		if s.Into != nil {
 			return rewriter.Unsupported("SELECT … INTO on a UNION is not supported through sqe")
 		}
-		start := len(r.reads)
+		start := r.ReadCount()
 		if err := r.exprs(s, sc, func(n sqlparser.SQLNode, parent sqlparser.SQLNode) bool {
 			_, isWith := n.(*sqlparser.With)
 			return isWith && parent == s
@@ -339,7 +270,7 @@ func (r *rewrite) tableStatement(ts sqlparser.TableStatement, outer *scope) erro
 }
 
 func (r *rewrite) selectStmt(s *sqlparser.Select, outer *scope) error {
-	start := len(r.reads)
+	start := r.ReadCount()
 	if err := r.selectBody(s, outer); err != nil {
 		return err
 	}
@@ -491,11 +422,11 @@ func (r *rewrite) tableExpr(te sqlparser.TableExpr, sc *scope) (sqlparser.TableE
 func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableName, sc *scope, access policy.Access) (sqlparser.TableExpr, error) {
 	if tn.Qualifier.IsEmpty() && tn.Name.String() == "dual" && ate.As.IsEmpty() {
 		// The parser's stand-in FROM of a SELECT without one.
-		r.sanctioned[ate] = true
+		r.Sanction(ate)
 		return ate, nil
 	}
 	if tn.Qualifier.IsEmpty() && !sc.policy && sc.isCTE(tn.Name.String()) {
-		r.sanctioned[ate] = true
+		r.Sanction(ate)
 		alias := ate.As.String()
 		if alias == "" {
 			alias = tn.Name.String()
@@ -518,11 +449,11 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 	ref := &tableRef{alias: alias, table: t, plan: plan}
 	sc.tables = append(sc.tables, ref)
 	if !sc.policy {
-		r.reads = append(r.reads, read{table: t, plan: plan})
+		r.AddRead(t)
 	}
 	ate.Expr = qualified(t)
 	if plan.Passthrough() {
-		r.sanctioned[ate] = true
+		r.Sanction(ate)
 		return ate, nil
 	}
 	derived, err := r.derivedTable(plan, sc)
@@ -558,7 +489,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	if !ok {
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
 	}
-	r.sanctioned[inner] = true
+	r.Sanction(inner)
 	if err := r.policyExprs(plan, qualified(plan.Table), sel, func(n, parent sqlparser.SQLNode) bool {
 		_, isFrom := n.(sqlparser.TableExpr)
 		return isFrom && parent == sel
@@ -571,43 +502,10 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	return sel, nil
 }
 
-// needsFence reports whether the read form of a table, referenced in scope
-// sc, must be fenced: it has a row filter, and the statement may evaluate,
-// on a row the filter rejects, an expression that can fail (the statement
-// is not mergeable, see canFailOnARow) or a mask expression of the table.
-//
-// Merged, a masked column read in a condition (WHERE, ON, USING, GROUP
-// BY, HAVING, ORDER BY, also through a select-list alias or position) is
-// its mask expression evaluated wherever the server evaluates that
-// condition, hidden rows included, and a mask can fail on a value (a
-// CUSTOM expression of the policy's choosing). Select-list expressions are
-// computed only for the rows every condition admitted, so a mask read only
-// there needs no fence. Names are compared without their qualifiers: a
-// column of any table of the statement that shares its name with a masked
-// column counts as that column. Tag masks the plan has not resolved to
-// columns make every column count as masked. In a policy's own
-// expressions (a filter reading another table) any mask fences, as the
-// statement's conditions say nothing about them.
+// needsFence asks the core whether the read form of a table, referenced
+// in scope sc, must be fenced (rewriter.Statement.NeedsFence).
 func (r *rewrite) needsFence(plan *rewriter.TablePlan, sc *scope) bool {
-	d := plan.Decision
-	if len(d.RowFilters) == 0 {
-		return false
-	}
-	if !r.mergeable {
-		return true
-	}
-	if sc != nil && sc.policy {
-		return len(d.Masks) > 0 || len(d.TagMasks) > 0
-	}
-	if len(d.TagMasks) > 0 {
-		return r.conds.all || len(r.conds.names) > 0
-	}
-	for name := range d.Masks {
-		if _, masked := plan.Mask(name); masked && r.conds.reads(name) {
-			return true
-		}
-	}
-	return false
+	return r.NeedsFence(plan, sc != nil && sc.policy, func() bool { return simpleFilter(plan) })
 }
 
 // maxRows is the largest LIMIT the server accepts.
@@ -630,17 +528,10 @@ func fence(sel *sqlparser.Select) {
 // CTEs, guarded against a policy reaching its own table again. Unqualified
 // columns at the top level are qualified with base.
 func (r *rewrite) policyExprs(plan *rewriter.TablePlan, base sqlparser.TableName, node sqlparser.SQLNode, skip func(n, parent sqlparser.SQLNode) bool) error {
-	key := plan.Table.Key()
-	for _, k := range r.inPolicy {
-		if k == key {
-			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "a policy of the table reaches the table again"}
-		}
+	if err := r.EnterPolicy(plan.Table); err != nil {
+		return err
 	}
-	if len(r.inPolicy) >= maxPolicyDepth {
-		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policies nest too deep"}
-	}
-	r.inPolicy = append(r.inPolicy, key)
-	defer func() { r.inPolicy = r.inPolicy[:len(r.inPolicy)-1] }()
+	defer r.LeavePolicy()
 	psc := &scope{policy: true, base: &base, policySchema: plan.Table.Schema, tables: []*tableRef{{alias: plan.Table.Table, table: plan.Table}}}
 	return r.exprs(node, psc, skip)
 }

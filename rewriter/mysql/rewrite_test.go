@@ -513,3 +513,36 @@ func TestTransactionControlIsClassified(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyRefusesUnsanctionedTables(t *testing.T) {
+	stmt, err := parse("SELECT * FROM shop.orders WHERE id IN (SELECT id FROM shop.customers)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []*sqlparser.AliasedTableExpr
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if ate, ok := n.(*sqlparser.AliasedTableExpr); ok {
+			refs = append(refs, ate)
+		}
+		return true, nil
+	}, stmt)
+	if len(refs) != 2 {
+		t.Fatalf("%d references", len(refs))
+	}
+	r := newRewrite(context.Background(), request("", nil))
+	r.Sanction(refs[0])
+	if err := r.verify(stmt); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("verify = %v", err)
+	}
+	r.Sanction(refs[1])
+	if err := r.verify(stmt); err != nil {
+		t.Fatal(err)
+	}
+	// The printed text must name the same tables as the tree.
+	if err := verifyPrinted(stmt, "select * from shop.orders where id in (select id from shop.customers)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyPrinted(stmt, "select * from shop.orders where id in (select id from customers)"); err == nil {
+		t.Fatal("a printed text naming another table was accepted")
+	}
+}

@@ -2,9 +2,10 @@ package mysql
 
 import (
 	"strconv"
-	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // Whether a row-filtered derived table needs its fence (see fence) depends
@@ -128,6 +129,46 @@ func safeValue(e sqlparser.Expr) bool {
 	return false
 }
 
+// simpleFilter reports whether every conjunct of the plan's row filter is
+// a single comparison of columns and constants, a NULL test or a boolean
+// column.
+func simpleFilter(plan *rewriter.TablePlan) bool {
+	e, ok, err := rewriter.ParseFilter(plan, Syntax, parseExpr)
+	if !ok {
+		return err == nil
+	}
+	return simpleConjunction(e)
+}
+
+func simpleConjunction(e sqlparser.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparser.AndExpr:
+		return simpleConjunction(x.Left) && simpleConjunction(x.Right)
+	case *sqlparser.ComparisonExpr:
+		switch x.Operator {
+		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp,
+			sqlparser.GreaterEqualOp, sqlparser.NotEqualOp:
+			return simpleOperand(x.Left) && simpleOperand(x.Right)
+		}
+	case *sqlparser.IsExpr:
+		switch x.Right {
+		case sqlparser.IsNullOp, sqlparser.IsNotNullOp:
+			return simpleOperand(x.Left)
+		}
+	case *sqlparser.ColName:
+		return true
+	}
+	return false
+}
+
+func simpleOperand(e sqlparser.Expr) bool {
+	switch e.(type) {
+	case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.NullVal, sqlparser.BoolVal:
+		return true
+	}
+	return false
+}
+
 func hasQuery(n sqlparser.SQLNode) bool {
 	found := false
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
@@ -141,46 +182,32 @@ func hasQuery(n sqlparser.SQLNode) bool {
 	return found
 }
 
-// conditionColumns are the columns a statement may read outside its
-// select list: the names of every column in FROM (ON, USING), WHERE,
-// GROUP BY, HAVING, windows, ORDER BY and LIMIT, whatever their
-// qualifier, and the columns of the select-list expressions that GROUP BY
-// or ORDER BY name by position or alias. all is set when that set cannot
-// be told: a NATURAL join, or a position or alias naming anything but a
-// plain column (a star, an expression, no select-list entry at all).
-type conditionColumns struct {
-	names map[string]bool
-	all   bool
-}
-
-func (cc *conditionColumns) add(name string) {
-	if cc.names == nil {
-		cc.names = map[string]bool{}
-	}
-	cc.names[strings.ToLower(name)] = true
-}
-
-// reads reports whether the set may hold the column.
-func (cc *conditionColumns) reads(name string) bool {
-	return cc.all || cc.names[strings.ToLower(name)]
-}
-
-// collectConditionColumns computes the conditionColumns of a SELECT.
-func collectConditionColumns(sel *sqlparser.Select) conditionColumns {
-	var cc conditionColumns
+// collectConditionColumns answers, for a SELECT, which columns its
+// conditions read (rewriter.ConditionColumns): the names of every column
+// in FROM (ON, USING), WHERE, GROUP BY, HAVING, windows, ORDER BY and
+// LIMIT, whatever their qualifier, and the columns of the select-list
+// expressions that GROUP BY or ORDER BY name by position or alias; all
+// of them when that cannot be told (a NATURAL join, a position or alias
+// naming anything but a plain column).
+func collectConditionColumns(sel *sqlparser.Select) rewriter.ConditionColumns {
+	var cc rewriter.ConditionColumns
 	cols := func(n sqlparser.SQLNode) {
 		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 			switch x := node.(type) {
 			case *sqlparser.ColName:
-				cc.add(x.Name.String())
+				cc.Add(x.Name.String())
 			case *sqlparser.JoinTableExpr:
 				switch x.Join {
 				case sqlparser.NaturalJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
-					cc.all = true
+					cc.All = true
+				}
+				switch x.Join {
+				case sqlparser.LeftJoinType, sqlparser.RightJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:
+					cc.OuterJoin = true
 				}
 				if x.Condition != nil {
 					for _, c := range x.Condition.Using {
-						cc.add(c.String())
+						cc.Add(c.String())
 					}
 				}
 			}
@@ -221,15 +248,15 @@ func collectConditionColumns(sel *sqlparser.Select) conditionColumns {
 		if se, named := selectEntry(sel, k); named {
 			ae, ok := se.(*sqlparser.AliasedExpr)
 			if !ok {
-				cc.all = true
+				cc.All = true
 				continue
 			}
 			c, ok := ae.Expr.(*sqlparser.ColName)
 			if !ok {
-				cc.all = true
+				cc.All = true
 				continue
 			}
-			cc.add(c.Name.String())
+			cc.Add(c.Name.String())
 		}
 	}
 	return cc

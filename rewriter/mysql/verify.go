@@ -1,62 +1,54 @@
 package mysql
 
 import (
-	"slices"
+	"errors"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// verify walks the whole rewritten statement and refuses it when any table
-// reference is one the rewrite did not produce or check: the proof that
-// no reference escaped, whatever node type it hides in.
+// verify hands the core every table reference of the rewritten statement,
+// whatever node type it hides in, for the proof that none escaped the
+// rewrite (rewriter.Statement.Verify).
 func (r *rewrite) verify(stmt sqlparser.Statement) error {
-	var bad error
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		ate, ok := node.(*sqlparser.AliasedTableExpr)
-		if !ok {
+	refs := func(yield func(*sqlparser.AliasedTableExpr) bool) {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if ate, ok := node.(*sqlparser.AliasedTableExpr); ok {
+				if _, isName := ate.Expr.(sqlparser.TableName); isName && !yield(ate) {
+					return false, errStopWalk
+				}
+			}
 			return true, nil
-		}
-		if _, isName := ate.Expr.(sqlparser.TableName); isName && !r.sanctioned[ate] {
-			bad = rewriter.Unsupported("a table reference in this statement form is not covered by sqe")
-			return false, nil
-		}
-		return true, nil
-	}, stmt)
-	return bad
+		}, stmt)
+	}
+	return r.Verify(refs, func(ate *sqlparser.AliasedTableExpr) string { return sqlparser.String(ate.Expr) })
 }
 
-// verifyPrinted parses the printed statement again and checks that it is
-// the same kind of statement naming exactly the tables of the rewritten
-// tree: what the server reads is what sqe decided about, even where the
-// parser and the printer disagree on a corner of the grammar.
+// errStopWalk ends a walk early.
+var errStopWalk = errors.New("stop")
+
+// verifyPrinted parses the printed statement again for the core's check
+// that it is the rewritten tree (rewriter.VerifyPrinted).
 func verifyPrinted(stmt sqlparser.Statement, text string) error {
-	bad := rewriter.Unsupported("the rewritten statement does not print faithfully")
 	again, err := parse(text)
 	if err != nil {
-		return bad
+		return rewriter.Unsupported("the rewritten statement does not print faithfully")
 	}
-	if statementName(again) != statementName(stmt) {
-		return bad
-	}
-	if !slices.Equal(tableKeys(stmt), tableKeys(again)) {
-		return bad
-	}
-	return nil
+	return rewriter.VerifyPrinted(printed(stmt), printed(again))
 }
 
-// tableKeys lists the table names a statement references, sorted.
-func tableKeys(stmt sqlparser.SQLNode) []string {
-	var out []string
+// printed is what the printed statement must keep of a tree: its kind and
+// the table names it references.
+func printed(stmt sqlparser.Statement) rewriter.Printed {
+	p := rewriter.Printed{Kind: statementName(stmt)}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		if ate, ok := n.(*sqlparser.AliasedTableExpr); ok {
 			if tn, ok := ate.Expr.(sqlparser.TableName); ok {
-				out = append(out, tn.Qualifier.String()+"\x00"+tn.Name.String())
+				p.Tables = append(p.Tables, tn.Qualifier.String()+"\x00"+tn.Name.String())
 			}
 		}
 		return true, nil
 	}, stmt)
-	slices.Sort(out)
-	return out
+	return p
 }

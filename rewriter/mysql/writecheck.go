@@ -9,32 +9,24 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// Row filters' checks of written rows (rewriter.WriteCheck): the dialect
-// reads the check expression into a rewriter.Cond and the written values
-// from the statement; the driver decides the check when the arguments are
-// known.
+// The dialect's part of the write checks (rewriter.WriteCheck): it reads
+// a check expression into a rewriter.Cond and the written values out of
+// its own tree.
 
 // checkParser reads a check of the target ref: parsed as one expression,
 // its context functions replaced by the session's values and its columns
 // qualified with the target, as a row filter is.
 func (r *rewrite) checkParser(ref *tableRef) rewriter.CheckParser {
-	return func(text string) (*rewriter.Cond, error) {
-		e, err := parseExpr(text)
-		if err != nil {
-			return nil, err
-		}
-		var holder sqlparser.Expr = e
-		wrap := &sqlparser.AndExpr{Left: holder, Right: sqlparser.BoolVal(true)}
-		if err := r.policyExprs(ref.plan, ref.qualifier, wrap, nil); err != nil {
-			return nil, err
-		}
-		return toCond(wrap.Left), nil
-	}
+	return rewriter.ReadCheck(parseExpr, func(e sqlparser.Expr) (sqlparser.Expr, error) {
+		wrap := &sqlparser.AndExpr{Left: e, Right: sqlparser.BoolVal(true)}
+		err := r.policyExprs(ref.plan, ref.qualifier, wrap, nil)
+		return wrap.Left, err
+	}, toCond)
 }
 
 // insertChecks records the checks of an INSERT's rows.
 func (r *rewrite) insertChecks(ins *sqlparser.Insert, ref *tableRef) error {
-	if !hasChecks(ref) {
+	if !ref.plan.HasChecks() {
 		return nil
 	}
 	var cols []string
@@ -72,14 +64,14 @@ func (r *rewrite) insertChecks(ins *sqlparser.Insert, ref *tableRef) error {
 		rows = [][]rewriter.Value{nil}
 	}
 	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), cols, rows, allRows)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 
 // updateChecks records the checks of the new rows of an UPDATE of ref,
 // whose assignments are ues.
 func (r *rewrite) updateChecks(ues []*sqlparser.UpdateExpr, ref *tableRef) error {
-	if !hasChecks(ref) {
+	if !ref.plan.HasChecks() {
 		return nil
 	}
 	set := map[string]rewriter.Value{}
@@ -96,17 +88,8 @@ func (r *rewrite) updateChecks(ues []*sqlparser.UpdateExpr, ref *tableRef) error
 		set[name] = writtenValue(ue.Expr)
 	}
 	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
-}
-
-func hasChecks(ref *tableRef) bool {
-	for _, f := range ref.plan.Decision.RowFilters {
-		if f.Check != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // writtenValue is the value a written expression gives its column: a

@@ -27,7 +27,7 @@ func (r *rewrite) target(ate *sqlparser.AliasedTableExpr, sc *scope) (*tableRef,
 		return nil, err
 	}
 	ate.Expr = qualified(t)
-	r.sanctioned[ate] = true
+	r.Sanction(ate)
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t), ate: ate}
 	if !ate.As.IsEmpty() {
 		ref.alias = ate.As.String()
@@ -51,13 +51,9 @@ func restricted(ref *tableRef, col string) error {
 // filterExpr is the target's row filter as an expression over the raw
 // columns, or nil when it has none.
 func (r *rewrite) filterExpr(ref *tableRef) (sqlparser.Expr, error) {
-	text, err := ref.plan.FilterSQL(Syntax)
-	if err != nil || text == "" {
+	e, ok, err := rewriter.ParseFilter(ref.plan, Syntax, parseExpr)
+	if !ok {
 		return nil, err
-	}
-	e, err := parseExpr(text)
-	if err != nil {
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(), Detail: "row filter is not a single SQL expression"}
 	}
 	if err := r.policyExprs(ref.plan, ref.qualifier, e, nil); err != nil {
 		return nil, err
@@ -332,10 +328,10 @@ func (r *rewrite) assignedEntry(col *sqlparser.ColName, entries []writeEntry) (*
 		if err != nil {
 			return nil, err
 		}
-		if r.req.Catalog == nil {
+		if r.Req.Catalog == nil {
 			break
 		}
-		cols, ok, err := r.req.Catalog.Columns(r.ctx, t)
+		cols, ok, err := r.Req.Catalog.Columns(r.Ctx, t)
 		if err != nil || !ok {
 			continue
 		}
@@ -385,7 +381,16 @@ func deleteEntry(tn sqlparser.TableName, entries []writeEntry) (*writeEntry, err
 // and the application's condition must never see a row the filters hide,
 // or an expression that fails on one value would tell what the row holds.
 func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy, targets []*tableRef, sc *scope) error {
+	// The columns the condition reads, as the application wrote it
+	// (before its masked columns become masks).
+	var conds rewriter.ConditionColumns
 	if *where != nil {
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			if c, ok := n.(*sqlparser.ColName); ok {
+				conds.Add(c.Name.String())
+			}
+			return true, nil
+		}, *where)
 		if err := r.exprs(*where, sc, nil); err != nil {
 			return err
 		}
@@ -399,7 +404,7 @@ func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy
 	if err != nil || filters == nil {
 		return err
 	}
-	if *where != nil && (*where).Expr != nil && !(len(targets) == 1 && safeWriteCondition((*where).Expr, targets[0])) {
+	if *where != nil && (*where).Expr != nil && r.needsGuard((*where).Expr, targets, &conds) {
 		guard, err := r.targetFilters(targets)
 		if err != nil {
 			return err
@@ -408,6 +413,20 @@ func (r *rewrite) whereAndOrder(where **sqlparser.Where, order sqlparser.OrderBy
 	}
 	*where = andWhere(*where, filters)
 	return nil
+}
+
+// needsGuard asks the core whether a write's condition e (rewritten:
+// masked columns already read as their masks) must be guarded by its
+// targets' filters; conds are the columns it read as written.
+func (r *rewrite) needsGuard(e sqlparser.Expr, targets []*tableRef, conds *rewriter.ConditionColumns) bool {
+	plans := make([]*rewriter.TablePlan, len(targets))
+	for i, t := range targets {
+		plans[i] = t.plan
+	}
+	if len(targets) != 1 {
+		return rewriter.NeedsGuard(plans, false, true, conds)
+	}
+	return rewriter.NeedsGuard(plans, simpleFilter(targets[0].plan), !safeWriteCondition(e, targets[0]), conds)
 }
 
 // safeWriteCondition reports whether a single-table write's condition can

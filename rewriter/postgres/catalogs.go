@@ -84,25 +84,31 @@ func refusedSystemRelation(t policy.TableName) error {
 	return nil
 }
 
-// systemDecision returns the caller's view with sqe's additions for a
-// column listing or pg_class, or nil when the relation gets none.
-func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
+// systemTables answers the core about the server's own relations.
+type systemTables struct{ r *rewrite }
+
+func (systemTables) Refused(t policy.TableName) error { return refusedSystemRelation(t) }
+
+// Listing describes sqe's additions to a column listing (its rows naming
+// a restricted column left out) or to pg_class (its row statistics read
+// as NULL).
+func (s systemTables) Listing(t policy.TableName) (*rewriter.Listing, error) {
 	schema, name := strings.ToLower(t.Schema), strings.ToLower(t.Table)
-	var filter func([]restrictedColumn) string
-	var nulls []string
 	switch {
 	case schema == "information_schema" && columnListings[name]:
-		filter = listingFilter
+		return &rewriter.Listing{Filter: listingFilter}, nil
 	case schema == "pg_catalog" && name == "pg_attribute":
-		filter = attributeFilter
+		return &rewriter.Listing{Filter: attributeFilter}, nil
 	case schema == "pg_catalog" && name == "pg_class":
-		if r.req.Catalog == nil {
+		r := s.r
+		if r.Req.Catalog == nil {
 			return nil, rewriter.Unsupported("no catalog to read the columns of pg_catalog.pg_class")
 		}
-		cols, found, err := r.req.Catalog.Columns(r.ctx, t)
+		cols, found, err := r.Req.Catalog.Columns(r.Ctx, t)
 		if err != nil || !found {
 			return nil, rewriter.Unsupported("reading the columns of pg_catalog.pg_class failed")
 		}
+		var nulls []string
 		for _, c := range cols {
 			switch c.Name {
 			case "reltuples", "relpages", "relallvisible":
@@ -112,82 +118,33 @@ func (r *rewrite) systemDecision(t policy.TableName) (policy.View, error) {
 		if len(nulls) == 0 {
 			return nil, nil
 		}
-	default:
-		return nil, nil
+		return &rewriter.Listing{NullColumns: nulls}, nil
 	}
-	d, err := rewriter.DecideTable(r.ctx, r.req, t)
-	if err != nil {
-		return nil, err
-	}
-	if !d.Allows(policy.Select) {
-		return nil, nil // planning refuses it
-	}
-	d = d.Clone()
-	if len(nulls) > 0 {
-		if d.Masks == nil {
-			d.Masks = map[string]policy.Mask{}
-		}
-		for _, c := range nulls {
-			d.Masks[c] = policy.Mask{Type: "MASK_NULL", Policy: "sqe: row statistics"}
-		}
-	}
-	if filter != nil {
-		cols, err := r.allRestrictedColumns()
-		if err != nil {
-			return nil, err
-		}
-		if len(cols) > 0 {
-			d.RowFilters = append(d.RowFilters, policy.RowFilter{Expr: filter(cols), Policy: "sqe: restricted columns"})
-		}
-	}
-	return rewriter.Overlay(r.req.View, t, d), nil
-}
-
-// restrictedColumn is one column a policy restricts for the caller.
-type restrictedColumn struct{ schema, table, column string }
-
-// allRestrictedColumns lists the caller's restricted columns of every table
-// the connection sees. The rewrite then depends on the list of tables, so
-// it is not cached.
-func (r *rewrite) allRestrictedColumns() ([]restrictedColumn, error) {
-	if r.restrictedLoaded {
-		return r.restrictedColumns, nil
-	}
-	r.uncacheable = true
-	cols, err := rewriter.RestrictedColumns(r.ctx, r.req, false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]restrictedColumn, len(cols))
-	for i, c := range cols {
-		out[i] = restrictedColumn{c.Schema, c.Table, c.Column}
-	}
-	r.restrictedColumns, r.restrictedLoaded = out, true
-	return out, nil
+	return nil, nil
 }
 
 // listingFilter is false for the rows of an information_schema view that
 // name a restricted column (names compared as the policy does, ignoring
 // case).
-func listingFilter(cols []restrictedColumn) string {
+func listingFilter(cols []rewriter.RestrictedColumn) string {
 	lower := func(c string) *pg.Node {
 		return funcNode("lower", castNode(colNode(c), "text"))
 	}
 	left := rowNode(lower("table_schema"), lower("table_name"), lower("column_name"))
 	var items []*pg.Node
 	for _, c := range cols {
-		items = append(items, rowNode(strNode(strings.ToLower(c.schema)), strNode(strings.ToLower(c.table)), strNode(c.column)))
+		items = append(items, rowNode(strNode(strings.ToLower(c.Schema)), strNode(strings.ToLower(c.Table)), strNode(c.Column)))
 	}
 	return notIn(left, items)
 }
 
 // attributeFilter is false for the pg_attribute rows of restricted columns.
-func attributeFilter(cols []restrictedColumn) string {
+func attributeFilter(cols []rewriter.RestrictedColumn) string {
 	left := rowNode(colNode("attrelid"), funcNode("lower", castNode(colNode("attname"), "text")))
 	var items []*pg.Node
 	for _, c := range cols {
-		rel := Syntax.QuoteIdent(c.schema) + "." + Syntax.QuoteIdent(c.table)
-		items = append(items, rowNode(castNode(funcNode("to_regclass", strNode(rel)), "oid"), strNode(c.column)))
+		rel := Syntax.QuoteIdent(c.Schema) + "." + Syntax.QuoteIdent(c.Table)
+		items = append(items, rowNode(castNode(funcNode("to_regclass", strNode(rel)), "oid"), strNode(c.Column)))
 	}
 	return notIn(left, items)
 }

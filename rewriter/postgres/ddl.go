@@ -150,7 +150,7 @@ func (r *rewrite) created(rv *pg.RangeVar, access policy.Access) error {
 	if rv.Relpersistence != "t" {
 		rv.Schemaname = t.Schema
 	}
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 
@@ -179,20 +179,13 @@ func (r *rewrite) existing(rv *pg.RangeVar, access policy.Access, missingOK, rea
 		}
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 
 func (r *rewrite) readFree(t policy.TableName) error {
-	d, err := rewriter.DecideTable(r.ctx, r.req, t)
-	if err != nil {
-		return err
-	}
-	if !d.Passthrough() {
-		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-			Detail: "this schema change on a table under a read policy (filter, mask or restricted column) is not supported: it could reveal or move values the policy hides"}
-	}
-	return nil
+	return r.RefuseReadPolicies([]policy.TableName{t},
+		"this schema change on a table under a read policy (filter, mask or restricted column) is not supported: it could reveal or move values the policy hides")
 }
 
 // referenced checks a table a schema change reads the structure or keys of
@@ -213,7 +206,7 @@ func (r *rewrite) referenced(rv *pg.RangeVar) error {
 		return err
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	return nil
 }
 

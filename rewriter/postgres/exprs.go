@@ -298,9 +298,9 @@ func (r *rewrite) inline(w *pg.Node, role bool) error {
 	if w == nil {
 		return rewriter.Unsupported("a context function in an unexpected place")
 	}
-	v := r.req.User.Name
+	v := r.Req.User.Name
 	if role {
-		v = r.req.User.PrimaryRole
+		v = r.Req.User.PrimaryRole
 		if v == "" {
 			w.Node = &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}
 			return nil
@@ -752,7 +752,7 @@ func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, 
 		if c == nil || c.GetSval() == nil {
 			return rewriter.Unsupported("session_attribute takes a constant attribute name")
 		}
-		v, null := rewriter.SessionAttribute(r.req, c.GetSval().Sval)
+		v, null := rewriter.SessionAttribute(r.Req, c.GetSval().Sval)
 		if null {
 			w.Node = &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}
 			return nil
@@ -764,12 +764,12 @@ func (r *rewrite) sessionRoleFunction(w *pg.Node, fc *pg.FuncCall, name string, 
 		w.Node = n.Node
 		return nil
 	}
-	roles, membership := rewriter.InSessionValues(r.req, name)
+	roles, membership := rewriter.InSessionValues(r.Req, name)
 	if !membership {
 		if len(fc.Args) != 0 {
 			return rewriter.Unsupported("%s takes no argument", name)
 		}
-		v, _ := rewriter.ContextValue(r.req, name)
+		v, _ := rewriter.ContextValue(r.Req, name)
 		c, err := stringConst(v)
 		if err != nil {
 			return err

@@ -79,7 +79,7 @@ func (r *rewrite) checkFunction(schema, name string) error {
 	if (schema == "" || schema == "pg_catalog") && builtin(name) {
 		return nil
 	}
-	if r.req.FunctionAllowed(schema, name) {
+	if r.Req.FunctionAllowed(schema, name) {
 		return nil
 	}
 	full := name
@@ -134,7 +134,7 @@ func (r *rewrite) checkType(tn *pg.TypeName) error {
 	if (schema == "" || schema == "pg_catalog") && builtinTypes[name] {
 		return nil
 	}
-	if r.req.TypeAllowed(schema, name) {
+	if r.Req.TypeAllowed(schema, name) {
 		return nil
 	}
 	full := strings.Join(parts, ".")
@@ -170,7 +170,7 @@ func (r *rewrite) checkOperator(names []*pg.Node) error {
 	if (schema == "" || schema == "pg_catalog") && builtinOperators[op] {
 		return nil
 	}
-	if r.req.FunctionAllowed(schema, op) {
+	if r.Req.FunctionAllowed(schema, op) {
 		return nil
 	}
 	return &rewriter.Error{Kind: rewriter.ErrUnsupported,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // FuzzRewrite: the rewrite never panics, every error is a typed rejection,
@@ -64,7 +65,7 @@ func FuzzRewrite(f *testing.F) {
 		}
 		if in, err := pg.Parse(sql); err == nil && len(in.Stmts) == len(tree.Stmts) {
 			for i, raw := range tree.Stmts {
-				if err := checkFences(in.Stmts[i].Stmt, raw.Stmt); err != nil {
+				if err := checkFences(in.Stmts[i].Stmt, raw.Stmt, dec); err != nil {
 					t.Fatalf("%v\n%s\n%s", err, sql, res.SQL)
 				}
 			}
@@ -76,16 +77,33 @@ func FuzzRewrite(f *testing.F) {
 // table in it is fenced (OFFSET 0), unless the statement as written is a
 // plain SELECT whose conditions (everything but the select list) hold
 // only columns, constants, placeholders, comparisons and boolean
-// connectives, read no masked column (ssn, email under simpleDecisions,
-// or a whole row) of the table and hold no outer join.
-func checkFences(in, out *pg.Node) error {
-	unfenced := false
+// connectives, and read no masked column (or whole row) of an unfenced
+// table, and that holds no outer join when an unfenced table is masked.
+func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
+	masked := map[string]bool{} // the masked columns of unfenced tables
+	unfenced, anyMasked := false, false
 	_ = walk(out, func(m protoMessage, _ *pg.Node) (bool, error) {
-		if rs, ok := m.(*pg.RangeSubselect); ok {
-			if sel := rs.Subquery.GetSelectStmt(); sel != nil && sel.WhereClause != nil && sel.LimitOffset == nil &&
-				len(sel.FromClause) == 1 && sel.FromClause[0].GetRangeVar() != nil &&
-				sel.FromClause[0].GetRangeVar().Relname == "customers" {
-				unfenced = true
+		rs, ok := m.(*pg.RangeSubselect)
+		if !ok {
+			return true, nil
+		}
+		sel := rs.Subquery.GetSelectStmt()
+		if sel == nil || sel.WhereClause == nil || sel.LimitOffset != nil || len(sel.FromClause) != 1 {
+			return true, nil
+		}
+		rv := sel.FromClause[0].GetRangeVar()
+		if rv == nil {
+			return true, nil
+		}
+		d := dec[policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}.Key()]
+		if d == nil || len(d.RowFilters) == 0 {
+			return true, nil
+		}
+		unfenced = true
+		for name, mask := range d.Masks {
+			if mask.Type != udf.TypeNone {
+				masked[name] = true
+				anyMasked = true
 			}
 		}
 		return true, nil
@@ -142,7 +160,7 @@ func checkFences(in, out *pg.Node) error {
 			case *pg.ColumnRef:
 				for i, f := range e.Fields {
 					switch v := f.GetString_().GetSval(); {
-					case i == len(e.Fields)-1 && (v == "ssn" || v == "email"),
+					case i == len(e.Fields)-1 && masked[v],
 						len(e.Fields) == 1 && entries[v]:
 						bad = errors.New("a filtered table is unfenced under a condition reading a mask")
 					}
@@ -151,12 +169,12 @@ func checkFences(in, out *pg.Node) error {
 					}
 				}
 			case *pg.JoinExpr:
-				if e.Jointype != pg.JoinType_JOIN_INNER {
+				if e.Jointype != pg.JoinType_JOIN_INNER && anyMasked {
 					bad = errors.New("a filtered table with masks is unfenced in an outer join")
 				}
 				if e.IsNatural || len(e.UsingClause) > 0 {
 					for _, u := range e.UsingClause {
-						if v := u.GetString_().GetSval(); v != "ssn" && v != "email" {
+						if v := u.GetString_().GetSval(); !masked[v] {
 							continue
 						}
 						bad = errors.New("a filtered table is unfenced under USING a mask")
@@ -244,7 +262,7 @@ func checkRelations(stmt *pg.Node, dec map[string]*policy.Decision) error {
 		switch e := m.(type) {
 		case *pg.RangeSubselect:
 			if sel := e.Subquery.GetSelectStmt(); sel != nil && len(sel.FromClause) == 1 {
-				if rv := sel.FromClause[0].GetRangeVar(); rv != nil {
+				if rv := sel.FromClause[0].GetRangeVar(); rv != nil && readForm(sel, rv, dec) {
 					allowed[rv] = true
 				}
 			}
@@ -292,20 +310,98 @@ func checkRelations(stmt *pg.Node, dec map[string]*policy.Decision) error {
 	return nil
 }
 
+// readForm reports whether a derived table's query over one relation is
+// the policy's read form of it: filtered when the policy filters, no
+// masked column selected raw, no restricted column read at all, no star.
+func readForm(sel *pg.SelectStmt, rv *pg.RangeVar, dec map[string]*policy.Decision) bool {
+	d := dec[policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}.Key()]
+	if d == nil {
+		return true
+	}
+	if len(d.RowFilters) > 0 && sel.WhereClause == nil {
+		return false
+	}
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if rt == nil {
+			return false
+		}
+		bad := false
+		_ = walk(rt.Val, func(m protoMessage, _ *pg.Node) (bool, error) {
+			if c, ok := m.(*pg.ColumnRef); ok {
+				for _, f := range c.Fields {
+					if f.GetAStar() != nil {
+						bad = true
+					}
+					if _, restricted := d.Restricted[f.GetString_().GetSval()]; restricted {
+						bad = true
+					}
+				}
+			}
+			return !bad, nil
+		})
+		if c := rt.Val.GetColumnRef(); c != nil && len(c.Fields) > 0 {
+			if m, ok := d.Masks[c.Fields[len(c.Fields)-1].GetString_().GetSval()]; ok && m.Type != udf.TypeNone {
+				bad = true
+			}
+		}
+		if bad {
+			return false
+		}
+	}
+	return true
+}
+
 func TestCheckRelationsCatchesDirectReads(t *testing.T) {
 	dec := simpleDecisions()
 	for sql, ok := range map[string]bool{
-		"SELECT * FROM shop.customers":                                          false,
-		"SELECT * FROM customers":                                               false,
-		"WITH customers AS (SELECT 1) SELECT * FROM customers":                  true,
-		"SELECT * FROM (SELECT * FROM shop.customers) c":                        true,
-		"SELECT * FROM shop.orders WHERE id IN (SELECT id FROM shop.customers)": false,
-		"UPDATE shop.customers SET id = 1":                                      true,
+		"SELECT * FROM shop.customers":                         false,
+		"SELECT * FROM customers":                              false,
+		"WITH customers AS (SELECT 1) SELECT * FROM customers": true,
+		"SELECT * FROM (SELECT id, right(ssn, 4) AS ssn FROM shop.customers WHERE region = 'EU') c": true,
+		// Known bad outputs: the read form without its filter, with a
+		// masked column raw, with a restricted column, with a star.
+		"SELECT * FROM (SELECT id, right(ssn, 4) AS ssn FROM shop.customers) c":                false,
+		"SELECT * FROM (SELECT id, ssn FROM shop.customers WHERE region = 'EU') c":             false,
+		"SELECT * FROM (SELECT id, salary + 0 AS s FROM shop.customers WHERE region = 'EU') c": false,
+		"SELECT * FROM (SELECT * FROM shop.customers WHERE region = 'EU') c":                   false,
+		"SELECT * FROM shop.orders WHERE id IN (SELECT id FROM shop.customers)":                false,
+		"UPDATE shop.customers SET id = 1":                                                     true,
 	} {
 		tree := mustParse(t, sql)
 		err := checkRelations(tree.Stmts[0].Stmt, dec)
 		if (err == nil) != ok {
 			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+func TestCheckFencesCatchesUnfencedReads(t *testing.T) {
+	dec := simpleDecisions()
+	fenced, merged := derivedCFenced, derivedC
+	mergedM := derivedM
+	for _, c := range []struct {
+		in, out string
+		ok      bool
+	}{
+		{"SELECT id FROM customers WHERE id = 1", "SELECT id FROM " + merged + " customers WHERE id = 1", true},
+		{"SELECT id FROM customers WHERE id = 1", "SELECT id FROM " + fenced + " customers WHERE id = 1", true},
+		{"SELECT ssn FROM customers WHERE id = $1", "SELECT ssn FROM " + merged + " customers WHERE id = $1", true},
+		// Known bad outputs: unfenced under a condition that can fail, one
+		// reading a mask (by name, position or whole row), an outer join,
+		// a CTE, a subquery.
+		{"SELECT id FROM customers WHERE 1 / id = 1", "SELECT id FROM " + merged + " customers WHERE 1 / id = 1", false},
+		{"SELECT id FROM customers WHERE ssn = '1'", "SELECT id FROM " + merged + " customers WHERE ssn = '1'", false},
+		{"SELECT ssn FROM customers ORDER BY 1", "SELECT ssn FROM " + merged + " customers ORDER BY 1", false},
+		{"SELECT id FROM customers c WHERE c IS NOT NULL", "SELECT id FROM " + merged + " c WHERE c IS NOT NULL", false},
+		{"SELECT o.id FROM orders o LEFT JOIN customers c ON c.id = o.id", "SELECT o.id FROM shop.orders o LEFT JOIN " + merged + " c ON c.id = o.id", false},
+		{"SELECT o.id FROM orders o LEFT JOIN region_map m ON m.role = o.id", "SELECT o.id FROM shop.orders o LEFT JOIN " + mergedM + " m ON m.role = o.id", true},
+		{"WITH x AS (SELECT 1) SELECT id FROM customers", "WITH x AS (SELECT 1) SELECT id FROM " + merged + " customers", false},
+		{"SELECT (SELECT 1) FROM customers", "SELECT (SELECT 1) FROM " + merged + " customers", false},
+	} {
+		in, out := mustParse(t, c.in), mustParse(t, c.out)
+		if err := checkFences(in.Stmts[0].Stmt, out.Stmts[0].Stmt, dec); (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.out, err)
 		}
 	}
 }

@@ -171,13 +171,8 @@ func deparse(stmt *pg.Node) (string, error) {
 // Rewrite rewrites one statement string. Several statements separated by
 // semicolons are each rewritten (all must succeed) and joined again. A
 // panic inside the rewrite is a refusal, never a crash of the caller.
-func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (res *rewriter.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, rewriter.Unsupported("internal error while rewriting the statement")
-		}
-	}()
-	return rewriteAll(ctx, req)
+func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
+	return rewriter.Guarded(func() (*rewriter.Result, error) { return rewriteAll(ctx, req) })
 }
 
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
@@ -194,49 +189,15 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 	if err != nil {
 		return nil, err
 	}
-	if len(tree.Stmts) == 0 {
-		return nil, rewriter.Unsupported("empty statement")
-	}
-	var out *rewriter.Result
-	sqls := make([]string, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
 		if raw.GetStmt() == nil {
 			return nil, rewriter.Unsupported("empty statement")
 		}
-		if out != nil && out.Effect.RefreshSession {
-			// The statements after it would be rewritten for a session
-			// state (search_path, standard_conforming_strings) that the
-			// server no longer has when it runs them.
-			return nil, rewriter.Unsupported("a statement that changes the session state must be the last one of a multi-statement string")
-		}
-		res, err := rewriteOne(ctx, req, raw.Stmt)
-		if err != nil {
-			return nil, err
-		}
-		sqls = append(sqls, res.SQL)
-		if out == nil {
-			out = res
-			continue
-		}
-		out.Tables = appendTables(out.Tables, res.Tables)
-		out.Effect = mergeEffect(out.Effect, res.Effect)
-		if out.Kind != res.Kind {
-			out.Kind = rewriter.KindOther
-		}
-		out.Cacheable = out.Cacheable && res.Cacheable
-		out.WriteChecks = append(out.WriteChecks, res.WriteChecks...)
 	}
-	out.SQL = strings.Join(sqls, "; ")
-	return out, nil
-}
-
-func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
-	if b.Session != nil {
-		a.Session = b.Session
-	}
-	a.RefreshSession = a.RefreshSession || b.RefreshSession
-	a.InvalidateCatalog = a.InvalidateCatalog || b.InvalidateCatalog
-	return rewriter.MergeHolds(a, b)
+	// Placeholders ($n) are numbered over the whole string.
+	return rewriter.RewriteEach(len(tree.Stmts), false, func(i int) (*rewriter.Result, error) {
+		return rewriteOne(ctx, req, tree.Stmts[i].Stmt)
+	})
 }
 
 // rewriteOne rewrites one parsed statement in place, proves that it
@@ -244,9 +205,9 @@ func mergeEffect(a, b rewriter.Effect) rewriter.Effect {
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
 	r := newRewrite(ctx, req)
 	// Decided on the statement as the application wrote it.
-	r.mergeable = !canFailOnARow(stmt, r.fromTypes(stmt.GetSelectStmt()))
-	if r.mergeable {
-		r.conds = collectConditionColumns(stmt.GetSelectStmt())
+	if !canFailOnARow(stmt, r.fromTypes(stmt.GetSelectStmt())) {
+		conds, _ := collectConditionColumns(stmt.GetSelectStmt())
+		r.SetConditions(true, conds)
 	}
 	res, err := r.statement(stmt)
 	if err != nil {
@@ -268,9 +229,6 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	if err := verifyPrinted(stmt, text); err != nil {
 		return nil, err
 	}
-	res.SQL = text
-	res.Tables = r.tables
-	res.Cacheable = !r.uncacheable
-	res.WriteChecks = r.writeChecks
+	r.Finish(res, text)
 	return res, nil
 }

@@ -11,28 +11,14 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// maxPolicyDepth bounds how deep policy expressions may reach through
-// other tables' policies (a row filter reading a mapping table whose own
-// filter reads another table, …).
-const maxPolicyDepth = 8
-
-// rewrite is the state of rewriting one statement.
+// rewrite is the state of rewriting one statement: the core's state
+// (rewriter.Statement, over pg_query's relation references) and
+// PostgreSQL's own.
 type rewrite struct {
-	ctx context.Context
-	req *rewriter.Request
+	rewriter.Statement[*pg.RangeVar]
 	// nondeterministic names the columns of filtered tables whose
 	// collation is nondeterministic (see refuseLikeOnNondeterministic).
 	nondeterministic map[string]bool
-	// sanctioned holds every table reference the rewrite produced or
-	// checked; verify refuses a statement with any other.
-	sanctioned map[*pg.RangeVar]bool
-	tables     []policy.TableName
-	seen       map[string]bool
-	// inPolicy is the stack of tables whose policy expressions are being
-	// rewritten, to refuse a policy that reaches its own table again.
-	inPolicy []string
-	// reads are the base tables read, in order, for FOR UPDATE/SHARE.
-	reads []read
 	// columns caches catalog lookups of tables read as they are.
 	columns map[string][]rewriter.Column
 	// ddl is set while walking the expressions of a schema change, which
@@ -42,38 +28,17 @@ type rewrite struct {
 	// walked: a foreign key of the table to itself names it before it
 	// exists.
 	creating *policy.TableName
-	// uncacheable is set when the rewrite depends on more than the cache
-	// key (the column listings read the list of tables).
-	uncacheable bool
-	// restrictedColumns caches the caller's restricted columns of every
-	// table (for the column listings).
-	restrictedColumns []restrictedColumn
-	restrictedLoaded  bool
 	// cursorPrefix names the caller's cursors.
 	cursorPrefix string
-	// mergeable: no expression of the statement (but its select list) can
-	// fail on a row's values, so a row-filtered table may be read merged
-	// into the statement (see needsFence).
-	mergeable bool
-	// conds are the columns a mergeable statement reads outside its select
-	// list (see needsFence).
-	conds conditionColumns
-	// writeChecks are the row filters' checks of the rows the statement
-	// writes (Result.WriteChecks).
-	writeChecks []*rewriter.WriteCheck
 	// path is the connection's search path (req.Session).
 	path []string
 }
 
-type read struct {
-	table  policy.TableName
-	policy bool // read by a policy expression, not by the application
-}
-
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
-	return &rewrite{ctx: ctx, req: req, path: sess.SearchPath(), sanctioned: map[*pg.RangeVar]bool{}, seen: map[string]bool{},
-		columns: map[string][]rewriter.Column{}}
+	r := &rewrite{path: sess.SearchPath(), columns: map[string][]rewriter.Column{}}
+	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
+	return r
 }
 
 // tableRef is a FROM entry (or a write's target) as the expressions of its
@@ -119,47 +84,9 @@ func (s *scope) isCTE(name string) bool {
 	return false
 }
 
-func (r *rewrite) addTable(t policy.TableName) {
-	if k := t.Key(); !r.seen[k] {
-		r.seen[k] = true
-		r.tables = append(r.tables, t)
-	}
-}
-
-func appendTables(a, b []policy.TableName) []policy.TableName {
-	seen := map[string]bool{}
-	for _, t := range a {
-		seen[t.Key()] = true
-	}
-	for _, t := range b {
-		if !seen[t.Key()] {
-			seen[t.Key()] = true
-			a = append(a, t)
-		}
-	}
-	return a
-}
-
 // plan asks for the table's decision and checks the access.
 func (r *rewrite) plan(t policy.TableName, access policy.Access) (*rewriter.TablePlan, error) {
-	for _, k := range r.inPolicy {
-		if k == t.Key() {
-			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "a policy of the table reaches the table again"}
-		}
-	}
-	r.addTable(t)
-	if err := refusedSystemRelation(t); err != nil {
-		return nil, err
-	}
-	req := r.req
-	if overlay, err := r.systemDecision(t); err != nil {
-		return nil, err
-	} else if overlay != nil {
-		cp := *r.req
-		cp.View = overlay
-		req = &cp
-	}
-	p, err := rewriter.PlanTable(r.ctx, req, t, access)
+	p, err := r.Plan(t, access)
 	if err == nil && len(p.Decision.RowFilters) > 0 {
 		for _, c := range p.All {
 			if c.Nondeterministic {
@@ -198,10 +125,10 @@ func (r *rewrite) searchPath() []string {
 
 // lookupTable reports whether the catalog has the table.
 func (r *rewrite) lookupTable(t policy.TableName) (bool, error) {
-	if r.req.Catalog == nil {
+	if r.Req.Catalog == nil {
 		return false, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.Table, Detail: "no catalog to resolve an unqualified table name"}
 	}
-	cols, found, err := r.req.Catalog.Columns(r.ctx, t)
+	cols, found, err := r.Req.Catalog.Columns(r.Ctx, t)
 	if err != nil {
 		return false, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Detail: "reading table metadata failed: " + err.Error()}
 	}
@@ -293,10 +220,10 @@ func (r *rewrite) columnsOf(t *tableRef) ([]rewriter.Column, bool) {
 	if cols, ok := r.columns[t.table.Key()]; ok {
 		return cols, true
 	}
-	if r.req.Catalog == nil {
+	if r.Req.Catalog == nil {
 		return nil, false
 	}
-	cols, found, err := r.req.Catalog.Columns(r.ctx, t.table)
+	cols, found, err := r.Req.Catalog.Columns(r.Ctx, t.table)
 	if err != nil || !found {
 		return nil, false
 	}
@@ -357,12 +284,12 @@ func (r *rewrite) selectStmt(s *pg.SelectStmt, outer *scope) error {
 		if len(s.FromClause) > 0 || len(s.TargetList) > 0 {
 			return rewriter.Unsupported("set operation with a FROM clause")
 		}
-		if err := r.locking(s, len(r.reads)); err != nil {
+		if err := r.locking(s, r.ReadCount()); err != nil {
 			return err
 		}
 		return r.exprs(s, sc, "with_clause", "larg", "rarg", "locking_clause")
 	}
-	start := len(r.reads)
+	start := r.ReadCount()
 	for _, item := range s.FromClause {
 		if err := r.fromItem(item, sc); err != nil {
 			return err
@@ -398,18 +325,10 @@ func (r *rewrite) locking(s *pg.SelectStmt, start int) error {
 			if rv == nil || rv.Schemaname != "" || rv.Catalogname != "" {
 				return rewriter.Unsupported("FOR UPDATE OF must name tables of the query without a schema")
 			}
-			r.sanctioned[rv] = true
+			r.Sanction(rv)
 		}
 	}
-	for _, rd := range r.reads[start:] {
-		if rd.policy {
-			continue
-		}
-		if _, err := r.plan(rd.table, policy.Update); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.LockReads(start)
 }
 
 // checkAliases refuses two unaliased references to same-named tables of
@@ -582,7 +501,7 @@ func functionAlias(rf *pg.RangeFunction) string {
 // policy changes what the caller reads. n is the Node holding rv.
 func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	if rv.Schemaname == "" && rv.Catalogname == "" && sc.isCTE(rv.Relname) {
-		r.sanctioned[rv] = true
+		r.Sanction(rv)
 		sc.tables = append(sc.tables, &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil})
 		return nil
 	}
@@ -600,10 +519,12 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	}
 	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan}
 	sc.tables = append(sc.tables, ref)
-	r.reads = append(r.reads, read{table: t, policy: sc.policy})
+	if !sc.policy {
+		r.AddRead(t)
+	}
 	rv.Schemaname = t.Schema
 	if plan.Passthrough() {
-		r.sanctioned[rv] = true
+		r.Sanction(rv)
 		return nil
 	}
 	alias := &pg.Alias{Aliasname: rv.Relname}
@@ -651,7 +572,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*
 		return nil, bad
 	}
 	base.Inh = inh
-	r.sanctioned[base] = true
+	r.Sanction(base)
 	ref := &tableRef{alias: plan.Table.Table, table: plan.Table, plan: plan,
 		qualifier: []string{plan.Table.Schema, plan.Table.Table}}
 	if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
@@ -669,17 +590,10 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*
 // base.qualifier is how the policy's columns are referenced where the
 // expressions are placed.
 func (r *rewrite) policyExprs(base *tableRef, m protoMessage, skip ...string) error {
-	key := base.table.Key()
-	for _, k := range r.inPolicy {
-		if k == key {
-			return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: base.table.String(), Detail: "a policy of the table reaches the table again"}
-		}
+	if err := r.EnterPolicy(base.table); err != nil {
+		return err
 	}
-	if len(r.inPolicy) >= maxPolicyDepth {
-		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: base.table.String(), Detail: "policies nest too deep"}
-	}
-	r.inPolicy = append(r.inPolicy, key)
-	defer func() { r.inPolicy = r.inPolicy[:len(r.inPolicy)-1] }()
+	defer r.LeavePolicy()
 	saved := r.ddl
 	r.ddl = false
 	defer func() { r.ddl = saved }()

@@ -77,7 +77,8 @@ func canFailOnARow(stmt *pg.Node, types columnTypes) bool {
 	}
 	// A whole-row reference compares rows (which fails on rows of
 	// dissimilar types) and computes every column of the row.
-	return collectConditionColumns(sel).wholeRow
+	_, wholeRow := collectConditionColumns(sel)
+	return wholeRow
 }
 
 func safeFromItem(n *pg.Node, types columnTypes) bool {
@@ -197,40 +198,15 @@ func hasQueryOrWindow(n *pg.Node) bool {
 	return found
 }
 
-// conditionColumns are the columns a statement may read outside its
-// select list: every column name in FROM (ON, USING), WHERE, GROUP BY,
-// ORDER BY and LIMIT, whatever its qualifier, and the columns of the
-// select-list entries GROUP BY or ORDER BY name by position or output
-// name. all is set when that set cannot be told: a NATURAL join, a bare
-// name that may be a whole-row reference to a FROM entry, or a position or
-// output name naming anything but a plain column.
-type conditionColumns struct {
-	names map[string]bool
-	all   bool
-	// outer is set when the statement has an outer join (see needsFence).
-	outer bool
-	// wholeRow is set when a bare name may be a whole-row reference.
-	wholeRow bool
-}
-
-func (cc *conditionColumns) add(name string) {
-	if cc.names == nil {
-		cc.names = map[string]bool{}
-	}
-	cc.names[strings.ToLower(name)] = true
-}
-
-// reads reports whether the set may hold the column.
-func (cc *conditionColumns) reads(name string) bool {
-	return cc.all || cc.names[strings.ToLower(name)]
-}
-
-// any reports whether the set may hold a column at all.
-func (cc *conditionColumns) any() bool { return cc.all || len(cc.names) > 0 }
-
-// collectConditionColumns computes the conditionColumns of a SELECT.
-func collectConditionColumns(sel *pg.SelectStmt) conditionColumns {
-	var cc conditionColumns
+// collectConditionColumns answers, for a SELECT, which columns its
+// conditions read (rewriter.ConditionColumns): every column name in FROM
+// (ON, USING), WHERE, GROUP BY, ORDER BY and LIMIT, whatever its
+// qualifier, and the columns of the select-list entries GROUP BY or ORDER
+// BY name by position or output name; all of them when that cannot be
+// told (a NATURAL join, a bare name that may be a whole-row reference to
+// a FROM entry, a position or output name naming anything but a plain
+// column). wholeRow is set when a bare name may be a whole-row reference.
+func collectConditionColumns(sel *pg.SelectStmt) (cc rewriter.ConditionColumns, wholeRow bool) {
 	entries := map[string]bool{} // the names of FROM entries
 	var bare []string
 	cols := func(n *pg.Node) {
@@ -238,11 +214,11 @@ func collectConditionColumns(sel *pg.SelectStmt) conditionColumns {
 			switch e := m.(type) {
 			case *pg.ColumnRef:
 				if isStar(e) {
-					cc.all = true
+					cc.All = true
 				}
 				for _, f := range e.Fields {
 					if s := f.GetString_(); s != nil {
-						cc.add(s.Sval)
+						cc.Add(s.Sval)
 					}
 				}
 				if len(e.Fields) == 1 {
@@ -252,14 +228,14 @@ func collectConditionColumns(sel *pg.SelectStmt) conditionColumns {
 				}
 			case *pg.JoinExpr:
 				if e.IsNatural {
-					cc.all = true
+					cc.All = true
 				}
 				if e.Jointype != pg.JoinType_JOIN_INNER {
-					cc.outer = true
+					cc.OuterJoin = true
 				}
 				for _, u := range e.UsingClause {
 					if s := u.GetString_(); s != nil {
-						cc.add(s.Sval)
+						cc.Add(s.Sval)
 					}
 				}
 				if e.Alias != nil {
@@ -306,23 +282,23 @@ func collectConditionColumns(sel *pg.SelectStmt) conditionColumns {
 			continue
 		}
 		if rt == nil || rt.Val == nil {
-			cc.all = true
+			cc.All = true
 			continue
 		}
 		c := rt.Val.GetColumnRef()
 		if c == nil || isStar(c) || len(c.Fields) == 0 {
-			cc.all = true
+			cc.All = true
 			continue
 		}
 		cols(rt.Val)
 	}
 	for _, b := range bare {
 		if entries[strings.ToLower(b)] {
-			cc.all = true // a whole-row reference reads every column
-			cc.wholeRow = true
+			cc.All = true // a whole-row reference reads every column
+			wholeRow = true
 		}
 	}
-	return cc
+	return cc, wholeRow
 }
 
 // selectEntry returns the select-list entry a GROUP BY or ORDER BY key
@@ -369,108 +345,44 @@ func selectEntry(sel *pg.SelectStmt, key *pg.Node) (*pg.ResTarget, bool) {
 	return nil, false
 }
 
-// readsMasked reports whether a read of the table with the plan, by a
-// statement whose conditions read cc, may evaluate one of its mask
-// expressions in a condition. Tag masks the plan has not resolved to
-// columns make every column count as masked.
-func readsMasked(plan *rewriter.TablePlan, cc *conditionColumns) bool {
-	d := plan.Decision
-	if len(d.TagMasks) > 0 {
-		return cc.any()
-	}
-	for name := range d.Masks {
-		if _, masked := plan.Mask(name); masked && cc.reads(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasMasks reports whether the plan masks any column.
-func hasMasks(plan *rewriter.TablePlan) bool {
-	d := plan.Decision
-	if len(d.TagMasks) > 0 {
-		return true
-	}
-	for name := range d.Masks {
-		if _, masked := plan.Mask(name); masked {
-			return true
-		}
-	}
-	return false
-}
-
-// needsFence reports whether the read form of a table, whose filter is
-// where, referenced in scope sc, must be fenced: it has a row filter, and
-// the statement may evaluate, on a row the filter rejects, an expression
-// that can fail (the statement is not mergeable, see canFailOnARow) or a
-// mask expression of the table (a masked column read in a condition).
-//
-// Merged, a masked column read in a condition (WHERE, ON, USING, GROUP BY,
-// ORDER BY, also through an output name or position) is its mask
-// expression evaluated wherever the server evaluates that condition,
-// hidden rows included, and a mask can fail on a value (a CUSTOM
-// expression of the policy's choosing, as cheap as one operator). Names
-// are compared without their qualifiers: a column of any table of the
-// statement that shares its name with a masked column counts as that
-// column. In a policy's own expressions (a filter reading another table)
-// a filter that is not simple, or any mask, fences, as the statement's
-// conditions say nothing about them.
-//
-// A statement with an outer join fences every filtered table with a mask:
-// merged on the nullable side, a mask that is not strict (a CASE) becomes
-// a placeholder the planner computes at the table's own scan, before a
-// filter it turned into a join (a semi-join for IN (SELECT …)) has
-// rejected a row.
+// needsFence asks the core whether the read form of a table, whose
+// filter is where, referenced in scope sc, must be fenced
+// (rewriter.Statement.NeedsFence).
 func (r *rewrite) needsFence(plan *rewriter.TablePlan, where *pg.Node, sc *scope) bool {
 	if where == nil {
 		return false
 	}
-	if sc != nil && sc.policy {
-		return !simpleFilter(where) || hasMasks(plan)
-	}
-	if !r.mergeable {
-		return true
-	}
-	if r.conds.outer && hasMasks(plan) {
-		return true
-	}
-	return readsMasked(plan, &r.conds)
+	return r.NeedsFence(plan, sc != nil && sc.policy, func() bool { return simpleFilter(where) })
 }
 
-// needsGuard reports whether a write's own condition must be guarded by
-// the target's filter (see guarded): the filter is not simple, or the
-// condition could fail on a row's values, or it reads a masked column of
-// the target (evaluated as its mask expression). cond is the condition as
-// the application wrote it.
+// needsGuard asks the core whether a write's own condition cond, as the
+// application wrote it, must be guarded by the target's filter
+// (rewriter.NeedsGuard). A bare name of the target reads its whole row.
 func needsGuard(ref *tableRef, filter, cond *pg.Node) bool {
 	if cond == nil {
 		return false
 	}
-	if !simpleFilter(filter) || !safeCondition(cond, targetTypes(ref)) {
-		return true
-	}
-	var cc conditionColumns
+	var cc rewriter.ConditionColumns
 	_ = walk(cond, func(m proto.Message, _ *pg.Node) (bool, error) {
 		if c, ok := m.(*pg.ColumnRef); ok {
 			if isStar(c) {
-				cc.all = true
+				cc.All = true
 			}
 			for _, f := range c.Fields {
 				if s := f.GetString_(); s != nil {
-					cc.add(s.Sval)
+					cc.Add(s.Sval)
 				}
 			}
 			if len(c.Fields) == 1 {
 				if s := c.Fields[0].GetString_(); s != nil &&
 					(strings.EqualFold(s.Sval, ref.alias) || strings.EqualFold(s.Sval, ref.table.Table)) {
-					cc.all = true
+					cc.All = true
 				}
 			}
 		}
 		return true, nil
 	})
-	return readsMasked(ref.plan, &cc)
+	return rewriter.NeedsGuard([]*rewriter.TablePlan{ref.plan}, simpleFilter(filter), !safeCondition(cond, targetTypes(ref)), &cc)
 }
 
 // columnTypes resolves a column reference to its type as the catalog
@@ -555,7 +467,7 @@ func (r *rewrite) fromTypes(sel *pg.SelectStmt) columnTypes {
 			if err != nil {
 				return false
 			}
-			cols, found, err := r.req.Catalog.Columns(r.ctx, tn)
+			cols, found, err := r.Req.Catalog.Columns(r.Ctx, tn)
 			if err != nil || !found {
 				return false
 			}
@@ -570,7 +482,7 @@ func (r *rewrite) fromTypes(sel *pg.SelectStmt) columnTypes {
 		}
 		return false
 	}
-	if r.req.Catalog == nil {
+	if r.Req.Catalog == nil {
 		return nil
 	}
 	for _, f := range sel.FromClause {

@@ -167,15 +167,9 @@ func (r *rewrite) explain(e *pg.ExplainStmt) (*rewriter.Result, error) {
 	}
 	// The plan's row estimates come from statistics over every row, the
 	// ones a policy hides included.
-	for _, t := range r.tables {
-		d, err := rewriter.DecideTable(r.ctx, r.req, t)
-		if err != nil {
-			return nil, err
-		}
-		if !d.Passthrough() {
-			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
-				Detail: "EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"}
-		}
+	if err := r.RefuseReadPolicies(r.Tables(),
+		"EXPLAIN of a statement reading a table under a read policy is not supported through sqe: its estimates count the rows the policy hides"); err != nil {
+		return nil, err
 	}
 	return &rewriter.Result{Kind: rewriter.KindOther}, nil
 }
@@ -327,7 +321,7 @@ const maxCursorName = 63
 // another policy.
 func (r *rewrite) cursorName(name *string) error {
 	if r.cursorPrefix == "" {
-		sum := sha256.Sum256([]byte(r.req.View.Fingerprint()))
+		sum := sha256.Sum256([]byte(r.Req.View.Fingerprint()))
 		r.cursorPrefix = "sqe" + hex.EncodeToString(sum[:6]) + "_"
 	}
 	n := r.cursorPrefix + *name

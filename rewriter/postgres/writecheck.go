@@ -10,42 +10,26 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// Row filters' checks of written rows (rewriter.WriteCheck): the dialect
-// reads the check expression into a rewriter.Cond and the written values
-// from the statement; the driver decides the check when the arguments are
-// known.
+// The dialect's part of the write checks (rewriter.WriteCheck): it reads
+// a check expression into a rewriter.Cond and the written values out of
+// its own tree.
 
 // checkParser reads a check of the target ref: parsed as one expression,
 // its context functions replaced by the session's values, as a row filter
 // is.
 func (r *rewrite) checkParser(ref *tableRef) rewriter.CheckParser {
-	return func(text string) (*rewriter.Cond, error) {
-		e, err := parseExpr(text)
-		if err != nil {
-			return nil, err
-		}
+	return rewriter.ReadCheck(parseExpr, func(e *pg.Node) (*pg.Node, error) {
 		holder := &pg.ResTarget{Val: e}
-		if err := r.policyExprs(policyBase(ref), holder); err != nil {
-			return nil, err
-		}
-		return toCond(holder.Val), nil
-	}
-}
-
-func hasChecks(ref *tableRef) bool {
-	for _, f := range ref.plan.Decision.RowFilters {
-		if f.Check != "" {
-			return true
-		}
-	}
-	return false
+		err := r.policyExprs(policyBase(ref), holder)
+		return holder.Val, err
+	}, toCond)
 }
 
 // insertChecks records the checks of the rows an INSERT (or a MERGE's
 // INSERT action) writes: cols are its column list, values its VALUES
 // lists or, for INSERT … SELECT, nil with sel the query.
 func (r *rewrite) insertChecks(ref *tableRef, cols []*pg.Node, sel *pg.Node, values [][]*pg.Node) error {
-	if !hasChecks(ref) {
+	if !ref.plan.HasChecks() {
 		return nil
 	}
 	var names []string
@@ -98,14 +82,14 @@ func (r *rewrite) insertChecks(ref *tableRef, cols []*pg.Node, sel *pg.Node, val
 		}
 	}
 	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), names, rows, allRows)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 
 // updateChecks records the checks of the new rows of an UPDATE (or a
 // MERGE's UPDATE action) whose SET list is list.
 func (r *rewrite) updateChecks(ref *tableRef, list []*pg.Node) error {
-	if !hasChecks(ref) {
+	if !ref.plan.HasChecks() {
 		return nil
 	}
 	set := map[string]rewriter.Value{}
@@ -122,7 +106,7 @@ func (r *rewrite) updateChecks(ref *tableRef, list []*pg.Node) error {
 		set[name] = v
 	}
 	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
-	r.writeChecks = append(r.writeChecks, checks...)
+	r.AddWriteChecks(checks...)
 	return err
 }
 

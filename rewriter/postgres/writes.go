@@ -27,7 +27,7 @@ func (r *rewrite) target(rv *pg.RangeVar) (*tableRef, error) {
 		return nil, err
 	}
 	rv.Schemaname = t.Schema
-	r.sanctioned[rv] = true
+	r.Sanction(rv)
 	ref := &tableRef{alias: aliasName(rv.Alias, rv.Relname), aliased: rv.Alias != nil, table: t, plan: plan, write: true}
 	ref.qualifier = []string{ref.alias}
 	// A write that must respect masks or filters needs the columns.
@@ -40,13 +40,9 @@ func (r *rewrite) target(rv *pg.RangeVar) (*tableRef, error) {
 // filterExpr is the target's row filter as an expression over the raw
 // columns, or nil when it has none.
 func (r *rewrite) filterExpr(ref *tableRef) (*pg.Node, error) {
-	text, err := ref.plan.FilterSQL(Syntax)
-	if err != nil || text == "" {
+	e, ok, err := rewriter.ParseFilter(ref.plan, Syntax, parseExpr)
+	if !ok {
 		return nil, err
-	}
-	e, err := parseExpr(text)
-	if err != nil {
-		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: ref.table.String(), Detail: "row filter is not a single SQL expression"}
 	}
 	holder := &pg.ResTarget{Val: e}
 	if err := r.policyExprs(policyBase(ref), holder); err != nil {
