@@ -3,6 +3,7 @@ package sqe_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,26 +127,7 @@ func TestPolicyFileMayBeARangerBundle(t *testing.T) {
 // audit record and its Ranger event name the policy that allowed it, and
 // a refusal's event the policy that denied it.
 func TestRangerAuditNamesThePolicies(t *testing.T) {
-	_, mock, err := sqlmock.NewWithDSN("sqe-bundle-audit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock.MatchExpectationsInOrder(false)
-	mock.ExpectQuery("(?i)select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
-	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
-		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
-	var mu sync.Mutex
-	var records []audit.Record
-	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		records = append(records, *r)
-	})
-	db, err := sqe.Open("sqlmock", "sqe-bundle-audit", sqe.WithPolicyFile("ranger/testdata/shop_bundle.json"),
-		sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithAudit(sink))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, done := openBundleAudited(t, "sqe-bundle-audit", "ranger/testdata/shop_bundle.json", 1)
 	analyst := session.NewContext(context.Background(), session.User{Name: "ann", Groups: []string{"analysts"}})
 	rows, err := db.QueryContext(analyst, "SELECT id FROM orders")
 	if err != nil {
@@ -156,9 +138,7 @@ func TestRangerAuditNamesThePolicies(t *testing.T) {
 	if _, err := db.QueryContext(mallory, "SELECT id FROM orders"); !errors.Is(err, sqe.ErrAccessDenied) {
 		t.Fatalf("mallory: %v", err)
 	}
-	db.Close() // delivers the queued records
-	mu.Lock()
-	defer mu.Unlock()
+	records := done()
 	if len(records) != 2 {
 		t.Fatalf("records: %+v", records)
 	}
@@ -201,30 +181,9 @@ func TestRangerAuditFiltersDecideWhatIsAudited(t *testing.T) {
 	if err := b.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	_, mock, err := sqlmock.NewWithDSN("sqe-bundle-audit-filters")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock.MatchExpectationsInOrder(false)
-	for i := 0; i < 2; i++ {
-		mock.ExpectQuery("(?i)select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
-	}
 	// mallory is refused (the shop bundle denies her): her refusal is
 	// audited although the filter names her.
-	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
-		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
-	var mu sync.Mutex
-	var records []audit.Record
-	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		records = append(records, *r)
-	})
-	db, err := sqe.Open("sqlmock", "sqe-bundle-audit-filters", sqe.WithPolicyFile(path),
-		sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithAudit(sink))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, done := openBundleAudited(t, "sqe-bundle-audit-filters", path, 2)
 	for _, u := range []session.User{{Name: "ann", Groups: []string{"analysts"}}, {Name: "bob", Groups: []string{"analysts"}}} {
 		rows, err := db.QueryContext(session.NewContext(context.Background(), u), "SELECT id FROM orders")
 		if err != nil {
@@ -236,14 +195,46 @@ func TestRangerAuditFiltersDecideWhatIsAudited(t *testing.T) {
 	if _, err := db.QueryContext(mallory, "SELECT id FROM orders"); !errors.Is(err, sqe.ErrAccessDenied) {
 		t.Fatalf("mallory: %v", err)
 	}
-	db.Close() // delivers the queued records
-	mu.Lock()
-	defer mu.Unlock()
 	var got []string
-	for _, r := range records {
+	for _, r := range done() {
 		got = append(got, fmt.Sprintf("%s allowed=%v", r.User, r.Allowed))
 	}
 	if want := []string{"bob allowed=true", "mallory allowed=false"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("audited %q, want %q", got, want)
+	}
+}
+
+// openBundleAudited opens sqe over sqlmock (the DSN names the mock) with
+// the policy file and a static catalog of shop.orders, answering queries
+// with one row, and returns a function that closes the pool (delivering
+// the queued audit records) and returns the records.
+func openBundleAudited(t *testing.T, dsn, policyFile string, queries int) (*sql.DB, func() []audit.Record) {
+	t.Helper()
+	_, mock, err := sqlmock.NewWithDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock.MatchExpectationsInOrder(false)
+	for i := 0; i < queries; i++ {
+		mock.ExpectQuery("(?i)select").WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(1))
+	}
+	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
+		"shop.orders": {{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}}}
+	var mu sync.Mutex
+	var records []audit.Record
+	sink := audit.SinkFunc(func(_ context.Context, r *audit.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		records = append(records, *r)
+	})
+	db, err := sqe.Open("sqlmock", dsn, sqe.WithPolicyFile(policyFile), sqe.WithDialect("mysql"), sqe.WithCatalog(cat), sqe.WithAudit(sink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, func() []audit.Record {
+		db.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]audit.Record(nil), records...)
 	}
 }

@@ -23,6 +23,20 @@ type Query func(ctx context.Context, query string, args ...any) ([][]any, error)
 // statement, so a Session is part of the rewrite cache's key.
 type Session any
 
+// SessionOf is req's session state as the dialect's type S: the zero S
+// (the dialect's default state) when none is set, an error naming the
+// dialect when the state is another dialect's.
+func SessionOf[S any](req *Request, dialect string) (S, error) {
+	var zero S
+	switch s := req.Session.(type) {
+	case nil:
+		return zero, nil
+	case S:
+		return s, nil
+	}
+	return zero, Unsupported("the connection's session state is not a %s one", dialect)
+}
+
 // Server is what a dialect knows about its database server beyond the
 // grammar: how to read a connection's session state, the table metadata
 // and listing its rewrites need, and when the server's own errors stand

@@ -24,13 +24,7 @@ type Session struct {
 
 // sessionOf is the request's session state; a nil one is the default.
 func sessionOf(req *rewriter.Request) (Session, error) {
-	switch s := req.Session.(type) {
-	case nil:
-		return Session{}, nil
-	case Session:
-		return s, nil
-	}
-	return Session{}, rewriter.Unsupported("the connection's session state is not a MySQL one")
+	return rewriter.SessionOf[Session](req, "MySQL")
 }
 
 // ReadSession reads the connection's current database and sql_mode, and

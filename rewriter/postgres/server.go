@@ -37,13 +37,7 @@ func (s Session) SearchPath() []string {
 
 // sessionOf is the request's session state; a nil one is the default.
 func sessionOf(req *rewriter.Request) (Session, error) {
-	switch s := req.Session.(type) {
-	case nil:
-		return Session{}, nil
-	case Session:
-		return s, nil
-	}
-	return Session{}, rewriter.Unsupported("the connection's session state is not a PostgreSQL one")
+	return rewriter.SessionOf[Session](req, "PostgreSQL")
 }
 
 // ReadSession reads the connection's effective search path and
