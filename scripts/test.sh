@@ -229,7 +229,7 @@ fi
 # A server that does not start ends the script here (no test could run).
 t0=$SECONDS
 sqe_servers_start
-summary+=("$(printf '%-48s %4ds  ok' "install and start MariaDB and PostgreSQL" "$((SECONDS - t0))")")
+summary+=("$(printf '%-48s %4ds  ok' "install and start MariaDB, PostgreSQL, KDC" "$((SECONDS - t0))")")
 
 step "go test -race ${test_args[*]}$(in_module .)" go_test . "$logdir/core.log" "${test_args[@]}"
 if [[ "${pkgs[*]}" == ./... ]]; then
