@@ -3,6 +3,8 @@ package sqe_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,4 +119,78 @@ func interleave(b *testing.B, n int, run func(path int)) []time.Duration {
 	}
 	b.StopTimer()
 	return elapsed
+}
+
+// BenchmarkPointSelectConcurrent is the second performance
+// target: sqe's own cost per statement under concurrency. It runs a point
+// select by primary key (a cached rewrite with a row filter and a mask)
+// from 1, 8 and 32 goroutines through sqe and, for comparison, sends the
+// very SQL sqe sends through the raw driver, each path with a pool as
+// large as its goroutines, and reports the throughput ratio
+// sqe/rewritten (1.0: sqe costs nothing on top of the SQL it sends). The
+// paths alternate in rounds of a fixed number of statements, the order
+// rotating from one round to the next (see interleave).
+func BenchmarkPointSelectConcurrent(b *testing.B) {
+	for _, be := range backends() {
+		for _, workers := range []int{1, 8, 32} {
+			b.Run(fmt.Sprintf("%s/goroutines=%d", be.name, workers), func(b *testing.B) {
+				e := newEnvWith(b, be, benchPolicy, sqe.WithoutAudit())
+				rewritten := e.openRaw(b)
+				for _, db := range []*sql.DB{rewritten, e.db} {
+					db.SetMaxOpenConns(workers)
+					db.SetMaxIdleConns(workers)
+				}
+				q := "SELECT id, name, ssn FROM customers WHERE id = ?"
+				if be.name == "postgres" {
+					q = "SELECT id, name, ssn FROM customers WHERE id = $1"
+				}
+				u := session.User{Name: "bench", Roles: []string{"reader"}}
+				ctx := session.NewContext(context.Background(), u)
+				ex, err := sqe.Explain(ctx, e.db, u, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				paths := []struct {
+					db    *sql.DB
+					query string
+				}{{rewritten, ex.SQL}, {e.db, q}}
+				// round runs perRound statements on the path, spread over
+				// the goroutines.
+				const perRound = 256
+				round := func(k int) {
+					var wg sync.WaitGroup
+					errs := make(chan error, workers)
+					for w := 0; w < workers; w++ {
+						n := perRound / workers
+						if w < perRound%workers {
+							n++
+						}
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for i := 0; i < n; i++ {
+								var id int
+								var name, ssn string
+								if err := paths[k].db.QueryRowContext(ctx, paths[k].query, 1).Scan(&id, &name, &ssn); err != nil {
+									errs <- err
+									return
+								}
+							}
+						}()
+					}
+					wg.Wait()
+					close(errs)
+					for err := range errs {
+						b.Fatal(err)
+					}
+				}
+				elapsed := interleave(b, len(paths), round)
+				rw, viaSqe := elapsed[0], elapsed[1]
+				perStmt := float64(b.N * perRound)
+				b.ReportMetric(float64(rw.Nanoseconds())/perStmt, "rewritten-ns/stmt")
+				b.ReportMetric(float64(viaSqe.Nanoseconds())/perStmt, "sqe-ns/stmt")
+				b.ReportMetric(float64(rw)/float64(viaSqe), "sqe/rewritten-throughput")
+			})
+		}
+	}
 }
