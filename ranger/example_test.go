@@ -121,3 +121,58 @@ func ExampleWithScriptTimeLimit() {
 	// clearance loop: select denied by ranger policy 500: deny condition sqe cannot evaluate
 	// failed script runs: 1
 }
+
+// A Kerberized Ranger admin (hadoop.security.authentication=kerberos):
+// the plugin logs in with its keytab and downloads from the secure
+// endpoints with a service ticket for HTTP/<admin host>. Several admins,
+// comma-separated, take turns when one fails.
+func ExampleWithKerberos() {
+	src, err := ranger.New("https://ranger1.example.com:6182,https://ranger2.example.com:6182", "hivedev",
+		ranger.WithKerberos(ranger.Kerberos{
+			Principal: "sqe/app01.example.com@EXAMPLE.COM",
+			Keytab:    "/etc/security/keytabs/sqe.service.keytab",
+			Config:    "/etc/krb5.conf",
+		}),
+		ranger.WithCacheDir("/var/lib/sqe/ranger"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer src.Close()
+}
+
+// Ranger decides which accesses are audited: the service config's
+// ranger.plugin.audit.filters and exclusions, and the plugin's own
+// exclusions (ranger.plugin.<service>.audit.exclude.*). sqe's audit leaves
+// out a successful statement Ranger would not audit.
+func ExampleWithAuditExclusions() {
+	data, err := os.ReadFile("testdata/shop_bundle.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := ranger.ParseBundle(data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := ranger.NewStatic(b, ranger.WithAuditExclusions(ranger.AuditExclusions{Users: []string{"etl"}}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	snap, err := src.Snapshot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, user := range []string{"ann", "etl"} {
+		view, err := snap.View(session.User{Name: user, Groups: []string{"analysts"}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		d, err := view.Decide(policy.TableName{Schema: "shop", Table: "orders"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: select allowed %v, audited %v\n", user, d.Allows(policy.Select), !d.Unaudited[policy.Select])
+	}
+	// Output:
+	// ann: select allowed true, audited true
+	// etl: select allowed true, audited false
+}
