@@ -188,7 +188,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 
 func (s *Snapshot) noteTime(pe *policyEval) {
 	for _, v := range pe.validity {
-		if v.hasRecurrences {
+		if v.hasRecurrences() {
 			s.minuteClock = true
 		}
 		s.transitions = append(s.transitions, v.transitions()...)

@@ -318,6 +318,17 @@ func TestValiditySchedule(t *testing.T) {
 	if v1.Fingerprint() == v2.Fingerprint() {
 		t.Error("the fingerprint must change with the validity period")
 	}
+	// As in Ranger, the end is inclusive to the millisecond.
+	at = time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
+	v3, _ := s.Current().View(session.User{Name: "u"})
+	if d, _ = v3.Decide(policy.TableName{Schema: "future", Table: "t"}); !d.Allows(policy.Select) {
+		t.Error("at the end of the schedule")
+	}
+	at = at.Add(time.Millisecond)
+	v4, _ := s.Current().View(session.User{Name: "u"})
+	if d, _ = v4.Decide(policy.TableName{Schema: "future", Table: "t"}); d.Allows(policy.Select) {
+		t.Error("a millisecond after the end of the schedule")
+	}
 }
 
 func TestDatabaseMap(t *testing.T) {
