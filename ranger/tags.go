@@ -6,17 +6,19 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // tagIndex finds the tags of a requested resource (Ranger's RangerTagEnricher).
 type tagIndex struct {
-	sd        *svcDef
-	resources []*taggedResource
-	all       []*Tag
-	byDB      map[string][]*taggedResource // literal lower-cased database -> resources
-	wildDB    []*taggedResource            // database pattern, excluded or absent
-	version   int64
-	timed     bool
+	sd          *svcDef
+	resources   []*taggedResource
+	all         []*Tag
+	byDB        map[string][]*taggedResource // literal lower-cased database -> resources
+	wildDB      []*taggedResource            // database pattern, excluded or absent
+	version     int64
+	timed       bool        // some tag has a validity period: decisions depend on the time
+	transitions []time.Time // instants at which tags' validity periods change
 }
 
 type taggedResource struct {
@@ -34,8 +36,9 @@ func newTagIndex(sd *svcDef, st *ServiceTags) *tagIndex {
 	for _, id := range ids {
 		if t := st.Tags[id]; t != nil {
 			ix.all = append(ix.all, t)
-			if len(t.ValidityPeriods) > 0 {
+			for _, v := range tagValidity(t) {
 				ix.timed = true
+				ix.transitions = append(ix.transitions, v.transitions()...)
 			}
 		}
 	}
@@ -100,24 +103,32 @@ func newTagForEval(t *Tag, mt matchType) *tagForEval {
 	if te.Attributes == nil {
 		te.Attributes = map[string]string{}
 	}
+	te.validity = tagValidity(t)
+	return te
+}
+
+// tagValidity evaluates a tag's validity periods, or those of its
+// TAG_VALIDITY_PERIODS option when it has none.
+func tagValidity(t *Tag) []*validityEval {
+	var out []*validityEval
 	for _, v := range t.ValidityPeriods {
 		if v != nil {
-			te.validity = append(te.validity, newValidityEval(v))
+			out = append(out, newValidityEval(v))
 		}
 	}
-	if len(te.validity) == 0 && te.Options != nil {
-		if s, ok := te.Options["TAG_VALIDITY_PERIODS"].(string); ok {
+	if len(out) == 0 && t.Options != nil {
+		if s, ok := t.Options["TAG_VALIDITY_PERIODS"].(string); ok {
 			var vs []*ValiditySchedule
 			if json.Unmarshal([]byte(s), &vs) == nil {
 				for _, v := range vs {
 					if v != nil {
-						te.validity = append(te.validity, newValidityEval(v))
+						out = append(out, newValidityEval(v))
 					}
 				}
 			}
 		}
 	}
-	return te
+	return out
 }
 
 // candidates returns the tagged resources that may match the request.
