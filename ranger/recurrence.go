@@ -33,7 +33,10 @@ func (m timeMatcher) match(v int) bool { return m.any || (v >= m.lo && v <= m.hi
 func newRecurrenceEval(rs *recurrenceSpec, zone *time.Location) *recurrenceEval {
 	iv := rs.Interval
 	r := &recurrenceEval{days: iv.Days, intervalHours: iv.Hours, intervalMinutes: iv.Minutes, zone: zone,
-		hasDayOfMonth: !isBlank(rs.Schedule.DayOfMonth), hasDayOfWeek: !isBlank(rs.Schedule.DayOfWeek)}
+		// Ranger evaluates the admin's normalized copy, in which a field
+		// of only commas is absent.
+		hasDayOfMonth: len(splitNonEmpty(deleteSpaces(rs.Schedule.DayOfMonth), ",")) > 0,
+		hasDayOfWeek:  len(splitNonEmpty(deleteSpaces(rs.Schedule.DayOfWeek), ",")) > 0}
 	r.minutes = matchers(rs.field(&fieldMinute), 0)
 	r.hours = matchers(rs.field(&fieldHour), 0)
 	r.daysOfMonth = matchers(rs.field(&fieldDayOfMonth), 0)
@@ -166,15 +169,44 @@ func (r *recurrenceEval) closestPastEpoch(cur time.Time) (time.Time, error) {
 // month0 is the 0-based month, as Java's Calendar numbers them.
 func month0(t time.Time) int { return int(t.Month()) - 1 }
 
-// dateIn is a lenient Calendar built from fields (month 0-based): values
-// out of range roll over into the neighbouring fields.
+// dateIn is a lenient GregorianCalendar built from fields (month 0-based):
+// values out of range roll over into the neighbouring fields. A wall time
+// that a daylight-saving change skips or repeats resolves as Java resolves
+// it: from the instant a change takes effect on the wall clock, the new
+// offset applies (a skipped 02:30 is 03:30 after the change; a repeated
+// 01:30 is the second one), where time.Date takes the earlier offset.
 func dateIn(loc *time.Location, year, month, day, hour, minute, sec, nsec int) time.Time {
-	return time.Date(year, time.Month(month+1), day, hour, minute, sec, nsec, loc)
+	t := time.Date(year, time.Month(month+1), day, hour, minute, sec, nsec, loc)
+	wall := time.Date(year, time.Month(month+1), day, hour, minute, sec, nsec, time.UTC)
+	secs := func(s int) time.Duration { return time.Duration(s) * time.Second }
+	// Each offset holds from the wall time at which its period starts.
+	start, end := t.ZoneBounds()
+	_, off := t.Zone()
+	if !start.IsZero() && wall.Before(start.Add(secs(off))) {
+		_, off = start.Add(-time.Nanosecond).In(loc).Zone()
+	} else if !end.IsZero() {
+		if _, next := end.In(loc).Zone(); !wall.Before(end.Add(secs(next))) {
+			off = next
+		}
+	}
+	return wall.Add(-secs(off)).In(loc)
 }
 
-// addDays is Calendar.add(DAY_OF_MONTH, n): the wall-clock time is kept.
+// addDays is Calendar.add(DAY_OF_MONTH, n): the wall-clock time is kept,
+// moved by the change of offset when one lies between unless that would
+// change the date.
 func addDays(t time.Time, n int) time.Time {
-	return dateIn(t.Location(), t.Year(), month0(t), t.Day()+n, t.Hour(), t.Minute(), t.Second(), t.Nanosecond())
+	loc := t.Location()
+	_, oldOff := t.Zone()
+	wall := time.Date(t.Year(), t.Month(), t.Day()+n, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	u := wall.Add(-time.Duration(oldOff) * time.Second).In(loc)
+	if _, newOff := u.Zone(); newOff != oldOff {
+		v := u.Add(time.Duration(oldOff-newOff) * time.Second)
+		if v.Year() == wall.Year() && v.YearDay() == wall.YearDay() {
+			u = v
+		}
+	}
+	return u
 }
 
 // addMonths is Calendar.add(MONTH, n): the day is clamped to the new month.

@@ -184,7 +184,7 @@ func parseScheduleTime(s string, loc *time.Location) (time.Time, bool) {
 	if y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo-1) || h > 23 || mi > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, loc)
+	t := dateIn(loc, y, mo-1, d, h, mi, sec, 0)
 	if t.Year() != y || int(t.Month()) != mo || t.Day() != d || t.Hour() != h || t.Minute() != mi {
 		return time.Time{}, false
 	}
@@ -327,7 +327,7 @@ func validateRecurrence(rs *recurrenceSpec, firstYear, lastYear int) error {
 			return fmt.Errorf("%s: no value", f.name)
 		}
 		for _, r := range val {
-			if !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune(f.special, r) {
+			if !unicode.IsDigit(r) && !javaSpace(r) && !strings.ContainsRune(f.special, r) {
 				return fmt.Errorf("%s: invalid character", f.name)
 			}
 		}
@@ -358,6 +358,11 @@ func validateRanges(val string, f *fieldSpec, lo, hi int) error {
 			return fmt.Errorf("%s: incorrect range", f.name)
 		}
 		parts := splitNonEmpty(spec, "-")
+		if strings.Contains(spec, "--") {
+			// Ranger's admin reads "1--5" as 1-5, its plugin cannot read
+			// it at all.
+			return fmt.Errorf("%s: empty range bound", f.name)
+		}
 		switch len(parts) {
 		case 1:
 			if parts[0] == scheduleWildcard {
@@ -417,17 +422,44 @@ func validateRanges(val string, f *fieldSpec, lo, hi int) error {
 
 const scheduleWildcard = "*"
 
-// javaParseInt is Integer.parseInt for ASCII digits with an optional sign.
+// javaParseInt is Integer.parseInt: an optional sign and decimal digits of
+// any script (Unicode decimal digits come in runs of ten from zero).
 func javaParseInt(s string) (int, error) {
-	n, err := strconv.ParseInt(s, 10, 32)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9', i == 0 && (r == '+' || r == '-'):
+			b.WriteRune(r)
+		case unicode.IsDigit(r):
+			zero := r
+			for unicode.IsDigit(zero - 1) {
+				zero--
+			}
+			b.WriteByte(byte('0' + (r-zero)%10))
+		default:
+			return 0, strconv.ErrSyntax
+		}
+	}
+	n, err := strconv.ParseInt(b.String(), 10, 32)
 	return int(n), err
 }
 
-func isBlank(s string) bool { return strings.TrimFunc(s, unicode.IsSpace) == "" }
+// javaSpace is Character.isWhitespace: space separators other than the
+// non-breaking ones, and the ASCII controls for tab, line feed, vertical
+// tab, form feed, carriage return and the file to unit separators.
+func javaSpace(r rune) bool {
+	switch r {
+	case '\u00a0', '\u2007', '\u202f':
+		return false
+	}
+	return unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp) || (r >= '\t' && r <= '\r') || (r >= 0x1c && r <= 0x1f)
+}
+
+func isBlank(s string) bool { return strings.TrimFunc(s, javaSpace) == "" }
 
 func deleteSpaces(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
+		if javaSpace(r) {
 			return -1
 		}
 		return r
