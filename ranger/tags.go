@@ -17,8 +17,9 @@ type tagIndex struct {
 	byDB        map[string][]*taggedResource // literal lower-cased database -> resources
 	wildDB      []*taggedResource            // database pattern, excluded or absent
 	version     int64
-	timed       bool        // some tag has a validity period: decisions depend on the time
-	transitions []time.Time // instants at which tags' validity periods change
+	validity    map[*Tag][]*validityEval // the tags' validity periods, evaluated once
+	timed       bool                     // some tag has a validity period: decisions depend on the time
+	transitions []time.Time              // instants at which tags' validity periods change
 }
 
 type taggedResource struct {
@@ -30,15 +31,18 @@ type taggedResource struct {
 }
 
 func newTagIndex(sd *svcDef, st *ServiceTags) *tagIndex {
-	ix := &tagIndex{sd: sd, byDB: map[string][]*taggedResource{}, version: version(st.TagVersion)}
+	ix := &tagIndex{sd: sd, byDB: map[string][]*taggedResource{}, validity: map[*Tag][]*validityEval{}, version: version(st.TagVersion)}
 	ids := sortedKeys(st.Tags)
 	sort.SliceStable(ids, func(i, j int) bool { return numLess(ids[i], ids[j]) })
 	for _, id := range ids {
 		if t := st.Tags[id]; t != nil {
 			ix.all = append(ix.all, t)
-			for _, v := range tagValidity(t) {
+			if vs := tagValidity(t); len(vs) > 0 {
+				ix.validity[t] = vs
 				ix.timed = true
-				ix.transitions = append(ix.transitions, v.transitions()...)
+				for _, v := range vs {
+					ix.transitions = append(ix.transitions, v.transitions()...)
+				}
 			}
 		}
 	}
@@ -98,12 +102,13 @@ func numLess(a, b string) bool {
 	return a < b
 }
 
-func newTagForEval(t *Tag, mt matchType) *tagForEval {
-	te := &tagForEval{Type: t.Type, Attributes: t.Attributes, Options: t.Options, MatchType: mt}
+func newTagForEval(t *Tag, mt matchType) *tagForEval { return tagForEvalOf(t, mt, tagValidity(t)) }
+
+func tagForEvalOf(t *Tag, mt matchType, validity []*validityEval) *tagForEval {
+	te := &tagForEval{Type: t.Type, Attributes: t.Attributes, Options: t.Options, MatchType: mt, validity: validity}
 	if te.Attributes == nil {
 		te.Attributes = map[string]string{}
 	}
-	te.validity = tagValidity(t)
 	return te
 }
 
@@ -153,7 +158,7 @@ func (ix *tagIndex) find(r *request) []*tagForEval {
 	seen := map[string]bool{}
 	var out []*tagForEval
 	add := func(t *Tag, mt matchType) {
-		te := newTagForEval(t, mt)
+		te := tagForEvalOf(t, mt, ix.validity[t])
 		if k := te.key(); !seen[k] {
 			seen[k] = true
 			out = append(out, te)
