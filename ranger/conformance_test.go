@@ -28,6 +28,7 @@ var targetFiles = []string{
 	"test_policyengine_with_roles.json",
 	"test_policyengine_priority.json",
 	"test_policyengine_hdfs_zones.json",
+	"test_policyengine_temporary.json",
 	"test_resourcematcher_default.json",
 	"test_defaultpolicyresourcematcher.json",
 	"test_defaultpolicyresourcematcher_for_hive_policy.json",

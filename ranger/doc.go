@@ -155,7 +155,9 @@
 //   - Resource matching honours wildcards (* and ?), isExcludes,
 //     isRecursive, ignoreCase, Ranger's match scopes (self, descendants,
 //     ancestors) and the {USER} and {OWNER} tokens; users, groups, roles
-//     and public; validity schedules (start, end, time zone); conditions
+//     and public; validity schedules (start, end, time zone and
+//     recurrences, evaluated as RangerValidityScheduleEvaluator does, with
+//     the process's local zone as Ranger's JVM default zone); conditions
 //     the service-def declares with Ranger's evaluators (scripts run on
 //     goja, a JavaScript engine in Go, with Ranger's preamble: the ctx
 //     methods, tag and tagAttr, the REQ, RES, USER, UG, UGA, UGNAMES,
@@ -184,9 +186,10 @@
 // recurses too deep. The deny it guards applies, naming the policy, and
 // Snapshot.ScriptFailures counts it. Scripts reach nothing of the host
 // (no require, console, Java bridge or Go value with methods), and one
-// run cannot leave anything for the next. Validity schedules with
-// recurrences are treated the same way, on policies and on tags (a tag
-// that may not be in force takes access away but does not grant it). {OWNER} matches nobody: a
+// run cannot leave anything for the next. A validity schedule Ranger's
+// admin would refuse (RangerValidityScheduleValidator) is treated the same
+// way, on policies and on tags (a tag that may not be in force takes
+// access away but does not grant it). {OWNER} matches nobody: a
 // statement's tables carry no owner. Policy and tag deltas are not
 // supported; isAudited follows Ranger (audit modes, the service config's
 // and WithAuditExclusions' exclusions, ranger.plugin.audit.filters) and

@@ -237,9 +237,10 @@ func TestTagAllowDoesNotSkipResourceDeny(t *testing.T) {
 	}
 }
 
-// A tag whose validity sqe cannot place in time (a recurring schedule)
-// may be attached or not: its tag policies may take access away but not
-// grant it.
+// A tag whose validity sqe cannot place in time (a recurring schedule
+// Ranger's admin would refuse: it names neither days of the month nor days
+// of the week) may be attached or not: its tag policies may take access
+// away but not grant it.
 func TestTagOfUnknownValidityDoesNotGrant(t *testing.T) {
 	b := tagAllowBundle(t, res3("db9", "t9", "*"))
 	b.Policies = b.Policies[1:] // no resource deny: only the tag policy could grant

@@ -70,9 +70,9 @@ var sqlResources = map[string]bool{"database": true, "table": true, "column": tr
 
 // Lint reports the parts of a bundle that sqe cannot realise as Ranger
 // would: conditions it cannot evaluate, mask types and CUSTOM or row-filter
-// expressions it cannot use, recurring validity schedules, security zones
-// sqe cannot apply to a table as a whole (column patterns) or that never
-// match a SQL resource, zone tag policies that never apply, and policies
+// expressions it cannot use, validity schedules Ranger's admin would
+// refuse, security zones sqe cannot apply to a table as a whole (column
+// patterns) or that never match a SQL resource, zone tag policies that never apply, and policies
 // on resources or access types SQL statements never reach. The policies of
 // each zone are checked like the unzoned ones.
 // Findings come sorted by policy; disabled policies are skipped.
@@ -201,10 +201,8 @@ func lintPolicy(p *Policy, sd *svcDef, tag bool) []Finding {
 		if vs == nil {
 			continue
 		}
-		if v := newValidityEval(vs); v.hasRecurrences {
-			add(SeverityError, fmt.Sprintf("validity schedule %d", i+1), "recurrences are not evaluated: the policy never grants and its denies always apply")
-		} else if v.invalid {
-			add(SeverityError, fmt.Sprintf("validity schedule %d", i+1), "start, end or time zone does not parse: the policy never grants and its denies always apply")
+		if v := newValidityEval(vs); v.invalid != nil {
+			add(SeverityError, fmt.Sprintf("validity schedule %d", i+1), "%v, so Ranger's admin would refuse it: the policy never grants and its denies always apply", v.invalid)
 		}
 	}
 	lintItems := func(items []*PolicyItem, kind string, restrictive bool) {

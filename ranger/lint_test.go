@@ -41,7 +41,11 @@ func TestLint(t *testing.T) {
 			}},
 		&Policy{ID: 74, Name: "udfs", Resources: map[string]*PolicyResource{"database": {Values: []string{"x"}}, "udf": {Values: []string{"*"}}},
 			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "read"}}, Users: []string{"u"}}}},
-		&Policy{ID: 75, Name: "recurring", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(`{"interval": 1}`)}}},
+		&Policy{ID: 75, Name: "recurring", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(
+			`{"schedule": {"minute": "*", "hour": "9", "dayOfWeek": "2-6", "month": "*", "year": "*"}, "interval": {"hours": 8}}`)}}},
+			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
+		&Policy{ID: 79, Name: "office hours", Resources: res("x", "t"), ValiditySchedules: []*ValiditySchedule{{Recurrences: []json.RawMessage{json.RawMessage(
+			`{"schedule": {"minute": "0", "hour": "9", "dayOfWeek": "2-6", "month": "*", "year": "*"}, "interval": {"hours": 8}}`)}}},
 			PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}},
 		&Policy{ID: 76, Name: "off", IsEnabled: boolPtr(false), Resources: res("x", "t"), Conditions: cond("geo", "FR")},
 		&Policy{ID: 78, Name: "stray zone", ZoneName: "z1", Resources: res("x", "t"),
@@ -70,7 +74,7 @@ func TestLint(t *testing.T) {
 		`error: policy 73 (filters), row-filter item 2: filter "id in (select id from t2 where in_file(x, '/etc'))": uses the Hive function in_file()`,
 		`warning: policy 74 (udfs), resources: resource "udf"`,
 		`warning: policy 74 (udfs), policy item 1: access types read`,
-		`error: policy 75 (recurring), validity schedule 1: recurrences are not evaluated`,
+		`error: policy 75 (recurring), validity schedule 1: recurrence 1: minute: invalid character, so Ranger's admin would refuse it: the policy never grants and its denies always apply`,
 		`error: policy 90 (zone geo), condition: condition "geo" uses evaluator com.example.GeoEvaluator`,
 		`warning: policy 78 (stray zone), zone: names security zone "z1" but comes with the unzoned policies`,
 		`warning: security zone "z1": resource set 1 names columns by pattern (ss*)`,
@@ -90,7 +94,7 @@ func TestLint(t *testing.T) {
 	if f := Lint(b); !strings.Contains(f[0].String(), `error: security zones: security zone "bad" does not parse`) {
 		t.Errorf("unparsable zone: %v", f[0])
 	}
-	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1", "policy 77 (runtime), policy item 1"} {
+	for _, unwanted := range []string{"policy 76", "mask item 1", "mask item 4", "row-filter item 1", "policy 77 (runtime), policy item 1", "policy 79"} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("lint reports %q; got:\n%s", unwanted, text)
 		}

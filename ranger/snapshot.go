@@ -154,6 +154,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 	}
 	if eng.tags != nil && eng.tags.timed {
 		s.minuteClock = true
+		s.transitions = append(s.transitions, eng.tags.transitions...)
 	}
 	slices.SortFunc(s.transitions, func(a, b time.Time) int { return a.Compare(b) })
 	s.transitions = slices.CompactFunc(s.transitions, func(a, b time.Time) bool { return a.Equal(b) })
@@ -188,7 +189,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 
 func (s *Snapshot) noteTime(pe *policyEval) {
 	for _, v := range pe.validity {
-		if v.hasRecurrences {
+		if v.hasRecurrences() {
 			s.minuteClock = true
 		}
 		s.transitions = append(s.transitions, v.transitions()...)

@@ -6,17 +6,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // tagIndex finds the tags of a requested resource (Ranger's RangerTagEnricher).
 type tagIndex struct {
-	sd        *svcDef
-	resources []*taggedResource
-	all       []*Tag
-	byDB      map[string][]*taggedResource // literal lower-cased database -> resources
-	wildDB    []*taggedResource            // database pattern, excluded or absent
-	version   int64
-	timed     bool
+	sd          *svcDef
+	resources   []*taggedResource
+	all         []*Tag
+	byDB        map[string][]*taggedResource // literal lower-cased database -> resources
+	wildDB      []*taggedResource            // database pattern, excluded or absent
+	version     int64
+	validity    map[*Tag][]*validityEval // the tags' validity periods, evaluated once
+	timed       bool                     // some tag has a validity period: decisions depend on the time
+	transitions []time.Time              // instants at which tags' validity periods change
 }
 
 type taggedResource struct {
@@ -28,14 +31,18 @@ type taggedResource struct {
 }
 
 func newTagIndex(sd *svcDef, st *ServiceTags) *tagIndex {
-	ix := &tagIndex{sd: sd, byDB: map[string][]*taggedResource{}, version: version(st.TagVersion)}
+	ix := &tagIndex{sd: sd, byDB: map[string][]*taggedResource{}, validity: map[*Tag][]*validityEval{}, version: version(st.TagVersion)}
 	ids := sortedKeys(st.Tags)
 	sort.SliceStable(ids, func(i, j int) bool { return numLess(ids[i], ids[j]) })
 	for _, id := range ids {
 		if t := st.Tags[id]; t != nil {
 			ix.all = append(ix.all, t)
-			if len(t.ValidityPeriods) > 0 {
+			if vs := tagValidity(t); len(vs) > 0 {
+				ix.validity[t] = vs
 				ix.timed = true
+				for _, v := range vs {
+					ix.transitions = append(ix.transitions, v.transitions()...)
+				}
 			}
 		}
 	}
@@ -95,29 +102,38 @@ func numLess(a, b string) bool {
 	return a < b
 }
 
-func newTagForEval(t *Tag, mt matchType) *tagForEval {
-	te := &tagForEval{Type: t.Type, Attributes: t.Attributes, Options: t.Options, MatchType: mt}
+func newTagForEval(t *Tag, mt matchType) *tagForEval { return tagForEvalOf(t, mt, tagValidity(t)) }
+
+func tagForEvalOf(t *Tag, mt matchType, validity []*validityEval) *tagForEval {
+	te := &tagForEval{Type: t.Type, Attributes: t.Attributes, Options: t.Options, MatchType: mt, validity: validity}
 	if te.Attributes == nil {
 		te.Attributes = map[string]string{}
 	}
+	return te
+}
+
+// tagValidity evaluates a tag's validity periods, or those of its
+// TAG_VALIDITY_PERIODS option when it has none.
+func tagValidity(t *Tag) []*validityEval {
+	var out []*validityEval
 	for _, v := range t.ValidityPeriods {
 		if v != nil {
-			te.validity = append(te.validity, newValidityEval(v))
+			out = append(out, newValidityEval(v))
 		}
 	}
-	if len(te.validity) == 0 && te.Options != nil {
-		if s, ok := te.Options["TAG_VALIDITY_PERIODS"].(string); ok {
+	if len(out) == 0 && t.Options != nil {
+		if s, ok := t.Options["TAG_VALIDITY_PERIODS"].(string); ok {
 			var vs []*ValiditySchedule
 			if json.Unmarshal([]byte(s), &vs) == nil {
 				for _, v := range vs {
 					if v != nil {
-						te.validity = append(te.validity, newValidityEval(v))
+						out = append(out, newValidityEval(v))
 					}
 				}
 			}
 		}
 	}
-	return te
+	return out
 }
 
 // candidates returns the tagged resources that may match the request.
@@ -142,7 +158,7 @@ func (ix *tagIndex) find(r *request) []*tagForEval {
 	seen := map[string]bool{}
 	var out []*tagForEval
 	add := func(t *Tag, mt matchType) {
-		te := newTagForEval(t, mt)
+		te := tagForEvalOf(t, mt, ix.validity[t])
 		if k := te.key(); !seen[k] {
 			seen[k] = true
 			out = append(out, te)

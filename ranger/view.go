@@ -166,7 +166,7 @@ func (v *View) fingerprint() string {
 	}
 	if v.snap.minuteClock {
 		b.WriteString(";m")
-		writeInt(v.at.Unix() / 60)
+		writeInt(minuteKey(v.at))
 	}
 	return b.String()
 }
@@ -768,4 +768,22 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 func IsColumnsNeeded(err error) bool {
 	var c *ColumnsNeededError
 	return errors.As(err, &c)
+}
+
+// minuteKey names the part of a minute a time falls in: its first
+// millisecond, or the rest. Time-of-day conditions change at most once a
+// minute, and recurring validity schedules change at whole minutes (an
+// interval starts) and a millisecond later (an interval's inclusive end
+// has passed), so a decision holds for every time with the same key.
+func minuteKey(t time.Time) int64 {
+	ms := t.UnixMilli()
+	minute, rest := ms/60000, ms%60000
+	if rest < 0 {
+		minute, rest = minute-1, rest+60000
+	}
+	key := minute * 2
+	if rest != 0 {
+		key++
+	}
+	return key
 }

@@ -1,6 +1,7 @@
 package ranger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -318,6 +319,17 @@ func TestValiditySchedule(t *testing.T) {
 	if v1.Fingerprint() == v2.Fingerprint() {
 		t.Error("the fingerprint must change with the validity period")
 	}
+	// As in Ranger, the end is inclusive to the millisecond.
+	at = time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
+	v3, _ := s.Current().View(session.User{Name: "u"})
+	if d, _ = v3.Decide(policy.TableName{Schema: "future", Table: "t"}); !d.Allows(policy.Select) {
+		t.Error("at the end of the schedule")
+	}
+	at = at.Add(time.Millisecond)
+	v4, _ := s.Current().View(session.User{Name: "u"})
+	if d, _ = v4.Decide(policy.TableName{Schema: "future", Table: "t"}); d.Allows(policy.Select) {
+		t.Error("a millisecond after the end of the schedule")
+	}
 }
 
 func TestDatabaseMap(t *testing.T) {
@@ -496,5 +508,108 @@ func TestWriteChecksAreOptIn(t *testing.T) {
 	d = decide(t, shopSnapshot(t, WithWriteChecks()), analyst, "orders")
 	if len(d.RowFilters) != 1 || d.RowFilters[0].Check != d.RowFilters[0].Expr {
 		t.Fatalf("WithWriteChecks: filters %+v, want the filter as its check", d.RowFilters)
+	}
+}
+
+// A recurring schedule is in force exactly when Ranger's evaluator says so,
+// and a decision memoized for one View is not reused by a View built after
+// the schedule's applicability changed: an interval starts at a whole minute
+// and its end is inclusive to the millisecond.
+func TestRecurringValiditySchedule(t *testing.T) {
+	b := loadShop(t)
+	// Five minutes from the top of every hour, Monday to Friday, in 2030
+	// (in the process's local zone, Ranger's JVM default zone).
+	b.Policies = append(b.Policies, &Policy{ID: 61, Name: "top of the hour", ValiditySchedules: []*ValiditySchedule{{
+		StartTime: "2030/01/01 00:00:00", EndTime: "2031/01/01 00:00:00",
+		Recurrences: []json.RawMessage{json.RawMessage(`{"schedule": {"minute": "0", "hour": "*", "dayOfMonth": "", "dayOfWeek": "2-6", "month": "*", "year": "2030"}, "interval": {"minutes": 5}}`)},
+	}},
+		Resources:   map[string]*PolicyResource{"database": {Values: []string{"hourly"}}, "table": {Values: []string{"*"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}}}})
+	var at time.Time
+	s, err := NewStatic(b, WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := func(month time.Month, day, hour, min, sec, ms int) time.Time {
+		return time.Date(2030, month, day, hour, min, sec, ms*int(time.Millisecond), time.Local)
+	}
+	prints := map[string]bool{}
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{local(6, 3, 9, 59, 59, 999), false}, // Monday, before the interval
+		{local(6, 3, 10, 0, 0, 0), true},     // it starts
+		{local(6, 3, 10, 3, 30, 0), true},
+		{local(6, 3, 10, 5, 0, 0), true},   // the end is inclusive
+		{local(6, 3, 10, 5, 0, 1), false},  // and a millisecond later it is over
+		{local(6, 3, 10, 5, 30, 0), false}, // the same minute
+		{local(6, 3, 11, 0, 0, 0), true},   // the next hour
+		{local(6, 1, 11, 2, 0, 0), false},  // Saturday
+		{local(6, 7, 23, 4, 0, 0), true},   // Friday night
+	} {
+		at = c.at
+		v, err := s.Current().View(session.User{Name: "u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := v.Decide(policy.TableName{Schema: "hourly", Table: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allows(policy.Select) != c.want {
+			t.Errorf("at %s: select allowed = %v, want %v", c.at.Format(time.RFC3339Nano), d.Allows(policy.Select), c.want)
+		}
+		prints[v.Fingerprint()] = true
+	}
+	if len(prints) != 8 {
+		t.Errorf("%d distinct fingerprints for 9 instants in 8 distinct parts of minutes", len(prints))
+	}
+}
+
+// A tag's validity period, whether in the tag's validityPeriods or in its
+// TAG_VALIDITY_PERIODS option, ends at the second it names (inclusive to the
+// millisecond); a View built after it does not reuse the decision made
+// while the tag was in force, even within the same minute.
+func TestTagValidityPeriodEnds(t *testing.T) {
+	ann := session.User{Name: "ann", Groups: []string{"analysts"}}
+	period := &ValiditySchedule{StartTime: "2030/01/01 00:00:00", EndTime: "2030/01/01 12:00:30", TimeZone: "UTC"}
+	option, _ := json.Marshal([]*ValiditySchedule{period})
+	for name, tag := range map[string]*Tag{
+		"validityPeriods": {Type: "PII", ValidityPeriods: []*ValiditySchedule{period}},
+		"option":          {Type: "PII", Options: map[string]any{"TAG_VALIDITY_PERIODS": string(option)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := tagAllowBundle(t, res3("db9", "t9", "*"))
+			b.Policies = b.Policies[1:]
+			b.Tags.Tags["1"] = tag
+			at := time.Date(2030, 1, 1, 12, 0, 10, 0, time.UTC)
+			src, err := NewStatic(b, WithClock(func() time.Time { return at }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				at   time.Time
+				want bool
+			}{
+				{time.Date(2030, 1, 1, 12, 0, 10, 0, time.UTC), true},
+				{time.Date(2030, 1, 1, 12, 0, 30, 0, time.UTC), true},
+				{time.Date(2030, 1, 1, 12, 0, 30, int(time.Millisecond), time.UTC), false},
+				{time.Date(2030, 1, 1, 12, 0, 50, 0, time.UTC), false},
+			} {
+				at = c.at
+				v, err := src.Current().View(ann)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := v.(*View).DecideColumns(policy.TableName{Schema: "db1", Table: "t1"}, []string{"c1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Allows(policy.Select) != c.want {
+					t.Errorf("at %s: select allowed = %v, want %v", c.at.Format(time.RFC3339Nano), d.Allows(policy.Select), c.want)
+				}
+			}
+		})
 	}
 }

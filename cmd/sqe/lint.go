@@ -45,9 +45,10 @@ errors when a statement meets them.
 A Ranger bundle (written by "sqe fetch", or a Ranger policy download): the
 policies sqe cannot realise as Ranger would: condition types it cannot
 evaluate, mask types and CUSTOM or row-filter expressions it cannot use,
-recurring validity schedules, security-zone shapes it cannot use. Errors are enforced more
-strictly than Ranger would (an item never grants, a column is restricted,
-a table fails closed); warnings have no effect on SQL statements.
+validity schedules Ranger's admin would refuse, security-zone shapes it
+cannot use. Errors are enforced more strictly than Ranger would (an item
+never grants, a column is restricted, a table fails closed); warnings have
+no effect on SQL statements.
 
 An Open Policy Agent bundle (a directory, a .tar.gz bundle, a .rego file or
 a bundle server's URL): the bundle must read and compile and define the
