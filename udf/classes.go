@@ -19,12 +19,24 @@ const suppRange = "\U00010000-\U0010FFFF"
 // server's own classification, so MariaDB, PostgreSQL (under any collation)
 // and the Go reference classify every character identically.
 var bmpClass = [3]string{
-	clsUpper: bracketRanges(unicode.Lu),
-	clsLower: bracketRanges(unicode.Ll),
-	clsDigit: bracketRanges(unicode.Nd),
+	clsUpper: bracketRanges(unicode.Lu, 0xFFFF),
+	clsLower: bracketRanges(unicode.Ll, 0xFFFF),
+	clsDigit: bracketRanges(unicode.Nd, 0xFFFF),
 }
 
-func bracketRanges(t *unicode.RangeTable) string {
+// latin1Class is the part of bmpClass up to U+00FF, and beyondLatin1 the
+// range of the BMP beyond it.
+var latin1Class = [3]string{
+	clsUpper: bracketRanges(unicode.Lu, 0xFF),
+	clsLower: bracketRanges(unicode.Ll, 0xFF),
+	clsDigit: bracketRanges(unicode.Nd, 0xFF),
+}
+
+const beyondLatin1 = "\u0100-\uFFFF"
+
+// bracketRanges is the bracket-expression contents for the characters of t
+// from U+0001 to last, surrogates excepted.
+func bracketRanges(t *unicode.RangeTable, last rune) string {
 	var b strings.Builder
 	lo, hi := rune(-1), rune(-2)
 	flush := func() {
@@ -39,7 +51,7 @@ func bracketRanges(t *unicode.RangeTable) string {
 			b.WriteRune(hi)
 		}
 	}
-	for r := rune(1); r <= 0xFFFF; r++ {
+	for r := rune(1); r <= last; r++ {
 		if r >= 0xD800 && r <= 0xDFFF || !unicode.Is(t, r) {
 			continue
 		}

@@ -47,8 +47,10 @@
 // PostgreSQL's regexp engine (under any collation) and the reference
 // classify alike. Where the server is known to classify every BMP character
 // as Go does, the SQL names the classes instead (Target.NamedClasses:
-// MariaDB's \p{Lu}, \p{Ll}, \p{Nd}, supplementary characters excluded),
-// which is several KB shorter; the knowledge comes from ClassProbe, a query
+// a candidate class, the Latin-1 members listed and the rest of the BMP as
+// one range, confirmed by a lookbehind of MariaDB's \p{Lu}, \p{Ll},
+// \p{Nd}), which is several KB shorter and keeps PCRE's skipping of
+// characters that cannot match; the knowledge comes from ClassProbe, a query
 // the driver runs on the connection that classifies all of the BMP on the
 // server and compares a digest with Go's. The regexp options are pinned
 // with (?-imsx), so neither a

@@ -74,8 +74,8 @@ type Target struct {
 	// NamedClasses: the server's regular expressions classify every BMP
 	// character into Lu, Ll and Nd exactly as Go's tables do (ClassProbe
 	// answered so on the connection), and the SQL names the classes
-	// (\p{Lu} …) instead of listing their code points. MariaDB only; it
-	// changes nothing on PostgreSQL.
+	// (\p{Lu} …) beyond Latin-1 instead of listing their code points.
+	// MariaDB only; it changes nothing on PostgreSQL.
 	NamedClasses bool
 }
 
@@ -660,54 +660,38 @@ func (g gen) partialLookaround(e string, s *spec, groups []pass) string {
 
 // groupPattern is a pattern matching the BMP characters of the classes in
 // group (a set of class bits); supplementary characters never match it.
-// The classes are the explicit lists of bmpClass, or the server's own
-// properties when the target says they classify as Go's tables do.
+// The classes are the explicit lists of bmpClass, or, when the target says
+// the server classifies as Go's tables do, a candidate character that a
+// one-character lookbehind confirms with the server's own properties
+// (\p{Lu} …). The candidate lists the classes' Latin-1 members, so that
+// PCRE's first-character optimisation still skips the ASCII characters
+// that cannot match; only the lookbehind decides beyond Latin-1.
 func (g gen) groupPattern(group int) string {
 	named := g.my() && g.t.NamedClasses
-	class := func(c int, negated bool) string {
-		if !named {
-			return bmpClass[c]
-		}
-		if negated {
-			return `\P{` + propName[c] + "}"
-		}
-		return `\p{` + propName[c] + "}"
-	}
-	var b strings.Builder
-	if group&(1<<clsOther) != 0 {
-		b.WriteString("[^")
-		for c := clsUpper; c <= clsDigit; c++ {
-			if group&(1<<c) == 0 {
-				b.WriteString(class(c, false))
-			}
-		}
-		b.WriteString(suppRange + "]")
-		return b.String()
-	}
-	var members []int
+	other := group&(1<<clsOther) != 0
+	// The group's classes when it matches them; the classes outside it
+	// when it matches "other".
+	var listed, props strings.Builder
 	for c := clsUpper; c <= clsDigit; c++ {
-		if group&(1<<c) != 0 {
-			members = append(members, c)
+		if (group&(1<<c) != 0) == other {
+			continue
+		}
+		if named {
+			listed.WriteString(latin1Class[c])
+			props.WriteString(`\p{` + propName[c] + "}")
+		} else {
+			listed.WriteString(bmpClass[c])
 		}
 	}
 	switch {
-	case !named:
-		b.WriteString("[")
-		for _, c := range members {
-			b.WriteString(class(c, false))
-		}
-		b.WriteString("]")
-	case len(members) == 1:
-		// neither outside the class nor supplementary
-		b.WriteString("[^" + class(members[0], true) + suppRange + "]")
-	default:
-		b.WriteString("(?!" + suppClass() + ")[")
-		for _, c := range members {
-			b.WriteString(class(c, false))
-		}
-		b.WriteString("]")
+	case other && props.Len() == 0:
+		return "[^" + listed.String() + suppRange + "]"
+	case other:
+		return "[^" + listed.String() + suppRange + "](?<![" + props.String() + "])"
+	case props.Len() == 0:
+		return "[" + listed.String() + "]"
 	}
-	return b.String()
+	return "[" + listed.String() + beyondLatin1 + "](?<=[" + props.String() + "])"
 }
 
 func replChar(r int) string { return string(rune(r)) }
