@@ -63,9 +63,8 @@
 // noncharacters. The *_N masks count and cut in UTF-16 units: every
 // supplementary character is followed by a marker standing for its low
 // surrogate before counting, and the markers are dropped (or a cut pair
-// turned into '?') before masking. On MariaDB, when "other" characters are
-// kept (as by every built-in *_N mask), the side of the cut is masked in
-// place instead: a lookbehind or lookahead of n units tells the side of
+// turned into '?') before masking. When "other" characters are kept (as by
+// every built-in *_N mask), the side of the cut is masked in place instead: a lookbehind or lookahead of n units tells the side of
 // each character, so the text is read once and never cut. Integers are masked as digit strings,
 // signed and wrapped into the Hive width with MOD; 0 and MIN come from the
 // reference as constants. Dates are rebuilt with CAST(CONCAT(…) AS DATE)

@@ -611,18 +611,19 @@ func (g gen) partial(x string, s *spec) string {
 	return g.concat(front, back)
 }
 
-// maxLookaroundN bounds the n of the *_N masks computed with lookarounds;
-// beyond it the lookaround would cost more than the cut.
+// maxLookaroundN bounds the n of the *_N masks computed with lookarounds:
+// PostgreSQL's largest repetition count, and beyond it the lookaround would
+// cost more than the cut.
 const maxLookaroundN = 255
 
 // lookaroundPasses reports whether partialLookaround computes s, and its
-// passes: on MariaDB (PCRE's lookbehind), when "other" characters are kept
+// passes: when "other" characters are kept
 // (so no supplementary character or marker changes, and a pair cut in two
 // is re-joined as Java re-joins it), when the replacements form no cycle
 // and are BMP characters (so no replacement is mistaken for a
 // supplementary character's marker), for n up to maxLookaroundN.
 func (g gen) lookaroundPasses(s *spec) ([]pass, bool) {
-	if !g.my() || s.chars[clsOther] != keep || s.n > maxLookaroundN {
+	if s.chars[clsOther] != keep || s.n > maxLookaroundN {
 		return nil, false
 	}
 	for c := clsUpper; c <= clsDigit; c++ {
@@ -640,7 +641,10 @@ func (g gen) lookaroundPasses(s *spec) ([]pass, bool) {
 // the end) tells without computing k. Each pass replaces a character by
 // one character, so the positions stay what they were.
 func (g gen) partialLookaround(e string, s *spec, groups []pass) string {
-	units := "(?s:.{" + itoa(s.n) + "})"
+	units := ".{" + itoa(s.n) + "}" // PostgreSQL's '.' matches a newline
+	if g.my() {
+		units = "(?s:" + units + ")"
+	}
 	for _, grp := range groups {
 		p := g.groupPattern(grp.classes)
 		switch s.fn {
