@@ -15,6 +15,10 @@ import (
 type Syntax interface {
 	// UDF names the dialect for the mask generators.
 	UDF() udf.Dialect
+	// NamedClasses reports that the connection's server classifies
+	// characters as Go's tables do, so that masks may name the classes
+	// (udf.Target.NamedClasses).
+	NamedClasses() bool
 	// QuoteIdent quotes one identifier.
 	QuoteIdent(name string) string
 	// CanonicalExpr parses text as exactly one SQL expression and returns it
@@ -300,10 +304,11 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		return "", false, nil
 	}
 	t := udf.Target{
-		Dialect:    syn.UDF(),
-		Column:     ref,
-		DataType:   col.DataType,
-		ColumnType: col.ColumnType,
+		Dialect:      syn.UDF(),
+		Column:       ref,
+		DataType:     col.DataType,
+		ColumnType:   col.ColumnType,
+		NamedClasses: syn.NamedClasses(),
 	}
 	expr, err = udf.MaskSQL(t, m.Type, m.Args, m.Expr)
 	if err != nil {

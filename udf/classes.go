@@ -1,6 +1,9 @@
 package udf
 
 import (
+	"crypto/md5"
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -16,12 +19,24 @@ const suppRange = "\U00010000-\U0010FFFF"
 // server's own classification, so MariaDB, PostgreSQL (under any collation)
 // and the Go reference classify every character identically.
 var bmpClass = [3]string{
-	clsUpper: bracketRanges(unicode.Lu),
-	clsLower: bracketRanges(unicode.Ll),
-	clsDigit: bracketRanges(unicode.Nd),
+	clsUpper: bracketRanges(unicode.Lu, 0xFFFF),
+	clsLower: bracketRanges(unicode.Ll, 0xFFFF),
+	clsDigit: bracketRanges(unicode.Nd, 0xFFFF),
 }
 
-func bracketRanges(t *unicode.RangeTable) string {
+// latin1Class is the part of bmpClass up to U+00FF, and beyondLatin1 the
+// range of the BMP beyond it.
+var latin1Class = [3]string{
+	clsUpper: bracketRanges(unicode.Lu, 0xFF),
+	clsLower: bracketRanges(unicode.Ll, 0xFF),
+	clsDigit: bracketRanges(unicode.Nd, 0xFF),
+}
+
+const beyondLatin1 = "\u0100-\uFFFF"
+
+// bracketRanges is the bracket-expression contents for the characters of t
+// from U+0001 to last, surrogates excepted.
+func bracketRanges(t *unicode.RangeTable, last rune) string {
 	var b strings.Builder
 	lo, hi := rune(-1), rune(-2)
 	flush := func() {
@@ -36,7 +51,7 @@ func bracketRanges(t *unicode.RangeTable) string {
 			b.WriteRune(hi)
 		}
 	}
-	for r := rune(1); r <= 0xFFFF; r++ {
+	for r := rune(1); r <= last; r++ {
 		if r >= 0xD800 && r <= 0xDFFF || !unicode.Is(t, r) {
 			continue
 		}
@@ -49,4 +64,62 @@ func bracketRanges(t *unicode.RangeTable) string {
 	}
 	flush()
 	return b.String()
+}
+
+// propName is the Unicode general category of each class.
+var propName = [3]string{clsUpper: "Lu", clsLower: "Ll", clsDigit: "Nd"}
+
+// ClassProbe returns a query that classifies every BMP character (U+0001 …
+// U+FFFF without the surrogates) with the server's own regular-expression
+// classes, the way the masks would match them, and the one value it returns
+// when that classification is Go's (then a Target may set NamedClasses).
+// The server generates the characters itself, so the query is small; any
+// other answer, or an error, means the SQL must keep the explicit lists.
+// ok is false for a dialect that has no probe (PostgreSQL).
+func ClassProbe(d Dialect) (query, want string, ok bool) {
+	if d != MySQL {
+		return "", "", false
+	}
+	g := gen{d: MySQL}
+	flags := make([]string, len(propName))
+	for c, p := range propName {
+		flags[c] = "ch REGEXP " + g.lit(myRegexpFlags+`\p{`+p+"}")
+	}
+	hex := "SELECT 0 n"
+	for i := 1; i < 16; i++ {
+		hex += " UNION ALL SELECT " + itoa(i)
+	}
+	query = "WITH h AS (" + hex + ") " +
+		"SELECT CONCAT(COUNT(*), ':', MD5(GROUP_CONCAT(cp, ':', c ORDER BY cp SEPARATOR ','))) FROM (" +
+		"SELECT cp, CONCAT(" + strings.Join(flags, ", ") + ") c FROM (" +
+		"SELECT cp, " + myText("CHAR(cp USING utf32)") + " ch FROM (" +
+		"SELECT a.n * 4096 + b.n * 256 + c.n * 16 + d.n cp FROM h a, h b, h c, h d) q " +
+		"WHERE cp > 0 AND cp NOT BETWEEN 55296 AND 57343) r) s WHERE c <> '000'"
+	return query, goClassDigest(), true
+}
+
+// goClassDigest is the answer of ClassProbe's query under Go's tables.
+func goClassDigest() string {
+	var b strings.Builder
+	n := 0
+	for r := rune(1); r <= 0xFFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		f := [3]byte{'0', '0', '0'}
+		for c, t := range []*unicode.RangeTable{clsUpper: unicode.Lu, clsLower: unicode.Ll, clsDigit: unicode.Nd} {
+			if unicode.Is(t, r) {
+				f[c] = '1'
+			}
+		}
+		if f == [3]byte{'0', '0', '0'} {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteString(strconv.Itoa(int(r)) + ":" + string(f[:]))
+	}
+	return strconv.Itoa(n) + ":" + fmt.Sprintf("%x", md5.Sum([]byte(b.String())))
 }

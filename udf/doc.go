@@ -45,7 +45,15 @@
 // Character classes are spelled out as explicit code point ranges taken from
 // Go's Unicode tables rather than left to the server, so MariaDB's PCRE,
 // PostgreSQL's regexp engine (under any collation) and the reference
-// classify alike; the regexp options are pinned with (?-imsx), so neither a
+// classify alike. Where the server is known to classify every BMP character
+// as Go does, the SQL names the classes instead (Target.NamedClasses:
+// a candidate class, the Latin-1 members listed and the rest of the BMP as
+// one range, confirmed by a lookbehind of MariaDB's \p{Lu}, \p{Ll},
+// \p{Nd}), which is several KB shorter and keeps PCRE's skipping of
+// characters that cannot match; the knowledge comes from ClassProbe, a query
+// the driver runs on the connection that classifies all of the BMP on the
+// server and compares a digest with Go's. The regexp options are pinned
+// with (?-imsx), so neither a
 // case-insensitive collation nor default_regex_flags changes a result (the
 // driver refuses connections whose default_regex_flags hold UNGREEDY or
 // NO_AUTO_CAPTURE, which no portable inline flag switches off).
@@ -55,7 +63,9 @@
 // noncharacters. The *_N masks count and cut in UTF-16 units: every
 // supplementary character is followed by a marker standing for its low
 // surrogate before counting, and the markers are dropped (or a cut pair
-// turned into '?') before masking. Integers are masked as digit strings,
+// turned into '?') before masking. When "other" characters are kept (as by
+// every built-in *_N mask), the side of the cut is masked in place instead: a lookbehind or lookahead of n units tells the side of
+// each character, so the text is read once and never cut. Integers are masked as digit strings,
 // signed and wrapped into the Hive width with MOD; 0 and MIN come from the
 // reference as constants. Dates are rebuilt with CAST(CONCAT(…) AS DATE)
 // on MariaDB and make_date on PostgreSQL.

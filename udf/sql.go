@@ -71,6 +71,12 @@ type Target struct {
 	Column     string // SQL reference to the raw column, already quoted by the caller (e.g. `t`.`ssn` or "t"."ssn")
 	DataType   string // base type, lower-cased (information_schema DATA_TYPE / data_type)
 	ColumnType string // full type, lower-cased (mysql COLUMN_TYPE like "varchar(40)", "char(10)", "int(11)", "bigint(20) unsigned"; postgres e.g. "character varying(40)", "character(10)", "integer")
+	// NamedClasses: the server's regular expressions classify every BMP
+	// character into Lu, Ll and Nd exactly as Go's tables do (ClassProbe
+	// answered so on the connection), and the SQL names the classes
+	// (\p{Lu} …) beyond Latin-1 instead of listing their code points.
+	// MariaDB only; it changes nothing on PostgreSQL.
+	NamedClasses bool
 }
 
 // ValidateMask checks a mask's type and arguments when a policy is loaded
@@ -552,6 +558,9 @@ func suppClass() string { return "[" + suppRange + "]" }
 // units), mask one side, keep the other.
 func (g gen) partial(x string, s *spec) string {
 	e := g.reReplace(x, "("+suppClass()+")", `\1`+unitMark) // UTF-16 image
+	if groups, ok := g.lookaroundPasses(s); ok {
+		return g.partialLookaround(e, s, groups)
+	}
 	l := "CHAR_LENGTH(" + e + ")"
 	n := itoa(s.n)
 	var k string
@@ -602,29 +611,91 @@ func (g gen) partial(x string, s *spec) string {
 	return g.concat(front, back)
 }
 
-// groupPattern is a bracket expression matching the BMP characters of the
-// classes in group (a set of class bits); supplementary characters never
-// match it.
-func groupPattern(group int) string {
-	var b strings.Builder
-	if group&(1<<clsOther) == 0 {
-		b.WriteString("[")
-		for c := clsUpper; c <= clsDigit; c++ {
-			if group&(1<<c) != 0 {
-				b.WriteString(bmpClass[c])
-			}
-		}
-	} else {
-		b.WriteString("[^")
-		for c := clsUpper; c <= clsDigit; c++ {
-			if group&(1<<c) == 0 {
-				b.WriteString(bmpClass[c])
-			}
-		}
-		b.WriteString(suppRange)
+// maxLookaroundN bounds the n of the *_N masks computed with lookarounds:
+// PostgreSQL's largest repetition count, and beyond it the lookaround would
+// cost more than the cut.
+const maxLookaroundN = 255
+
+// lookaroundPasses reports whether partialLookaround computes s, and its
+// passes: when "other" characters are kept
+// (so no supplementary character or marker changes, and a pair cut in two
+// is re-joined as Java re-joins it), when the replacements form no cycle
+// and are BMP characters (so no replacement is mistaken for a
+// supplementary character's marker), for n up to maxLookaroundN.
+func (g gen) lookaroundPasses(s *spec) ([]pass, bool) {
+	if s.chars[clsOther] != keep || s.n > maxLookaroundN {
+		return nil, false
 	}
-	b.WriteString("]")
-	return b.String()
+	for c := clsUpper; c <= clsDigit; c++ {
+		if s.chars[c] != keep && s.chars[c] > 0xFFFF {
+			return nil, false
+		}
+	}
+	return passOrder(s.chars)
+}
+
+// partialLookaround masks the side of the cut in place, over the UTF-16
+// image e, where every code point is one UTF-16 unit: a character is on
+// the front side when at most k-1 units come before it, k being the cut,
+// which a lookbehind (n units from the start) or a lookahead (n units from
+// the end) tells without computing k. Each pass replaces a character by
+// one character, so the positions stay what they were.
+func (g gen) partialLookaround(e string, s *spec, groups []pass) string {
+	units := ".{" + itoa(s.n) + "}" // PostgreSQL's '.' matches a newline
+	if g.my() {
+		units = "(?s:" + units + ")"
+	}
+	for _, grp := range groups {
+		p := g.groupPattern(grp.classes)
+		switch s.fn {
+		case fnFirstN: // the first n units
+			p = "(?<!" + units + ")" + p
+		case fnShowFirstN: // all but the first n units
+			p = "(?<=" + units + ")" + p
+		case fnLastN: // the last n units
+			p += "(?!" + units + ")"
+		case fnShowLastN: // all but the last n units
+			p += "(?=" + units + ")"
+		}
+		e = g.reReplace(e, p, replacementText(replChar(grp.repl)))
+	}
+	return g.reReplace(e, "(?<="+suppClass()+")"+unitMark, "")
+}
+
+// groupPattern is a pattern matching the BMP characters of the classes in
+// group (a set of class bits); supplementary characters never match it.
+// The classes are the explicit lists of bmpClass, or, when the target says
+// the server classifies as Go's tables do, a candidate character that a
+// one-character lookbehind confirms with the server's own properties
+// (\p{Lu} …). The candidate lists the classes' Latin-1 members, so that
+// PCRE's first-character optimisation still skips the ASCII characters
+// that cannot match; only the lookbehind decides beyond Latin-1.
+func (g gen) groupPattern(group int) string {
+	named := g.my() && g.t.NamedClasses
+	other := group&(1<<clsOther) != 0
+	// The group's classes when it matches them; the classes outside it
+	// when it matches "other".
+	var listed, props strings.Builder
+	for c := clsUpper; c <= clsDigit; c++ {
+		if (group&(1<<c) != 0) == other {
+			continue
+		}
+		if named {
+			listed.WriteString(latin1Class[c])
+			props.WriteString(`\p{` + propName[c] + "}")
+		} else {
+			listed.WriteString(bmpClass[c])
+		}
+	}
+	switch {
+	case other && props.Len() == 0:
+		return "[^" + listed.String() + suppRange + "]"
+	case other:
+		return "[^" + listed.String() + suppRange + "](?<![" + props.String() + "])"
+	case props.Len() == 0:
+		return "[" + listed.String() + "]"
+	}
+	return "[" + listed.String() + beyondLatin1 + "](?<=[" + props.String() + "])"
 }
 
 func replChar(r int) string { return string(rune(r)) }
@@ -646,7 +717,7 @@ func (g gen) maskChars(x string, chars [4]int) string {
 		if grp.classes&(1<<clsOther) != 0 {
 			x = g.reReplace(x, suppClass(), r+r)
 		}
-		x = g.reReplace(x, groupPattern(grp.classes), r)
+		x = g.reReplace(x, g.groupPattern(grp.classes), r)
 	}
 	return x
 }
@@ -654,14 +725,14 @@ func (g gen) maskChars(x string, chars [4]int) string {
 func (g gen) maskCharsTokens(x string, chars [4]int) string {
 	token := func(c int) string { return tokenStart + string(rune(tokenClass+c)) }
 	if chars[clsOther] != keep {
-		x = g.reReplace(x, groupPattern(1<<clsOther), token(clsOther))
+		x = g.reReplace(x, g.groupPattern(1<<clsOther), token(clsOther))
 		x = g.reReplace(x, suppClass(), token(clsOther)+token(clsOther))
 	} else {
 		x = g.replace(x, tokenStart, tokenStart+tokenKeep)
 	}
 	for c := clsUpper; c <= clsDigit; c++ {
 		if chars[c] != keep {
-			x = g.reReplace(x, groupPattern(1<<c), token(c))
+			x = g.reReplace(x, g.groupPattern(1<<c), token(c))
 		}
 	}
 	for c := clsUpper; c <= clsOther; c++ {

@@ -117,6 +117,10 @@ var stringCases = []maskCase{
 	{TypeShowLastN, []string{"2", "-1", "-1", "-1", "#"}},
 	{TypeShowLastN, []string{"5", "x", "x", "x", "x"}},
 	{TypeShowLastN, []string{"100"}},
+	{TypeShowLastN, []string{"300"}},                  // beyond the lookaround bound
+	{TypeShowFirstN, []string{"2", "x", "x", "-1"}},   // upper and lower in one pass
+	{TypeLastN, []string{"3", "A", "-1", "b"}},        // a replacement in a masked class
+	{TypeFirstN, []string{"2", "😀", "x", "-1", "-1"}}, // a supplementary replacement
 	{TypeFirstN, []string{"0"}},
 	{TypeFirstN, []string{"3"}},
 	{TypeFirstN, []string{"4", "-1", "-1", "-1", "*"}},
@@ -516,44 +520,91 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 			if c.normalize != nil {
 				norm = c.normalize(d)
 			}
-			for _, mc := range casesFor(c.kind) {
-				expr, err := MaskSQL(target, mc.typ, mc.args, "")
-				if err != nil {
-					t.Errorf("%s: MaskSQL: %v", mc, err)
-					continue
+			forms := []Target{target}
+			if d == MySQL && c.kind == KindString {
+				named := target
+				named.NamedClasses = true
+				forms = append(forms, named)
+			}
+			for _, form := range forms {
+				classes := "explicit classes"
+				if form.NamedClasses {
+					classes = "named classes"
 				}
-				want := make([]sql.NullString, len(values))
-				for i, v := range values {
-					in := c.goValue(v)
-					res, err := Apply(mc.typ, mc.args, "", in)
+				for _, mc := range casesFor(c.kind) {
+					expr, err := MaskSQL(form, mc.typ, mc.args, "")
 					if err != nil {
-						t.Fatalf("%s: Apply(%q): %v", mc, in, err)
+						t.Errorf("%s: MaskSQL: %v", mc, err)
+						continue
 					}
-					if d == MySQL && isYearZeroLeapDay(res) {
-						// Pinned divergence: MariaDB's calendar has no
-						// 0000-02-29 (its year 0 is not a leap year).
-						res = nil
+					want := make([]sql.NullString, len(values))
+					for i, v := range values {
+						in := c.goValue(v)
+						res, err := Apply(mc.typ, mc.args, "", in)
+						if err != nil {
+							t.Fatalf("%s: Apply(%q): %v", mc, in, err)
+						}
+						if d == MySQL && isYearZeroLeapDay(res) {
+							// Pinned divergence: MariaDB's calendar has no
+							// 0000-02-29 (its year 0 is not a leap year).
+							res = nil
+						}
+						ws, wok := formatExpected(d, res)
+						if wok {
+							ws = norm(ws)
+						}
+						want[i] = sql.NullString{String: ws, Valid: wok}
 					}
-					ws, wok := formatExpected(d, res)
-					if wok {
-						ws = norm(ws)
+					// The expression as emitted, under the server settings that
+					// change what literals and regexps mean …
+					setHostile(t, conn, d, true)
+					check(t, mc, c, classes+", hostile session", expr, values, readColumn(t, conn, d, c, table, expr), want)
+					setHostile(t, conn, d, false)
+					// … and as the rewriter's parser formats it.
+					re, err := reformat(d, expr)
+					if err != nil {
+						t.Errorf("%s: reformat: %v", mc, err)
+						continue
 					}
-					want[i] = sql.NullString{String: ws, Valid: wok}
+					check(t, mc, c, classes+", reformatted", re, values, readColumn(t, conn, d, c, table, re), want)
 				}
-				// The expression as emitted, under the server settings that
-				// change what literals and regexps mean …
-				setHostile(t, conn, d, true)
-				check(t, mc, c, "hostile session", expr, values, readColumn(t, conn, d, c, table, expr), want)
-				setHostile(t, conn, d, false)
-				// … and as the rewriter's parser formats it.
-				re, err := reformat(d, expr)
-				if err != nil {
-					t.Errorf("%s: reformat: %v", mc, err)
-					continue
-				}
-				check(t, mc, c, "reformatted", re, values, readColumn(t, conn, d, c, table, re), want)
 			}
 		})
+	}
+}
+
+// TestClassProbeMariaDB checks that the test server's regular expressions
+// classify the BMP as Go's tables do (the named-class masks that
+// TestMaskSQLMariaDB checks rely on it) and that the probe tells a
+// classification that differs in one character.
+func TestClassProbeMariaDB(t *testing.T) {
+	conn := openDB(t, MySQL)
+	query, want, ok := ClassProbe(MySQL)
+	if !ok {
+		t.Fatal("no probe for MySQL")
+	}
+	var got string
+	if err := conn.QueryRowContext(context.Background(), query).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		var version string
+		_ = conn.QueryRowContext(context.Background(), "SELECT VERSION()").Scan(&version)
+		t.Fatalf("server %s classifies the BMP unlike Go's tables: probe %q, want %q", version, got, want)
+	}
+	// One character more in Lu (U+00AA is Lo): the answer must change.
+	tampered := strings.Replace(query, "CONCAT(ch REGEXP", "CONCAT(ch = "+myText("CHAR(170 USING utf32)")+" OR ch REGEXP", 1)
+	if tampered == query {
+		t.Fatal("probe query has an unexpected form")
+	}
+	if err := conn.QueryRowContext(context.Background(), tampered).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got == want {
+		t.Errorf("the probe does not tell a classification that differs in U+00AA")
+	}
+	if _, _, ok := ClassProbe(Postgres); ok {
+		t.Error("PostgreSQL has a probe")
 	}
 }
 

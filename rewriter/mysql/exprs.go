@@ -383,7 +383,7 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 	if !ok {
 		return nil, nil
 	}
-	text, _, err := target.plan.MaskExpr(Syntax, col, sqlparser.String(target.qualifier)+"."+Syntax.QuoteIdent(col.Name))
+	text, _, err := target.plan.MaskExpr(r.syntax(), col, sqlparser.String(target.qualifier)+"."+Syntax.QuoteIdent(col.Name))
 	if err != nil {
 		return nil, err
 	}

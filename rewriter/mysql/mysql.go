@@ -42,12 +42,18 @@ func mustParser() *sqlparser.Parser {
 // policy expressions when a policy loads).
 func (Dialect) Syntax() rewriter.Syntax { return Syntax }
 
-// Syntax is the MySQL syntax for the dialect-neutral planner.
+// Syntax is the MySQL syntax for the dialect-neutral planner, for a
+// server whose character classes are not known (masks list them).
 var Syntax rewriter.Syntax = syntax{}
 
-type syntax struct{}
+// syntax is the MySQL syntax; namedClasses is the connection's
+// Session.NamedClasses.
+type syntax struct{ namedClasses bool }
 
 func (syntax) UDF() udf.Dialect { return udf.MySQL }
+
+// NamedClasses reports the connection's Session.NamedClasses.
+func (s syntax) NamedClasses() bool { return s.namedClasses }
 
 // QuoteIdent quotes an identifier with backticks, valid under every sql_mode.
 func (syntax) QuoteIdent(name string) string {

@@ -35,6 +35,9 @@ func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	return r
 }
 
+// syntax is the Syntax of the statement's connection.
+func (r *rewrite) syntax() rewriter.Syntax { return syntax{namedClasses: r.session.NamedClasses} }
+
 // tableRef is a table in a FROM clause (or a write's target) as the
 // expressions of its scope see it.
 type tableRef struct {
@@ -473,7 +476,7 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 // derivedTable builds the policy's read form of a table, with its policy
 // expressions rewritten (context functions, tables they read).
 func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlparser.Select, error) {
-	text, err := plan.DerivedSelect(Syntax)
+	text, err := plan.DerivedSelect(r.syntax())
 	if err != nil {
 		return nil, err
 	}

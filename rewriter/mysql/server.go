@@ -20,6 +20,10 @@ type Session struct {
 	NoBackslashEscapes bool
 	// ANSIQuotes: sql_mode ANSI_QUOTES or ANSI ("x" is an identifier).
 	ANSIQuotes bool
+	// NamedClasses: the server is a MariaDB whose regular expressions
+	// classify characters as Go's tables do (udf.ClassProbe), so masks name
+	// the classes instead of listing them (udf.Target.NamedClasses).
+	NamedClasses bool
 }
 
 // sessionOf is the request's session state; a nil one is the default.
@@ -47,6 +51,7 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 			return nil, rewriter.Unsupported("the connection's %s is %s: sqe supports utf8mb4, utf8mb3, utf8, ascii and latin1", name, set)
 		}
 	}
+	named := false
 	if strings.Contains(strings.ToLower(rewriter.Text(row[2])), "mariadb") {
 		flags, err := q(ctx, "SELECT @@SESSION.default_regex_flags")
 		if err != nil {
@@ -58,12 +63,14 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 				return nil, rewriter.Unsupported("default_regex_flags UNGREEDY or NO_AUTO_CAPTURE would change how masks are computed; clear them on the connection")
 			}
 		}
+		named = namedClasses(ctx, q, rewriter.Text(row[2]))
 	}
 	mode := "," + strings.ToUpper(rewriter.Text(row[1])) + ","
 	return Session{
 		Database:           rewriter.Text(row[0]),
 		NoBackslashEscapes: strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,"),
 		ANSIQuotes:         strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,"),
+		NamedClasses:       named,
 	}, nil
 }
 

@@ -3,9 +3,12 @@ package mysql
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 func TestGeneratedExtra(t *testing.T) {
@@ -29,6 +32,9 @@ func TestReadSession(t *testing.T) {
 			if q == "SELECT @@SESSION.default_regex_flags" {
 				return [][]any{{flags}}, nil
 			}
+			if q == serverIdentity || strings.Contains(q, "REGEXP") {
+				return nil, errors.New("no probe here")
+			}
 			return [][]any{{[]byte("shop"), mode, version, client, "utf8mb4"}}, nil
 		}
 	}
@@ -44,6 +50,56 @@ func TestReadSession(t *testing.T) {
 		if _, err := (Dialect{}).ReadSession(context.Background(), q); !errors.Is(err, rewriter.ErrUnsupported) {
 			t.Errorf("want a refusal, got %v", err)
 		}
+	}
+}
+
+// TestReadSessionNamedClasses: a MariaDB whose probe answers Go's
+// classification gets NamedClasses, any other answer or an error does
+// not, and the answer is kept per server instance.
+func TestReadSessionNamedClasses(t *testing.T) {
+	_, want, _ := udf.ClassProbe(udf.MySQL)
+	probes := 0
+	server := func(host, probe string, probeErr error) rewriter.Query {
+		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
+			switch {
+			case q == "SELECT @@SESSION.default_regex_flags":
+				return [][]any{{""}}, nil
+			case q == serverIdentity:
+				return [][]any{{host, int64(3306), int64(1700000000)}}, nil
+			case strings.Contains(q, "REGEXP"):
+				probes++
+				return [][]any{{probe}}, probeErr
+			}
+			return [][]any{{"shop", "", "10.11.19-MariaDB", "utf8mb4", "utf8mb4"}}, nil
+		}
+	}
+	for _, c := range []struct {
+		host, probe string
+		err         error
+		named       bool
+	}{
+		{"same", want, nil, true},
+		{"differs", "1:0", nil, false},
+		{"fails", want, errors.New("refused"), false},
+	} {
+		s, err := Dialect{}.ReadSession(context.Background(), server(c.host, c.probe, c.err))
+		if err != nil || s.(Session).NamedClasses != c.named {
+			t.Errorf("%s: %+v %v, want NamedClasses %v", c.host, s, err, c.named)
+		}
+	}
+	before := probes
+	if s, err := (Dialect{}).ReadSession(context.Background(), server("same", "", nil)); err != nil || !s.(Session).NamedClasses || probes != before {
+		t.Errorf("the same server instance was probed again (%d probes) or lost its answer: %+v %v", probes-before, s, err)
+	}
+	// MySQL (not MariaDB) is never probed.
+	mysql8 := func(_ context.Context, q string, _ ...any) ([][]any, error) {
+		if q != "SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection" {
+			t.Errorf("unexpected query %.60s", q)
+		}
+		return [][]any{{"shop", "", "8.0.40", "utf8mb4", "utf8mb4"}}, nil
+	}
+	if s, err := (Dialect{}).ReadSession(context.Background(), mysql8); err != nil || s.(Session).NamedClasses {
+		t.Errorf("MySQL: %+v %v", s, err)
 	}
 }
 
@@ -63,6 +119,26 @@ func TestNoConfirmingCodes(t *testing.T) {
 	for _, e := range []*rewriter.Error{{Kind: rewriter.ErrSyntax}, {Kind: rewriter.ErrUnsupported, NotFound: true}} {
 		if got := (Dialect{}).ConfirmingCodes(e); got != nil {
 			t.Errorf("%v: %q", e, got)
+		}
+	}
+}
+
+// TestNamedClassesReachTheMasks: a connection whose server classifies as
+// Go does gets masks that name the classes, the others the code point
+// lists, in the read form and in a write's guard alike.
+func TestNamedClassesReachTheMasks(t *testing.T) {
+	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
+		for _, named := range []bool{false, true} {
+			req := request(sql, decisions)
+			req.Session = Session{Database: "shop", NamedClasses: named}
+			res, err := Dialect{}.Rewrite(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			if got := strings.Contains(res.SQL, "p{Lu}"); got != named || len(res.SQL) > 2000 != !named {
+				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), short(res.SQL))
+			}
 		}
 	}
 }

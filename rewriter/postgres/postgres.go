@@ -34,6 +34,9 @@ type syntax struct{}
 
 func (syntax) UDF() udf.Dialect { return udf.Postgres }
 
+// NamedClasses is false: masks list the character classes.
+func (syntax) NamedClasses() bool { return false }
+
 // QuoteIdent always double-quotes, doubling any double quote in the name:
 // the result is one identifier with exactly the name's case.
 func (syntax) QuoteIdent(name string) string {
