@@ -66,20 +66,11 @@ func BenchmarkPointSelect(b *testing.B) {
 				db.SetMaxOpenConns(1)
 				db.SetMaxIdleConns(1)
 			}
-			q := "SELECT id, name, ssn FROM customers WHERE id = ?"
-			if be.name == "postgres" {
-				q = "SELECT id, name, ssn FROM customers WHERE id = $1"
-			}
-			u := session.User{Name: "bench", Roles: []string{"reader"}}
-			ctx := session.NewContext(context.Background(), u)
-			ex, err := sqe.Explain(ctx, e.db, u, q)
-			if err != nil {
-				b.Fatal(err)
-			}
+			ctx, q, rewrittenSQL := pointSelect(b, e)
 			paths := []struct {
 				db    *sql.DB
 				query string
-			}{{e.raw, q}, {rawRewritten, ex.SQL}, {e.db, q}}
+			}{{e.raw, q}, {rawRewritten, rewrittenSQL}, {e.db, q}}
 			one := func(db *sql.DB, q string) {
 				var id int
 				var name, ssn string
@@ -96,6 +87,24 @@ func BenchmarkPointSelect(b *testing.B) {
 			b.ReportMetric(float64(rw)/float64(viaSqe), "sqe/rewritten-throughput")
 		})
 	}
+}
+
+// pointSelect is the point select of the point-select benchmarks in the
+// env's dialect, the context of its caller (the policy's reader) and the
+// SQL sqe sends for it.
+func pointSelect(b *testing.B, e *env) (ctx context.Context, query, rewritten string) {
+	b.Helper()
+	query = "SELECT id, name, ssn FROM customers WHERE id = ?"
+	if e.name == "postgres" {
+		query = "SELECT id, name, ssn FROM customers WHERE id = $1"
+	}
+	u := session.User{Name: "bench", Roles: []string{"reader"}}
+	ctx = session.NewContext(context.Background(), u)
+	ex, err := sqe.Explain(ctx, e.db, u, query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ctx, query, ex.SQL
 }
 
 // interleave runs n paths b.N times each, in an order that rotates from
@@ -140,20 +149,11 @@ func BenchmarkPointSelectConcurrent(b *testing.B) {
 					db.SetMaxOpenConns(workers)
 					db.SetMaxIdleConns(workers)
 				}
-				q := "SELECT id, name, ssn FROM customers WHERE id = ?"
-				if be.name == "postgres" {
-					q = "SELECT id, name, ssn FROM customers WHERE id = $1"
-				}
-				u := session.User{Name: "bench", Roles: []string{"reader"}}
-				ctx := session.NewContext(context.Background(), u)
-				ex, err := sqe.Explain(ctx, e.db, u, q)
-				if err != nil {
-					b.Fatal(err)
-				}
+				ctx, q, rewrittenSQL := pointSelect(b, e)
 				paths := []struct {
 					db    *sql.DB
 					query string
-				}{{rewritten, ex.SQL}, {e.db, q}}
+				}{{rewritten, rewrittenSQL}, {e.db, q}}
 				// round runs perRound statements on the path, spread over
 				// the goroutines.
 				const perRound = 256
