@@ -725,6 +725,23 @@ func (a *fakeAdmin) requests() (paths, auth []string) {
 	return paths, append([]string(nil), a.auth...)
 }
 
+// secureDownloads are the secure endpoints a source with credentials and
+// WithUserStore downloads from, in order.
+var secureDownloads = []string{
+	"/service/plugins/secure/policies/download/hivedev",
+	"/service/roles/secure/download/hivedev",
+	"/service/tags/secure/download/hivedev",
+	"/service/xusers/secure/download/hivedev",
+}
+
+// checkPaths fails the test when the admin was asked for other paths.
+func checkPaths(t *testing.T, paths, want []string) {
+	t.Helper()
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("paths %q, want %q", paths, want)
+	}
+}
+
 func TestAdminSecureDownloadWithCredentials(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -751,15 +768,8 @@ func TestAdminSecureDownloadWithCredentials(t *testing.T) {
 				t.Fatalf("parts missing: %+v", b)
 			}
 			paths, auth := a.requests()
-			want := []string{
-				"/service/plugins/secure/policies/download/hivedev",
-				"/service/roles/secure/download/hivedev",
-				"/service/tags/secure/download/hivedev",
-				"/service/xusers/secure/download/hivedev",
-			}
-			if strings.Join(paths, " ") != strings.Join(want, " ") {
-				t.Errorf("paths %q, want %q", paths, want)
-			}
+			want := secureDownloads
+			checkPaths(t, paths, want)
 			for i, got := range auth {
 				if got != tc.auth {
 					t.Errorf("request %d: Authorization %q, want %q", i, got, tc.auth)

@@ -129,15 +129,8 @@ func TestKerberosSecureDownload(t *testing.T) {
 				t.Fatalf("ssn mask = %q (err %v)", got, src.Err())
 			}
 			paths, _ := a.requests()
-			want := []string{
-				"/service/plugins/secure/policies/download/hivedev",
-				"/service/roles/secure/download/hivedev",
-				"/service/tags/secure/download/hivedev",
-				"/service/xusers/secure/download/hivedev",
-			}
-			if strings.Join(paths, " ") != strings.Join(want, " ") {
-				t.Errorf("paths %q, want %q", paths, want)
-			}
+			want := secureDownloads
+			checkPaths(t, paths, want)
 			users := a.authenticated()
 			if len(users) != len(want) {
 				t.Fatalf("%d authenticated requests, want %d", len(users), len(want))
