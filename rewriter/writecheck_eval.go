@@ -75,7 +75,6 @@ type columnKind struct {
 	min, max int64 // classNumber: the integer range
 	maxChars int   // classString: the declared length in characters (0: none)
 	maxBytes int   // classString: a byte limit (MySQL TEXT types; 0: none)
-	padded   bool  // classString: CHAR(n), compared without trailing spaces
 }
 
 // kindOf maps a catalog column type to how its values compare; an unknown
@@ -108,7 +107,6 @@ func kindOf(c Column, dialect string) columnKind {
 		return ints(64)
 	case "varchar", "character varying", "char", "character", "bpchar":
 		k := columnKind{class: classString, maxChars: declaredLength(full)}
-		k.padded = c.DataType == "char" || c.DataType == "character" || c.DataType == "bpchar"
 		if k.maxChars <= 0 && dialect == "mysql" {
 			return columnKind{} // MySQL always declares the length
 		}
