@@ -40,7 +40,7 @@ func ExampleExplain() {
 		}
 	}
 	// Output:
-	// select `id`, CONCAT('***', right(`shop`.`orders`.`email`, 4)) as `email` from `shop`.`orders` where `shop`.`orders`.`region` = 'EU' and `id` = ?
+	// select `id`, case when `shop`.`orders`.`region` = 'EU' then CONCAT('***', right(`shop`.`orders`.`email`, 4)) end as `email` from `shop`.`orders` where `shop`.`orders`.`region` = 'EU' and `id` = ?
 	// shop.orders: row filter eu-only (region = 'EU')
 	// shop.orders.email: mask email-tail (CUSTOM)
 }

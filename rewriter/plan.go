@@ -332,10 +332,26 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 //
 //	SELECT <mask(c) AS c for each visible column> FROM <schema>.<table> WHERE <filters>
 //
+// With guardMasks (the dialect found the filters a conjunction of simple
+// comparisons, which cannot fail on a value), each mask is computed only
+// on a row the filters admit:
+//
+//	CASE WHEN <filters> THEN <mask(c)> END AS c
+//
+// so that wherever the server evaluates the column once it has merged the
+// derived table into the statement (a condition tested before the filter,
+// the nullable side of an outer join), a hidden row gives NULL and no
+// mask expression ever runs on its values. On a row the filters admit the
+// column is the mask, as without the guard. See NeedsFence.
+//
 // Every mask and filter expression goes through syn.CanonicalExpr first.
 // The caller parses the text with its dialect's parser.
-func (p *TablePlan) DerivedSelect(syn Syntax) (string, error) {
+func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 	var b strings.Builder
+	where, err := p.FilterSQL(syn)
+	if err != nil {
+		return "", err
+	}
 	from := syn.QuoteIdent(p.Table.Schema) + "." + syn.QuoteIdent(p.Table.Table)
 	b.WriteString("SELECT ")
 	for i, c := range p.Columns {
@@ -347,26 +363,27 @@ func (p *TablePlan) DerivedSelect(syn Syntax) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if masked {
+		switch {
+		case !masked:
+			b.WriteString(ref)
+		default:
 			canon, err := syn.CanonicalExpr(expr)
 			if err != nil {
 				m, _ := p.Mask(c.Name)
 				return "", &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: c.Name, Policy: m.Policy,
 					Detail: "mask expression is not a single SQL expression"}
 			}
-			b.WriteString("(" + canon + ")")
-		} else {
-			b.WriteString(ref)
+			if guardMasks && where != "" {
+				b.WriteString("CASE WHEN " + where + " THEN (" + canon + ") END")
+			} else {
+				b.WriteString("(" + canon + ")")
+			}
 		}
 		b.WriteString(" AS ")
 		b.WriteString(syn.QuoteIdent(c.Name))
 	}
 	b.WriteString(" FROM ")
 	b.WriteString(from)
-	where, err := p.FilterSQL(syn)
-	if err != nil {
-		return "", err
-	}
 	if where != "" {
 		b.WriteString(" WHERE ")
 		b.WriteString(where)

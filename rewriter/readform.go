@@ -87,23 +87,30 @@ func (s *Statement[Ref]) SetConditions(mergeable bool, conds ConditionColumns) {
 // evaluate, on a row the filter rejects,
 //
 //   - an expression of the statement that can fail (it is not mergeable);
-//   - a mask expression of the table in a condition (a masked column read
-//     outside the select list, also through an output name or position:
-//     merged, it is the mask expression evaluated wherever the condition
-//     is, hidden rows included, and a CUSTOM mask can fail on a value);
-//   - any mask of the table, in a statement with an outer join (merged on
-//     the nullable side, a mask that is not strict may be computed at the
-//     table's own scan, before a filter turned into a join has rejected
-//     the row);
 //   - in a policy's own expressions (inPolicy: a filter reading a mapping
-//     table), any mask, or a filter that is not simple (filterSimple
-//     answers whether the table's filter is a conjunction of single
-//     comparisons of columns and constants): the statement's conditions
-//     say nothing about them.
+//     table), any mask, or a filter that is not simple: the statement's
+//     conditions say nothing about them;
+//   - when the masks are not guarded (the filter is not simple, see
+//     TablePlan.DerivedSelect), a mask expression of the table in a
+//     condition (a masked column read outside the select list, also
+//     through an output name or position: merged, it is the mask
+//     expression evaluated wherever the condition is, hidden rows
+//     included, and a CUSTOM mask can fail on a value), or any mask of
+//     the table in a statement with an outer join (merged on the nullable
+//     side, a mask that is not strict may be computed at the table's own
+//     scan, before a filter turned into a join has rejected the row).
+//
+// filterSimple is the dialect's answer whether the table's filter is a
+// conjunction of single comparisons of columns and constants; the
+// dialect passes the same answer to DerivedSelect as guardMasks. A
+// guarded mask is NULL on a row the filter rejects and is computed only
+// on the rows it admits, so the statement stays flat: its conditions,
+// joins, grouping and LIMIT are planned with the filter as the server
+// plans its own row policies.
 //
 // Select-list expressions are computed only for the rows every condition
-// admitted, so a mask read only there needs no fence.
-func (s *Statement[Ref]) NeedsFence(plan *TablePlan, inPolicy bool, filterSimple func() bool) bool {
+// admitted, so a mask read only there needs no fence either way.
+func (s *Statement[Ref]) NeedsFence(plan *TablePlan, inPolicy, filterSimple bool) bool {
 	if len(plan.Decision.RowFilters) == 0 {
 		return false
 	}
@@ -111,7 +118,10 @@ func (s *Statement[Ref]) NeedsFence(plan *TablePlan, inPolicy bool, filterSimple
 		return true
 	}
 	if inPolicy {
-		return plan.hasMasks() || !filterSimple()
+		return plan.hasMasks() || !filterSimple
+	}
+	if filterSimple {
+		return false
 	}
 	if s.conds.OuterJoin && plan.hasMasks() {
 		return true

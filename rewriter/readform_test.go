@@ -13,11 +13,12 @@ func readFormPlan(d *policy.Decision) *TablePlan {
 }
 
 // TestNeedsFence checks the one fence rule of both dialects on plans built
-// by hand: tag masks not resolved to columns make every column count as
-// masked, MASK_NONE is no mask, an outer join fences any masked table, a
-// statement that is not mergeable fences every filtered table, and a
-// policy's own expressions fence a masked table or one whose filter is not
-// simple.
+// by hand: a statement that is not mergeable fences every filtered table;
+// with a simple filter the masks are guarded and nothing else fences;
+// with a filter that is not simple, tag masks not resolved to columns make
+// every column count as masked, MASK_NONE is no mask, an outer join fences
+// any masked table; and a policy's own expressions fence a masked table or
+// one whose filter is not simple.
 func TestNeedsFence(t *testing.T) {
 	tagged := readFormPlan(&policy.Decision{TagMasks: map[string]policy.Mask{"PII": {Type: "MASK_NULL"}}})
 	masked := readFormPlan(&policy.Decision{Masks: map[string]policy.Mask{"ssn": {Type: "MASK_NULL"}}})
@@ -30,27 +31,37 @@ func TestNeedsFence(t *testing.T) {
 	reads.Add("SSN")
 	all.All = true
 	outer.OuterJoin = true
-	simple := func() bool { return true }
-	notSimple := func() bool { return false }
+	const simple, notSimple = true, false
 	for i, c := range []struct {
 		plan      *TablePlan
 		mergeable bool
 		conds     ConditionColumns
 		inPolicy  bool
-		simple    func() bool
+		simple    bool
 		want      bool
 	}{
 		{unfiltered, false, nothing, false, simple, false},
 		{plain, false, nothing, false, simple, true},
+		{masked, false, nothing, false, simple, true},
 		{plain, true, all, false, simple, false},
+		// Guarded masks: read in conditions, through output names, or
+		// under an outer join, the statement stays flat.
 		{masked, true, nothing, false, simple, false},
-		{masked, true, reads, false, simple, true},
-		{masked, true, all, false, simple, true},
-		{none, true, reads, false, simple, false},
-		{tagged, true, nothing, false, simple, false},
-		{tagged, true, reads, false, simple, true},
-		{masked, true, outer, false, simple, true},
-		{plain, true, outer, false, simple, false},
+		{masked, true, reads, false, simple, false},
+		{masked, true, all, false, simple, false},
+		{tagged, true, reads, false, simple, false},
+		{masked, true, outer, false, simple, false},
+		// Unguarded masks (the filter is not simple).
+		{masked, true, nothing, false, notSimple, false},
+		{masked, true, reads, false, notSimple, true},
+		{masked, true, all, false, notSimple, true},
+		{none, true, reads, false, notSimple, false},
+		{tagged, true, nothing, false, notSimple, false},
+		{tagged, true, reads, false, notSimple, true},
+		{masked, true, outer, false, notSimple, true},
+		{plain, true, outer, false, notSimple, false},
+		{plain, true, all, false, notSimple, false},
+		// A policy's own expressions.
 		{masked, true, nothing, true, simple, true},
 		{none, true, nothing, true, simple, false},
 		{plain, true, nothing, true, simple, false},

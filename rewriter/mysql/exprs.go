@@ -396,5 +396,8 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 	if err := r.policyExprs(target.plan, target.qualifier, e, nil); err != nil {
 		return nil, err
 	}
+	if target.guard != nil {
+		e = &sqlparser.CaseExpr{Whens: []*sqlparser.When{{Cond: deepClone(target.guard), Val: e}}}
+	}
 	return e, nil
 }

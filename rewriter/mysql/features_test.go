@@ -21,7 +21,20 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		"SELECT id, ssn FROM customers WHERE id = 1 AND EXP(id) > 0",
 		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND LENGTH(c.name) > 1",
 		"SELECT id FROM orders WHERE customer_id IN (SELECT id FROM customers)",
-		// A masked column (ssn, email) read outside the select list.
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if !strings.Contains(out, fenced) {
+			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
+		}
+	}
+	// A masked column (ssn, email) read outside the select list: with a
+	// filter of simple comparisons each mask is computed only where the
+	// filter holds (CASE WHEN filter THEN mask END), and the read is merged;
+	// with any other filter the read is fenced.
+	readsMasks := []string{
 		"SELECT id FROM customers WHERE ssn = '1'",
 		"SELECT id FROM customers WHERE id = 1 AND email IS NULL",
 		"SELECT id, ssn FROM customers ORDER BY ssn",
@@ -38,12 +51,26 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		"SELECT c.id FROM orders o JOIN customers c ON o.ssn = c.id", // another table's column of that name counts
 		"SELECT c.id FROM orders o JOIN customers c USING (ssn)",
 		"SELECT c.id FROM orders o NATURAL JOIN customers c",
-	} {
+	}
+	for _, sql := range readsMasks {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
-		if !strings.Contains(out, fenced) {
+		masks := strings.Count(out, "regexp_replace(regexp_replace(") + strings.Count(out, "convert(null using")
+		if strings.Contains(out, "limit 18446744073709551615") || masks == 0 && !strings.Contains(sql, "LENGTH(name)") ||
+			strings.Count(out, "`region` = 'EU' then ") < masks/2 {
+			t.Fatalf("%s: the masks are not guarded, or the read is fenced:\n%s", sql, short(out))
+		}
+	}
+	notSimple := customersDecision()
+	notSimple.RowFilters = []policy.RowFilter{{Expr: "region = 'EU' OR region = 'UK'", Policy: "europe"}}
+	for _, sql := range readsMasks {
+		out, err := rewriteSQL(t, sql, map[string]*policy.Decision{"shop.customers": notSimple})
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if !strings.Contains(out, "'UK' limit 18446744073709551615) as `") {
 			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
 		}
 	}
@@ -72,9 +99,11 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 }
 
 // TestNeedsFence checks MySQL's answers to the core's fence rule on plans
-// built by hand: tag masks not resolved to columns make every column
-// count as masked, MASK_NONE is no mask, a policy's own expressions fence
-// any masked table, and an outer join fences a masked table.
+// built by hand, with the masks unguarded (as for a filter that is not
+// simple): tag masks not resolved to columns make every column count as
+// masked, MASK_NONE is no mask, a policy's own expressions fence any
+// masked table, and an outer join fences a masked table. With the guard
+// (a simple filter) only a statement that is not mergeable fences.
 func TestNeedsFence(t *testing.T) {
 	filter := []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}
 	plan := func(d *policy.Decision) *rewriter.TablePlan {
@@ -113,8 +142,12 @@ func TestNeedsFence(t *testing.T) {
 		if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
 			r.SetConditions(true, collectConditionColumns(sel))
 		}
-		if got := r.needsFence(c.plan, &scope{policy: c.policy}); got != c.want {
+		if got := r.NeedsFence(c.plan, c.policy, false); got != c.want {
 			t.Errorf("%s (policy scope %v): fence %v, want %v", c.sql, c.policy, got, c.want)
+		}
+		mergeable := !canFailOnARow(stmt)
+		if got := r.NeedsFence(c.plan, c.policy, true); got != (!mergeable || (c.policy && c.plan == masked)) {
+			t.Errorf("%s (policy scope %v), masks guarded: fence %v", c.sql, c.policy, got)
 		}
 	}
 }

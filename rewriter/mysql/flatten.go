@@ -13,7 +13,8 @@ import (
 // policy without a derived table: masked columns are replaced by their
 // mask expressions wherever the statement reads them and * is expanded to
 // the visible columns; a row filter is ANDed in front of the WHERE. It is
-// the same result as the derived-table form (the real-database suites
+// the same result as the derived-table form (a mask is computed only on
+// the rows the filter admits, as there) (the real-database suites
 // check the shapes it covers) at a lower cost to the server, and applies
 // only where that is evident: one base table, no subquery, no output alias
 // that could be confused with a column, and no row filter that needs the
@@ -55,6 +56,13 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	r.Sanction(ate)
 	sc.tables = []*tableRef{ref}
 	sc.targets = []*tableRef{ref}
+	f, err := r.filterExpr(ref)
+	if err != nil {
+		return true, err
+	}
+	if f != nil && simpleFilter(plan) {
+		ref.guard = f
+	}
 
 	if err := r.expandStars(s, ref); err != nil {
 		return true, err
@@ -81,10 +89,6 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 		}
 		return false
 	}); err != nil {
-		return true, err
-	}
-	f, err := r.filterExpr(ref)
-	if err != nil {
 		return true, err
 	}
 	s.Where = andWhere(s.Where, f)

@@ -307,10 +307,11 @@ func readsColumn(stmt sqlparser.Statement, name string) bool {
 // query, no HAVING, window or INTO, every node of its conditions outside
 // the select list is of a kind that cannot fail on a value (see
 // fallible), and no condition reads a masked value: a column a derived
-// table computes, a raw masked column (a flattened read), or a
-// select-list entry named by position or alias that is anything but a
-// plain column that is neither. A statement with an outer join reads no
-// masked table unfenced.
+// table computes, a raw masked column (a flattened read), also through a
+// select-list entry named by position or alias. A value computed only
+// where the table's filter holds (CASE WHEN filter THEN … END, the guard)
+// is not a masked value: it reads nothing of a hidden row. A statement
+// with an outer join reads no table with unguarded masks unfenced.
 func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[*sqlparser.AliasedTableExpr]bool {
 	allowed := map[*sqlparser.AliasedTableExpr]bool{}
 	sel, ok := stmt.(*sqlparser.Select)
@@ -366,6 +367,9 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 					}
 					if holdsQuery(ae.Expr) {
 						return false
+					}
+					if guardedBy(ae.Expr, inner.Where.Expr) {
+						continue // NULL on a row the filter rejects
 					}
 					cols[strings.ToLower(ae.As.String())] = true
 				}
@@ -443,6 +447,18 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 	for _, k := range keys {
 		conds = append(conds, k)
 	}
+	var flatFilter sqlparser.Expr
+	if flat != nil {
+		// A mask the flattened read computes only where its filter holds
+		// reads nothing of a hidden row.
+		flatFilter = sel.Where.Expr
+		if and, ok := flatFilter.(*sqlparser.AndExpr); ok {
+			flatFilter = and.Left
+		}
+		for i, c := range conds {
+			conds[i] = withoutGuarded(c, flatFilter)
+		}
+	}
 	for _, c := range conds {
 		if fallible(c) {
 			return allowed
@@ -461,12 +477,19 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 		if !named {
 			continue
 		}
-		c, plain := entry.(*sqlparser.ColName)
-		if !known || !plain {
+		if !known {
 			opaque = true
 			continue
 		}
-		names[c.Name.Lowered()] = true
+		if flat != nil {
+			entry = withoutGuarded(entry, flatFilter).(sqlparser.Expr)
+		}
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if c, ok := node.(*sqlparser.ColName); ok {
+				names[c.Name.Lowered()] = true
+			}
+			return true, nil
+		}, entry)
 	}
 	if flat != nil {
 		for _, se := range sel.SelectExprs.Exprs {
@@ -506,6 +529,26 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 		}
 	}
 	return allowed
+}
+
+// guardedBy reports whether e is CASE WHEN filter THEN … END, with no
+// ELSE: a value computed only on the rows filter admits.
+func guardedBy(e, filter sqlparser.Expr) bool {
+	c, ok := e.(*sqlparser.CaseExpr)
+	return ok && c.Expr == nil && c.Else == nil && len(c.Whens) == 1 &&
+		sqlparser.String(c.Whens[0].Cond) == sqlparser.String(filter)
+}
+
+// withoutGuarded is a copy of n with every expression guardedBy filter
+// replaced by NULL.
+func withoutGuarded(n sqlparser.SQLNode, filter sqlparser.Expr) sqlparser.SQLNode {
+	return sqlparser.Rewrite(sqlparser.CloneSQLNode(n), func(c *sqlparser.Cursor) bool {
+		if e, ok := c.Node().(sqlparser.Expr); ok && guardedBy(e, filter) {
+			c.Replace(&sqlparser.NullVal{})
+			return false
+		}
+		return true
+	}, nil)
 }
 
 // keyEntry returns the select-list expression a GROUP BY or ORDER BY key

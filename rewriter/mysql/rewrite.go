@@ -49,6 +49,10 @@ type tableRef struct {
 	qualifier sqlparser.TableName
 	// ate is a write target's FROM entry.
 	ate *sqlparser.AliasedTableExpr
+	// guard, on a flattened read's table, is its row filter: each mask
+	// that replaces a column reference is computed only where it holds
+	// (see rewriter.TablePlan.DerivedSelect).
+	guard sqlparser.Expr
 }
 
 // scope is one level of name visibility: the CTEs defined at this level
@@ -476,7 +480,7 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 // derivedTable builds the policy's read form of a table, with its policy
 // expressions rewritten (context functions, tables they read).
 func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlparser.Select, error) {
-	text, err := plan.DerivedSelect(r.syntax())
+	text, err := plan.DerivedSelect(r.syntax(), simpleFilter(plan))
 	if err != nil {
 		return nil, err
 	}
@@ -508,7 +512,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 // needsFence asks the core whether the read form of a table, referenced
 // in scope sc, must be fenced (rewriter.Statement.NeedsFence).
 func (r *rewrite) needsFence(plan *rewriter.TablePlan, sc *scope) bool {
-	return r.NeedsFence(plan, sc != nil && sc.policy, func() bool { return simpleFilter(plan) })
+	return r.NeedsFence(plan, sc != nil && sc.policy, simpleFilter(plan))
 }
 
 // maxRows is the largest LIMIT the server accepts.

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // The server evaluates the conditions on one table's rows in the order of
@@ -20,6 +22,16 @@ import (
 // safety.go). A write guards its own condition (CASE WHEN filter THEN …)
 // when the filter is not simpleFilter, or the condition can fail or reads
 // a mask (needsGuard).
+
+// filterIsSimple reports whether the plan's row filters are simpleFilter
+// (true when it has none, false when they do not parse).
+func filterIsSimple(plan *rewriter.TablePlan) bool {
+	e, ok, err := rewriter.ParseFilter(plan, Syntax, parseExpr)
+	if !ok {
+		return err == nil
+	}
+	return simpleFilter(e)
+}
 
 // simpleFilter reports whether every conjunct of a row filter is a single
 // comparison of columns and constants, a NULL test or a boolean column.

@@ -73,12 +73,31 @@ func FuzzRewrite(f *testing.F) {
 	})
 }
 
+// guardedBy reports whether e is CASE WHEN filter THEN … END, with no
+// ELSE: a value computed only on the rows filter admits, NULL on the
+// others.
+func guardedBy(e, filter *pg.Node) bool {
+	c := e.GetCaseExpr()
+	if c == nil || c.Arg != nil || c.Defresult != nil || len(c.Args) != 1 {
+		return false
+	}
+	w := c.Args[0].GetCaseWhen()
+	if w == nil {
+		return false
+	}
+	got, err1 := deparseExpr(w.Expr)
+	want, err2 := deparseExpr(filter)
+	return err1 == nil && err2 == nil && got == want
+}
+
 // checkFences accepts a printed statement when every row-filtered derived
 // table in it is fenced (OFFSET 0), unless the statement as written is a
 // plain SELECT whose conditions (everything but the select list) hold
 // only columns, constants, placeholders, comparisons and boolean
 // connectives, and read no masked column (or whole row) of an unfenced
 // table, and that holds no outer join when an unfenced table is masked.
+// A masked column the derived table computes only where its filter holds
+// (guardedBy) counts as unmasked: it reads nothing of a hidden row.
 func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 	masked := map[string]bool{} // the masked columns of unfenced tables
 	unfenced, anyMasked := false, false
@@ -100,8 +119,14 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 			return true, nil
 		}
 		unfenced = true
+		guarded := map[string]bool{}
+		for _, t := range sel.TargetList {
+			if rt := t.GetResTarget(); rt != nil && guardedBy(rt.Val, sel.WhereClause) {
+				guarded[rt.Name] = true
+			}
+		}
 		for name, mask := range d.Masks {
-			if mask.Type != udf.TypeNone {
+			if mask.Type != udf.TypeNone && !guarded[name] {
 				masked[name] = true
 				anyMasked = true
 			}
@@ -134,6 +159,26 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 			}
 			return true, nil
 		})
+	}
+	// readsMask: a select-list entry named by a key reads a masked
+	// column, the whole row, or a star (select-list expressions are
+	// computed only on the rows the conditions admit, so only what they
+	// read counts).
+	readsMask := func(n protoMessage) error {
+		var err error
+		_ = walk(n, func(m protoMessage, _ *pg.Node) (bool, error) {
+			if cr, ok := m.(*pg.ColumnRef); ok {
+				last := cr.Fields[len(cr.Fields)-1]
+				switch v := last.GetString_().GetSval(); {
+				case isStar(cr):
+					err = errors.New("a filtered table is unfenced under a key naming a star")
+				case masked[v], len(cr.Fields) == 1 && entries[v]:
+					err = errors.New("a filtered table is unfenced under a key naming an entry that reads a mask")
+				}
+			}
+			return true, nil
+		})
+		return err
 	}
 	var bad error
 	check := func(n protoMessage) {
@@ -179,8 +224,8 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 						}
 						bad = errors.New("a filtered table is unfenced under USING a mask")
 					}
-					if e.IsNatural {
-						bad = errors.New("a filtered table is unfenced under a NATURAL join")
+					if e.IsNatural && anyMasked {
+						bad = errors.New("a filtered table with unguarded masks is unfenced under a NATURAL join")
 					}
 				}
 			}
@@ -210,19 +255,20 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 					return errors.New("a filtered table is unfenced under an unknown position")
 				}
 				for _, t := range sel.TargetList[:pos] {
-					if cr := t.GetResTarget().GetVal().GetColumnRef(); cr == nil || isStar(cr) {
-						return errors.New("a filtered table is unfenced under a position naming an expression")
+					if cr := t.GetResTarget().GetVal().GetColumnRef(); cr != nil && isStar(cr) {
+						return errors.New("a filtered table is unfenced under a position after a star")
 					}
 				}
-				check(sel.TargetList[pos-1])
+				if err := readsMask(sel.TargetList[pos-1]); err != nil {
+					return err
+				}
 			}
 			if cr := key.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
 				for _, t := range sel.TargetList {
 					if rt := t.GetResTarget(); rt != nil && rt.Name != "" && rt.Name == cr.Fields[0].GetString_().GetSval() {
-						if rt.Val.GetColumnRef() == nil {
-							return errors.New("a filtered table is unfenced under an output name of an expression")
+						if err := readsMask(rt.Val); err != nil {
+							return err
 						}
-						check(rt.Val)
 					}
 				}
 			}
@@ -378,7 +424,10 @@ func TestCheckRelationsCatchesDirectReads(t *testing.T) {
 
 func TestCheckFencesCatchesUnfencedReads(t *testing.T) {
 	dec := simpleDecisions()
-	fenced, merged := derivedCFenced, derivedC
+	// merged is the read form with its masks unguarded (as for a filter
+	// that is not simple); guarded is the form sqe prints for a simple
+	// filter.
+	fenced, merged, guarded := derivedCFenced, derivedCUnguarded, derivedC
 	mergedM := derivedM
 	for _, c := range []struct {
 		in, out string
@@ -398,6 +447,15 @@ func TestCheckFencesCatchesUnfencedReads(t *testing.T) {
 		{"SELECT o.id FROM orders o LEFT JOIN region_map m ON m.role = o.id", "SELECT o.id FROM shop.orders o LEFT JOIN " + mergedM + " m ON m.role = o.id", true},
 		{"WITH x AS (SELECT 1) SELECT id FROM customers", "WITH x AS (SELECT 1) SELECT id FROM " + merged + " customers", false},
 		{"SELECT (SELECT 1) FROM customers", "SELECT (SELECT 1) FROM " + merged + " customers", false},
+		{"SELECT ssn FROM customers ORDER BY upper(name)", "SELECT ssn FROM " + merged + " customers ORDER BY upper(name)", false},
+		{"SELECT upper(ssn) FROM customers ORDER BY 1", "SELECT upper(ssn) FROM " + merged + " customers ORDER BY 1", false},
+		{"SELECT * FROM customers ORDER BY 1", "SELECT * FROM " + merged + " customers ORDER BY 1", false},
+		// Guarded masks: a hidden row's masked columns are NULL.
+		{"SELECT id FROM customers WHERE ssn = '1'", "SELECT id FROM " + guarded + " customers WHERE ssn = '1'", true},
+		{"SELECT upper(ssn) FROM customers ORDER BY 1", "SELECT upper(ssn) FROM " + guarded + " customers ORDER BY 1", true},
+		{"SELECT o.id FROM orders o LEFT JOIN customers c ON c.ssn = o.id", "SELECT o.id FROM shop.orders o LEFT JOIN " + guarded + " c ON c.ssn = o.id", true},
+		{"SELECT id FROM customers WHERE 1 / id = 1", "SELECT id FROM " + guarded + " customers WHERE 1 / id = 1", false},
+		{"SELECT id FROM customers c WHERE c IS NOT NULL", "SELECT id FROM " + guarded + " c WHERE c IS NOT NULL", false},
 	} {
 		in, out := mustParse(t, c.in), mustParse(t, c.out)
 		if err := checkFences(in.Stmts[0].Stmt, out.Stmts[0].Stmt, dec); (err == nil) != c.ok {

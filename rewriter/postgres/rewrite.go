@@ -551,7 +551,7 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 // scope sc, with its policy expressions rewritten (context functions,
 // tables they read), fenced when needsFence says so.
 func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*pg.SelectStmt, error) {
-	text, err := plan.DerivedSelect(Syntax)
+	text, err := plan.DerivedSelect(Syntax, filterIsSimple(plan))
 	if err != nil {
 		return nil, err
 	}

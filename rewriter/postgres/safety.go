@@ -352,7 +352,7 @@ func (r *rewrite) needsFence(plan *rewriter.TablePlan, where *pg.Node, sc *scope
 	if where == nil {
 		return false
 	}
-	return r.NeedsFence(plan, sc != nil && sc.policy, func() bool { return simpleFilter(where) })
+	return r.NeedsFence(plan, sc != nil && sc.policy, simpleFilter(where))
 }
 
 // needsGuard asks the core whether a write's own condition cond, as the
