@@ -62,6 +62,13 @@ func (syntax) QuoteIdent(name string) string {
 
 // CanonicalExpr parses text as one expression and formats it back.
 func (syntax) CanonicalExpr(text string) (string, error) {
+	return canonicalExprs.Do(text, canonicalExpr)
+}
+
+// canonicalExprs remembers CanonicalExpr's answers.
+var canonicalExprs = rewriter.TextMemo{Max: maxCachedExprs}
+
+func canonicalExpr(text string) (string, error) {
 	e, err := parseExpr(text)
 	if err != nil {
 		return "", err

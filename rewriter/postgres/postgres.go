@@ -46,6 +46,13 @@ func (syntax) QuoteIdent(name string) string {
 // CanonicalExpr parses text as exactly one expression and returns it as
 // the PostgreSQL deparser prints it.
 func (syntax) CanonicalExpr(text string) (string, error) {
+	return canonicalExprs.Do(text, canonicalExpr)
+}
+
+// canonicalExprs remembers CanonicalExpr's answers.
+var canonicalExprs = rewriter.TextMemo{Max: maxCachedExprs}
+
+func canonicalExpr(text string) (string, error) {
 	e, err := parseExpr(text)
 	if err != nil {
 		return "", err
@@ -64,6 +71,42 @@ func parse(text string) (*pg.ParseResult, error) {
 		return nil, rewriter.Unsupported("statement does not parse")
 	}
 	return tree, nil
+}
+
+// readForms keeps the read forms parseReadForm read, by text: a table's
+// read form is the same text for every statement that misses the rewrite
+// cache until its policy or columns change.
+var readForms struct {
+	sync.RWMutex
+	m map[string]*pg.ParseResult
+}
+
+// maxCachedReadForms bounds readForms; past it, read forms are parsed
+// each time.
+const maxCachedReadForms = 1024
+
+// parseReadForm parses a table's read form (TablePlan.DerivedSelect).
+// The caller owns the tree it gets (a copy of the cached one).
+func parseReadForm(text string) (*pg.ParseResult, error) {
+	readForms.RLock()
+	t, ok := readForms.m[text]
+	readForms.RUnlock()
+	if ok {
+		return proto.Clone(t).(*pg.ParseResult), nil
+	}
+	t, err := parse(text)
+	if err != nil {
+		return nil, err
+	}
+	readForms.Lock()
+	if readForms.m == nil {
+		readForms.m = map[string]*pg.ParseResult{}
+	}
+	if len(readForms.m) < maxCachedReadForms {
+		readForms.m[text] = proto.Clone(t).(*pg.ParseResult)
+	}
+	readForms.Unlock()
+	return t, nil
 }
 
 // exprCache keeps the expressions parseExpr read, by text: the policy's

@@ -556,7 +556,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*
 		return nil, err
 	}
 	bad := &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a plain select of the table"}
-	tree, err := parse(text)
+	tree, err := parseReadForm(text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil, bad
 	}

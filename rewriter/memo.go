@@ -1,0 +1,39 @@
+package rewriter
+
+import "sync"
+
+// TextMemo remembers the results of a pure function of SQL text (a
+// dialect's canonical form of an expression), so that a policy's masks and
+// filters, printed again for every statement that misses the rewrite
+// cache, are parsed and printed once. It holds at most Max results; past
+// that, results are computed each time (a policy set has far fewer
+// expressions). Errors are not remembered. The zero value with Max set is
+// ready to use and safe for concurrent use.
+type TextMemo struct {
+	Max int
+	mu  sync.RWMutex
+	m   map[string]string
+}
+
+// Do returns f(text), from memory when it was computed before.
+func (m *TextMemo) Do(text string, f func(string) (string, error)) (string, error) {
+	m.mu.RLock()
+	out, ok := m.m[text]
+	m.mu.RUnlock()
+	if ok {
+		return out, nil
+	}
+	out, err := f(text)
+	if err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	if m.m == nil {
+		m.m = map[string]string{}
+	}
+	if len(m.m) < m.Max {
+		m.m[text] = out
+	}
+	m.mu.Unlock()
+	return out, nil
+}
