@@ -15,11 +15,26 @@ import (
 func TestFilteredReadsAreFenced(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
 	const fenced = "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `"
+	// A single-table read whose only conditions that can fail are
+	// conjuncts of its WHERE stays flat: those conjuncts are evaluated
+	// only where the filter holds, the others are left for the indexes.
+	for sql, want := range map[string]string{
+		"SELECT id FROM customers WHERE EXP(CASE WHEN name = 'x' THEN 1000 END) > 0": "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then EXP(case when `name` = 'x' then 1000 end) > 0 else false end",
+		"SELECT id, ssn FROM customers WHERE id = 1 AND EXP(id) > 0":                 "where `shop`.`customers`.`region` = 'EU' and (`id` = 1 and case when `shop`.`customers`.`region` = 'EU' then EXP(`id`) > 0 else false end)",
+		"SELECT id FROM customers WHERE EXP(id) > 0 OR id = 2 ORDER BY id LIMIT 3":   "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then EXP(`id`) > 0 or `id` = 2 else false end order by `id` asc limit 3",
+	} {
+		out, err := rewriteSQL(t, sql, dec)
+		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") {
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
+		}
+	}
 	for _, sql := range []string{
-		// A condition that can fail, or another query.
-		"SELECT id FROM customers WHERE EXP(CASE WHEN name = 'x' THEN 1000 END) > 0",
-		"SELECT id, ssn FROM customers WHERE id = 1 AND EXP(id) > 0",
+		// A condition that can fail elsewhere than in the WHERE of a
+		// single-table read, or another query.
+		"SELECT id FROM customers WHERE EXP(id) > 0 ORDER BY LENGTH(name)",
+		"SELECT id FROM customers WHERE EXP(id) > 0 AND id IN (SELECT 1)",
 		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND LENGTH(c.name) > 1",
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE EXP(c.id) > 0",
 		"SELECT id FROM orders WHERE customer_id IN (SELECT id FROM customers)",
 	} {
 		out, err := rewriteSQL(t, sql, dec)
@@ -71,6 +86,7 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 		if !strings.Contains(out, "'UK' limit 18446744073709551615) as `") {
+			// (a filter that is not simple guards neither masks nor conditions)
 			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
 		}
 	}
@@ -389,7 +405,6 @@ func TestFailureFreeStatementsReadFilteredTablesMerged(t *testing.T) {
 		}
 	}
 	for _, sql := range []string{
-		"SELECT id FROM customers WHERE EXP(id) > 0",
 		"SELECT id FROM customers WHERE id = (SELECT 1)",
 		"SELECT region FROM customers GROUP BY region HAVING COUNT(*) > 1",
 		"SELECT id FROM customers ORDER BY LENGTH(name)",

@@ -43,8 +43,22 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	if err != nil {
 		return false, err
 	}
-	if plan.Passthrough() || aliasShadowsColumn(s, plan) || r.needsFence(plan, sc) {
+	if plan.Passthrough() || aliasShadowsColumn(s, plan) {
 		return false, nil
+	}
+	// A statement (the whole query, not a subquery of one) whose only
+	// conditions that can fail on a value are conjuncts of its WHERE keeps
+	// its table flat, those conjuncts guarded by the table's filter, when
+	// the filter is simple (it is then the guard of the masks too, and the
+	// fence rule asks only whether the statement can fail).
+	var fallible []int
+	if r.needsFence(plan, sc) {
+		var ok bool
+		fallible, ok = guardableConditions(s)
+		if r.top != sqlparser.TableStatement(s) || !ok || len(fallible) == 0 || !simpleFilter(plan) ||
+			len(plan.Decision.RowFilters) == 0 {
+			return false, nil
+		}
 	}
 	r.AddRead(t)
 	ref := &tableRef{alias: t.Table, table: t, plan: plan, qualifier: qualified(t)}
@@ -91,8 +105,31 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 	}); err != nil {
 		return true, err
 	}
+	if len(fallible) > 0 {
+		s.Where.Expr = guardConjuncts(s.Where.Expr, fallible, f)
+	}
 	s.Where = andWhere(s.Where, f)
 	return true, nil
+}
+
+// guardConjuncts rebuilds the conjunction e with the conjuncts at the
+// given positions as CASE WHEN guard THEN conjunct ELSE FALSE END: the
+// server evaluates them only on a row the guard (the table's filter)
+// admits, and drops the row otherwise, as the filter does. The other
+// conjuncts stay as they are, so that indexes still serve them.
+func guardConjuncts(e sqlparser.Expr, positions []int, guard sqlparser.Expr) sqlparser.Expr {
+	conj := splitAnd(e, nil)
+	for _, i := range positions {
+		conj[i] = &sqlparser.CaseExpr{
+			Whens: []*sqlparser.When{{Cond: deepClone(guard), Val: conj[i]}},
+			Else:  sqlparser.BoolVal(false),
+		}
+	}
+	out := conj[0]
+	for _, c := range conj[1:] {
+		out = &sqlparser.AndExpr{Left: out, Right: c}
+	}
+	return out
 }
 
 // expandStars replaces * and t.* by the visible columns of the table.

@@ -532,11 +532,17 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 }
 
 // guardedBy reports whether e is CASE WHEN filter THEN … END, with no
-// ELSE: a value computed only on the rows filter admits.
+// ELSE or ELSE FALSE: a value computed only on the rows filter admits.
 func guardedBy(e, filter sqlparser.Expr) bool {
 	c, ok := e.(*sqlparser.CaseExpr)
-	return ok && c.Expr == nil && c.Else == nil && len(c.Whens) == 1 &&
-		sqlparser.String(c.Whens[0].Cond) == sqlparser.String(filter)
+	if !ok || c.Expr != nil || len(c.Whens) != 1 || sqlparser.String(c.Whens[0].Cond) != sqlparser.String(filter) {
+		return false
+	}
+	if c.Else == nil {
+		return true
+	}
+	b, isBool := c.Else.(sqlparser.BoolVal)
+	return isBool && !bool(b)
 }
 
 // withoutGuarded is a copy of n with every expression guardedBy filter

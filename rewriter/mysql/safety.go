@@ -61,6 +61,54 @@ func canFailOnARow(stmt sqlparser.Statement) bool {
 	return false
 }
 
+// guardableConditions reports whether a single-table SELECT that
+// canFailOnARow fails only through conjuncts of its WHERE, none holding
+// another query: each such conjunct can then be guarded by the table's
+// filter (see flatten) instead of fencing the table. fallible lists them
+// by position among the WHERE's conjuncts (splitAnd).
+func guardableConditions(sel *sqlparser.Select) (fallible []int, ok bool) {
+	if sel.With != nil || sel.Having != nil || len(sel.Windows) > 0 || sel.Into != nil || sel.Where == nil ||
+		len(sel.From) != 1 || !safeTableExpr(sel.From[0]) {
+		return nil, false
+	}
+	for _, se := range sel.SelectExprs.Exprs {
+		if hasQuery(se) {
+			return nil, false
+		}
+	}
+	if sel.GroupBy != nil {
+		for _, e := range sel.GroupBy.Exprs {
+			if !safeValue(e) {
+				return nil, false
+			}
+		}
+	}
+	for _, o := range sel.OrderBy {
+		if !safeValue(o.Expr) {
+			return nil, false
+		}
+	}
+	for i, c := range splitAnd(sel.Where.Expr, nil) {
+		if safeCondition(c) {
+			continue
+		}
+		if hasQuery(c) {
+			return nil, false
+		}
+		fallible = append(fallible, i)
+	}
+	return fallible, true
+}
+
+// splitAnd appends the conjuncts of e (its top-level AND operands, left
+// to right) to out.
+func splitAnd(e sqlparser.Expr, out []sqlparser.Expr) []sqlparser.Expr {
+	if and, ok := e.(*sqlparser.AndExpr); ok {
+		return splitAnd(and.Right, splitAnd(and.Left, out))
+	}
+	return append(out, e)
+}
+
 func safeTableExpr(te sqlparser.TableExpr) bool {
 	switch t := te.(type) {
 	case *sqlparser.AliasedTableExpr:
