@@ -52,8 +52,10 @@ func TestComparisonsAcrossTypesAreFenced(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.sql, err)
 		}
-		if got := strings.Contains(res.SQL, "OFFSET 0"); got != c.fenced {
-			t.Errorf("%s: fenced %v, want %v:\n%s", c.sql, got, c.fenced, res.SQL)
+		// A single-table read guards the comparison by the filter instead.
+		got := strings.Contains(res.SQL, "OFFSET 0") || strings.Contains(res.SQL, "WHERE CASE WHEN ") && strings.Contains(res.SQL, ".region = 'EU' THEN ")
+		if got != c.fenced {
+			t.Errorf("%s: fenced or guarded %v, want %v:\n%s", c.sql, got, c.fenced, res.SQL)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
@@ -90,6 +91,59 @@ func guardedBy(e, filter *pg.Node) bool {
 	return err1 == nil && err2 == nil && got == want
 }
 
+// outSelect is the printed statement's SELECT (or an empty one).
+func outSelect(out *pg.Node) *pg.SelectStmt {
+	if sel := out.GetSelectStmt(); sel != nil {
+		return sel
+	}
+	return &pg.SelectStmt{}
+}
+
+// conjunctGuarded reports whether a conjunct of the printed WHERE is CASE
+// WHEN g THEN … ELSE false END where g is the filter of an unfenced
+// derived table, every column of it qualified by that table's alias: the
+// conjunct is evaluated only on rows the filter admits.
+func conjunctGuarded(c *pg.Node, filters map[string]*pg.Node) bool {
+	ce := c.GetCaseExpr()
+	if ce == nil || ce.Arg != nil || len(ce.Args) != 1 || ce.Defresult == nil {
+		return false
+	}
+	if b := ce.Defresult.GetAConst().GetBoolval(); b == nil || b.Boolval {
+		return false
+	}
+	g := ce.Args[0].GetCaseWhen().GetExpr()
+	for alias, f := range filters {
+		qualified := true
+		_ = walk(g, func(m protoMessage, _ *pg.Node) (bool, error) {
+			if cr, ok := m.(*pg.ColumnRef); ok && (len(cr.Fields) != 2 || cr.Fields[0].GetString_().GetSval() != alias) {
+				qualified = false
+			}
+			return true, nil
+		})
+		if qualified && unqualifiedText(g) == unqualifiedText(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// unqualifiedText prints an expression with every column reference
+// reduced to its column name.
+func unqualifiedText(n *pg.Node) string {
+	c := proto.Clone(n).(*pg.Node)
+	_ = walk(c, func(m protoMessage, _ *pg.Node) (bool, error) {
+		if cr, ok := m.(*pg.ColumnRef); ok && len(cr.Fields) > 1 {
+			cr.Fields = cr.Fields[len(cr.Fields)-1:]
+		}
+		return true, nil
+	})
+	text, err := deparseExpr(c)
+	if err != nil {
+		return "\x00" + err.Error()
+	}
+	return text
+}
+
 // checkFences accepts a printed statement when every row-filtered derived
 // table in it is fenced (OFFSET 0), unless the statement as written is a
 // plain SELECT whose conditions (everything but the select list) hold
@@ -99,7 +153,8 @@ func guardedBy(e, filter *pg.Node) bool {
 // A masked column the derived table computes only where its filter holds
 // (guardedBy) counts as unmasked: it reads nothing of a hidden row.
 func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
-	masked := map[string]bool{} // the masked columns of unfenced tables
+	masked := map[string]bool{}      // the masked columns of unfenced tables
+	filters := map[string]*pg.Node{} // the filters of unfenced tables, by alias
 	unfenced, anyMasked := false, false
 	_ = walk(out, func(m protoMessage, _ *pg.Node) (bool, error) {
 		rs, ok := m.(*pg.RangeSubselect)
@@ -119,6 +174,9 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 			return true, nil
 		}
 		unfenced = true
+		if rs.Alias != nil {
+			filters[rs.Alias.Aliasname] = sel.WhereClause
+		}
 		guarded := map[string]bool{}
 		for _, t := range sel.TargetList {
 			if rt := t.GetResTarget(); rt != nil && guardedBy(rt.Val, sel.WhereClause) {
@@ -235,7 +293,15 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 	for _, f := range sel.FromClause {
 		check(f)
 	}
-	for _, n := range []*pg.Node{sel.WhereClause, sel.LimitCount, sel.LimitOffset} {
+	if sel.WhereClause != nil {
+		out := outSelect(out)
+		for _, c := range splitAnd(out.WhereClause, nil) {
+			if !conjunctGuarded(c, filters) {
+				check(c)
+			}
+		}
+	}
+	for _, n := range []*pg.Node{sel.LimitCount, sel.LimitOffset} {
 		if n != nil {
 			check(n)
 		}

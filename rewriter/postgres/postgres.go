@@ -251,8 +251,16 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
 	r := newRewrite(ctx, req)
 	// Decided on the statement as the application wrote it.
-	if !canFailOnARow(stmt, r.fromTypes(stmt.GetSelectStmt())) {
-		conds, _ := collectConditionColumns(stmt.GetSelectStmt())
+	sel := stmt.GetSelectStmt()
+	types := r.fromTypes(sel)
+	if !canFailOnARow(stmt, types) {
+		conds, _ := collectConditionColumns(sel)
+		r.SetConditions(true, conds)
+	} else if fallible, ok := guardableConditions(sel, types); ok {
+		// Mergeable once those conjuncts are guarded by the table's filter
+		// (or the table is fenced where no guard can be built).
+		conds, _ := collectConditionColumns(sel)
+		r.fallible, r.guardTarget = fallible, sel.FromClause[0].GetRangeVar()
 		r.SetConditions(true, conds)
 	}
 	res, err := r.statement(stmt)
@@ -261,6 +269,11 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 			rewriter.SetStatementKind(err, res.Kind)
 		}
 		return nil, err
+	}
+	if r.guard != nil {
+		if sel.WhereClause, err = guardConjuncts(sel.WhereClause, r.fallible, r.guard); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
 		return nil, err

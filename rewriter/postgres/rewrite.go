@@ -32,6 +32,14 @@ type rewrite struct {
 	cursorPrefix string
 	// path is the connection's search path (req.Session).
 	path []string
+	// fallible are the positions of the WHERE conjuncts that can fail of a
+	// single-table read that is otherwise mergeable (guardableConditions);
+	// guard is its table's filter over the read form's columns, set when
+	// those conjuncts are guarded rather than the table fenced.
+	fallible []int
+	guard    *pg.Node
+	// guardTarget is that read's table reference: guarded, or fenced.
+	guardTarget *pg.RangeVar
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
@@ -538,6 +546,17 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	derived, err := r.derivedTable(plan, rv.Inh, sc)
 	if err != nil {
 		return err
+	}
+	if rv == r.guardTarget && derived.LimitOffset == nil && len(plan.Decision.RowFilters) > 0 {
+		guard, ok, err := conjunctGuard(plan, alias.Aliasname)
+		if err != nil {
+			return err
+		}
+		if ok && len(alias.Colnames) == 0 {
+			r.guard = guard
+		} else {
+			derived.LimitOffset = fenceOffset()
+		}
 	}
 	ref.derived = true
 	n.Node = &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{

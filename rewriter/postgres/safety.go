@@ -81,6 +81,132 @@ func canFailOnARow(stmt *pg.Node, types columnTypes) bool {
 	return wholeRow
 }
 
+// guardableConditions reports whether a single-table SELECT that
+// canFailOnARow fails only through conjuncts of its WHERE, none holding a
+// query or a window: each of them can then be guarded by the table's
+// filter (see guardConjuncts) instead of fencing the table. fallible
+// lists them by position among the WHERE's conjuncts (splitAnd).
+func guardableConditions(sel *pg.SelectStmt, types columnTypes) (fallible []int, ok bool) {
+	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || sel.IntoClause != nil ||
+		sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 || sel.WhereClause == nil ||
+		len(sel.FromClause) != 1 || sel.FromClause[0].GetRangeVar() == nil {
+		return nil, false
+	}
+	for _, d := range sel.DistinctClause {
+		if d != nil && d.Node != nil {
+			return nil, false
+		}
+	}
+	for _, t := range sel.TargetList {
+		if hasQueryOrWindow(t) {
+			return nil, false
+		}
+	}
+	for _, g := range sel.GroupClause {
+		if !safeValue(g) {
+			return nil, false
+		}
+	}
+	for _, s := range sel.SortClause {
+		if sb := s.GetSortBy(); sb == nil || len(sb.UseOp) > 0 || !safeValue(sb.Node) {
+			return nil, false
+		}
+	}
+	for _, l := range []*pg.Node{sel.LimitCount, sel.LimitOffset} {
+		if l != nil && !safeValue(l) {
+			return nil, false
+		}
+	}
+	if _, wholeRow := collectConditionColumns(sel); wholeRow {
+		return nil, false
+	}
+	for i, c := range splitAnd(sel.WhereClause, nil) {
+		if safeCondition(c, types) {
+			continue
+		}
+		if hasQueryOrWindow(c) {
+			return nil, false
+		}
+		fallible = append(fallible, i)
+	}
+	return fallible, len(fallible) > 0
+}
+
+// splitAnd appends the conjuncts of n (the operands of its top-level
+// ANDs, left to right) to out.
+func splitAnd(n *pg.Node, out []*pg.Node) []*pg.Node {
+	if b := n.GetBoolExpr(); b != nil && b.Boolop == pg.BoolExprType_AND_EXPR {
+		for _, a := range b.Args {
+			out = splitAnd(a, out)
+		}
+		return out
+	}
+	return append(out, n)
+}
+
+// guardConjuncts rebuilds the conjunction where with the conjuncts at the
+// given positions as CASE WHEN guard THEN conjunct ELSE false END: the
+// server evaluates them only on a row the guard (the table's filter over
+// its read form's columns) admits, and drops the row otherwise, as the
+// filter does. The other conjuncts stay as they are, so that indexes
+// still serve them.
+func guardConjuncts(where *pg.Node, positions []int, guard *pg.Node) (*pg.Node, error) {
+	conj := splitAnd(where, nil)
+	for _, i := range positions {
+		no, err := parseExpr("false")
+		if err != nil {
+			return nil, err
+		}
+		conj[i] = &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{
+			Args: []*pg.Node{{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{
+				Expr:   proto.Clone(guard).(*pg.Node),
+				Result: conj[i],
+			}}}},
+			Defresult: no,
+		}}}
+	}
+	if len(conj) == 1 {
+		return conj[0], nil
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conj}}}, nil
+}
+
+// conjunctGuard is the plan's row filter over the columns of its read
+// form, as the statement around it sees them (qualified by alias): ok is
+// false when a column it reads is masked or not visible there (the guard
+// would not read the raw value), or the filter is not simple.
+func conjunctGuard(plan *rewriter.TablePlan, alias string) (guard *pg.Node, ok bool, err error) {
+	e, has, err := rewriter.ParseFilter(plan, Syntax, parseExpr)
+	if err != nil || !has {
+		return nil, false, err
+	}
+	if !simpleFilter(e) {
+		return nil, false, nil
+	}
+	visible := map[string]bool{}
+	for _, c := range plan.Columns {
+		visible[c.Name] = true
+	}
+	ok = true
+	_ = walk(e, func(m protoMessage, _ *pg.Node) (bool, error) {
+		cr, isRef := m.(*pg.ColumnRef)
+		if !isRef {
+			return true, nil
+		}
+		name := ""
+		if len(cr.Fields) == 1 {
+			name = cr.Fields[0].GetString_().GetSval()
+		}
+		if _, masked := plan.Mask(name); name == "" || masked || !visible[name] {
+			ok = false
+			return false, nil
+		}
+		cr.Fields = []*pg.Node{pg.MakeStrNode(alias), pg.MakeStrNode(name)}
+		return false, nil
+	})
+	return e, ok, nil
+}
+
 func safeFromItem(n *pg.Node, types columnTypes) bool {
 	if n == nil {
 		return false
