@@ -65,6 +65,13 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		return &simpleMatcher{name: name, values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
 	case "RangerIpMatcher":
 		return &ipMatcher{values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the client IP address"}
+	case "RangerContextAttributeValueInCondition", "RangerContextAttributeValueNotInCondition":
+		name := def.EvaluatorOptions["attributeName"]
+		if name == "" || len(c.Values) == 0 {
+			return constCond(triTrue), condInfo{supported: true}
+		}
+		return &contextValueIn{name: name, values: c.Values, notIn: cls == "RangerContextAttributeValueNotInCondition"},
+			condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
 	case "RangerAnyOfExpectedTagsPresentConditionEvaluator", "RangerNoneOfExpectedTagsPresentConditionEvaluator", "RangerTagsAllPresentConditionEvaluator":
 		return &tagsPresent{kind: cls, values: c.Values}, condInfo{supported: true}
 	}
@@ -132,20 +139,20 @@ func (s *scriptCond) eval(r *request) tri {
 }
 
 // simpleMatcher is RangerSimpleMatcher: a request-context value matched
-// against wildcard values. sqe requests carry no such context, so outside
-// Ranger-compatible evaluation the result is unknown.
+// against wildcard values. A value sqe cannot know (see
+// request.contextValue) makes the result unknown.
 type simpleMatcher struct {
 	name   string
 	values []string
 }
 
 func (m *simpleMatcher) eval(r *request) tri {
-	if r.strict {
+	v, known := r.contextValue(m.name)
+	if !known {
 		return triUnknown
 	}
-	v, ok := r.context[m.name]
 	s, isStr := v.(string)
-	if !ok || !isStr {
+	if !isStr {
 		return triFalse
 	}
 	for _, p := range m.values {
@@ -161,9 +168,6 @@ func (m *simpleMatcher) eval(r *request) tri {
 type ipMatcher struct{ values []string }
 
 func (m *ipMatcher) eval(r *request) tri {
-	if r.strict {
-		return triUnknown
-	}
 	if len(m.values) == 0 {
 		return triTrue
 	}
@@ -172,7 +176,16 @@ func (m *ipMatcher) eval(r *request) tri {
 		ip = r.remoteIP
 	}
 	if ip == "" {
+		if r.strict {
+			// sqe's own request without the caller's address
+			// (WithClientAddressAttribute)
+			return triUnknown
+		}
 		return triFalse
+	}
+	if r.strict && net.ParseIP(ip) == nil {
+		// an address sqe was given that is not one
+		return triUnknown
 	}
 	for _, v := range m.values {
 		v = strings.TrimSpace(v)
@@ -194,6 +207,38 @@ func (m *ipMatcher) eval(r *request) tri {
 		}
 	}
 	return triFalse
+}
+
+// contextValueIn is RangerContextAttributeValueInCondition (and, with
+// notIn, RangerContextAttributeValueNotInCondition): the request-context
+// attribute is (is not) one of the values; an attribute nothing set
+// matches, as in Ranger. A value sqe cannot know makes the result
+// unknown.
+type contextValueIn struct {
+	name   string
+	values []string
+	notIn  bool
+}
+
+func (c *contextValueIn) eval(r *request) tri {
+	v, known := r.contextValue(c.name)
+	if !known {
+		return triUnknown
+	}
+	if v == nil {
+		return triTrue
+	}
+	s, isStr := v.(string)
+	in := false
+	if isStr {
+		for _, x := range c.values {
+			if x == s {
+				in = true
+				break
+			}
+		}
+	}
+	return triOf(in != c.notIn)
 }
 
 type tagsPresent struct {

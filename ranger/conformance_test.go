@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go.yaml.in/yaml/v4"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -318,9 +319,7 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	if rq.AccessTime != nil && !rq.AccessTime.IsZero() {
 		r.accessTime = rq.AccessTime.Time
 	}
-	if r.clientIP == "" {
-		r.clientIP = r.remoteIP
-	}
+	r.clientIP = fixtureClientIP(rq)
 	for k, v := range rq.Context {
 		switch k {
 		case "TAGS":
@@ -363,6 +362,45 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	return r, ""
 }
 
+// Ranger's TestPolicyEngine configures its plugin to take the client IP
+// address from X-Forwarded-For when the request comes from one of these
+// proxies (ranger.plugin.hive.use.x-forwarded-for.ipaddress and
+// .trusted.proxy.ipaddresses).
+var fixtureTrustedProxies = []string{"255.255.255.255", "128.101.101.101", "128.101.101.99"}
+
+// fixtureClientIP is the client IP address Ranger's request processor
+// sets (RangerAccessRequestImpl.extractAndSetClientIPAddress) with the
+// test's configuration.
+func fixtureClientIP(rq peRequest) string {
+	ip := rq.RemoteIPAddress
+	if ip == "" {
+		ip = rq.ClientIPAddress
+	}
+	if len(rq.ForwardedAddresses) > 0 && ip != "" {
+		for _, p := range fixtureTrustedProxies {
+			if ip == p {
+				return rq.ForwardedAddresses[0]
+			}
+		}
+	}
+	return ip
+}
+
+// fixtureGeolocationFiles are the geolocation files Ranger's fixtures
+// name, read from Ranger's resources (copied into testdata).
+var fixtureGeolocationFiles = map[string]string{
+	"/etc/ranger/geo/geo.txt":      filepath.Join(conformanceDir, "geo", "geo.txt"),
+	"/etc/ranger/geo/geo_long.txt": filepath.Join(conformanceDir, "geo", "geo_long.txt"),
+}
+
+func fixtureGeoOpener(path string) (io.ReadCloser, error) {
+	local, ok := fixtureGeolocationFiles[path]
+	if !ok {
+		return nil, fmt.Errorf("no such fixture file")
+	}
+	return os.Open(local)
+}
+
 func strp(p *string) string {
 	if p == nil {
 		return "<null>"
@@ -390,6 +428,7 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 		superUsers:  c.SuperUsers,
 		superGroups: c.SuperGroups,
 		lenient:     true,
+		geoOpen:     fixtureGeoOpener,
 		auditExcluded: AuditExclusions{Users: c.AuditExcludedUsers, Groups: c.AuditExcludedGroups,
 			Roles: c.AuditExcludedRoles},
 	})

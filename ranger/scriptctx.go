@@ -2,6 +2,7 @@ package ranger
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -451,7 +452,16 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	}
 	_ = req.Set("accessType", r.accessType)
 	_ = req.Set("action", jr.strOrNull(r.action, r.action != ""))
-	_ = req.Set("clientIPAddress", jr.strOrNull(r.clientIP, r.clientIP != ""))
+	if r.clientIP == "" && r.strict {
+		// As ctx.getClientIPAddress: reading an address sqe was not
+		// given fails the script.
+		getter := rt.ToValue(func(goja.FunctionCall) goja.Value {
+			panic(rt.NewTypeError("the client IP address is not known"))
+		})
+		_ = req.DefineAccessorProperty("clientIPAddress", getter, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	} else {
+		_ = req.Set("clientIPAddress", jr.strOrNull(r.clientIP, r.clientIP != ""))
+	}
 	_ = req.Set("remoteIPAddress", jr.strOrNull(r.remoteIP, r.remoteIP != ""))
 	_ = req.Set("requestData", jr.strOrNull(r.requestData, r.requestData != ""))
 	res := jr.resObject(r)
@@ -582,6 +592,12 @@ var ctxMethods = map[string]ctxMethod{
 	},
 	"getClientIPAddress": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
 		ip := sv.req.clientIP
+		if ip == "" && sv.req.strict {
+			// sqe's own request without the caller's address
+			// (WithClientAddressAttribute): null would let a
+			// comparison decide as if there were none
+			panic(jr.rt.NewTypeError("the client IP address is not known"))
+		}
 		return jr.strOrNull(ip, ip != "")
 	},
 	"isAccessTypeAny": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
@@ -602,8 +618,11 @@ var ctxMethods = map[string]ctxMethod{
 		if strings.TrimSpace(name) == "" {
 			return goja.Null()
 		}
-		v, ok := sv.req.context[name]
-		if !ok || v == nil {
+		v, known := sv.req.contextValue(name)
+		if !known {
+			panic(jr.rt.NewTypeError("request context attribute " + strconv.Quote(name) + " is not known"))
+		}
+		if v == nil {
 			return goja.Null()
 		}
 		switch x := v.(type) {

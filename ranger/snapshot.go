@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sqe-project/sqe/policy"
@@ -31,6 +32,9 @@ type Snapshot struct {
 	transitions []time.Time // instants at which validity schedules change
 	zoneErr     error
 	info        Info
+	// clientAddrAttr is the session attribute that holds the caller's
+	// IP address (WithClientAddressAttribute).
+	clientAddrAttr string
 }
 
 // TableTags returns the tags the snapshot's tag download gives t's
@@ -45,6 +49,22 @@ func (s *Snapshot) TableTags(_ context.Context, t policy.TableName) (map[string]
 }
 
 var _ policy.TagSource = (*Snapshot)(nil)
+
+// GeolocationErrors lists the service-def's geolocation enrichers whose
+// file could not be read. Their location attributes are unknown: every
+// condition that reads one counts against the caller.
+func (s *Snapshot) GeolocationErrors() []error {
+	if s.eng == nil {
+		return nil
+	}
+	var out []error
+	for _, ge := range s.eng.geo {
+		if ge.err != nil {
+			out = append(out, ge.err)
+		}
+	}
+	return out
+}
 
 // ScriptFailures counts the condition scripts that failed while they ran
 // in this snapshot's evaluations (each failure made its item count
@@ -116,6 +136,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		superGroups:   cfg.superGroups,
 		scriptLimit:   cfg.scriptLimit,
 		auditExcluded: cfg.auditExcl,
+		geoOpen:       cfg.geoOpener(),
 	})
 	s := &Snapshot{
 		version:     policy.NextVersion(),
@@ -126,6 +147,8 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		now:         cfg.now,
 		writeChecks: cfg.writeChecks,
 		shared:      newSharedCache(cfg.cacheSize),
+
+		clientAddrAttr: cfg.clientAddrAttr,
 	}
 	if zerr != nil {
 		s.zoneErr = fmt.Errorf("%w: %v", policy.ErrAccessDenied, zerr)
@@ -295,6 +318,9 @@ func (s *Snapshot) view(u session.User) (*View, error) {
 		attrs:      attrs,
 		groupAttrs: groupAttrs,
 		at:         s.now(),
+	}
+	if s.clientAddrAttr != "" {
+		v.clientIP = strings.TrimSpace(u.Attributes[s.clientAddrAttr])
 	}
 	v.active = v.held
 	if !sameSet(active, held) {

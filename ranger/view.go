@@ -61,6 +61,11 @@ type View struct {
 	zonePins   map[string][]*pbucket // the caller's buckets in each zone's index
 	at         time.Time
 	fp         string
+	// clientIP is the caller's IP address (WithClientAddressAttribute);
+	// location holds the geolocation enrichers' attributes for it, made
+	// by prep and shared, read-only, by the View's requests.
+	clientIP string
+	location map[string]any
 
 	prepOnce sync.Once // pins and tokens, made when a decision is first evaluated
 
@@ -93,6 +98,12 @@ func (v *View) prep() {
 			}
 		}
 		v.tokens = map[string]string{"USER": v.user.Name}
+		if eng := v.snap.eng; len(eng.geo) > 0 && v.clientIP != "" {
+			v.location = map[string]any{}
+			for _, ge := range eng.geo {
+				ge.enrich(v.clientIP, v.location)
+			}
+		}
 	})
 }
 
@@ -218,6 +229,7 @@ func (v *View) newRequest(elems map[string]any, accessType string) *request {
 
 // newRequestOn makes a request on res, in vr when not nil.
 func (v *View) newRequestOn(res *accessResource, accessType string, vr *viewRequest) *request {
+	v.prep()
 	if vr == nil {
 		vr = &viewRequest{}
 	} else {
@@ -238,6 +250,10 @@ func (v *View) newRequestOn(res *accessResource, accessType string, vr *viewRequ
 		ignoreDescendantDeny: true,
 		strict:               true,
 		st:                   &vr.st,
+		clientIP:             v.clientIP,
+		context:              v.location,
+		geo:                  v.snap.eng.geo,
+		enriched:             true,
 	}
 	vr.ctx = evalCtx{tokens: v.tokens, req: &vr.r}
 	vr.r.ctx = &vr.ctx
