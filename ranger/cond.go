@@ -20,6 +20,9 @@ type condInfo struct {
 	// script calling a method ctx does not have, or naming a host object
 	// of Ranger's Java engines)
 	mayFail string
+	// readsStatement: the condition reads every resource the statement
+	// accesses (View.ForStatementTables)
+	readsStatement bool
 }
 
 const evaluatorPkg = "org.apache.ranger.plugin.conditionevaluator."
@@ -65,6 +68,9 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		return &simpleMatcher{name: name, values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
 	case "RangerIpMatcher":
 		return &ipMatcher{values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the client IP address"}
+	case "RangerHiveResourcesAccessedTogetherCondition", "RangerHiveResourcesNotAccessedTogetherCondition":
+		return newTogetherCond(sd, c.Values, cls == "RangerHiveResourcesNotAccessedTogetherCondition"),
+			condInfo{reason: "condition " + quote(c.Type) + " reads every resource the statement accesses", readsStatement: true}
 	case "RangerContextAttributeValueInCondition", "RangerContextAttributeValueNotInCondition":
 		name := def.EvaluatorOptions["attributeName"]
 		if name == "" || len(c.Values) == 0 {

@@ -343,6 +343,20 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 				sort.Strings(at)
 				r.st.allRequested = at
 			}
+		case "REQUESTED_RESOURCES":
+			// Ranger's test reads the JSON into RangerRequestedResources;
+			// one that does not parse leaves the context without it.
+			js, _ := v.(string)
+			var rr struct {
+				RequestedResources []peResource `json:"requestedResources"`
+			}
+			if js == "" || json.Unmarshal([]byte(js), &rr) != nil {
+				continue
+			}
+			for _, x := range rr.RequestedResources {
+				r.requested = append(r.requested, resourceFromFixture(x))
+			}
+			r.requestedSet = true
 		case "ISANYACCESS":
 			b, _ := v.(bool)
 			r.st.isAnyAccess = b

@@ -82,6 +82,10 @@ type request struct {
 	// once their attributes are in context (see engine.prepare).
 	geo      []*geoEnricher
 	enriched bool
+	// requested are every resource the statement accesses (Ranger's
+	// REQUESTED_RESOURCES), when requestedSet.
+	requested    []*accessResource
+	requestedSet bool
 
 	// zone is the security zone whose policies decide the request ("":
 	// the unzoned policies).

@@ -28,10 +28,13 @@ type Snapshot struct {
 	writeChecks bool
 	shared      *sharedCache // decisions by View fingerprint and table; nil when disabled
 
-	minuteClock bool        // decisions depend on the time of day (script conditions)
-	transitions []time.Time // instants at which validity schedules change
-	zoneErr     error
-	info        Info
+	minuteClock bool // decisions depend on the time of day (script conditions)
+	// statementTables: decisions depend on every table the statement
+	// accesses (accessed-together conditions; View.ForStatementTables)
+	statementTables bool
+	transitions     []time.Time // instants at which validity schedules change
+	zoneErr         error
+	info            Info
 	// clientAddrAttr is the session attribute that holds the caller's
 	// IP address (WithClientAddressAttribute).
 	clientAddrAttr string
@@ -221,12 +224,18 @@ func (s *Snapshot) noteTime(pe *policyEval) {
 		if ci.timeSensitive {
 			s.minuteClock = true
 		}
+		if ci.readsStatement {
+			s.statementTables = true
+		}
 	}
 	for _, items := range [][]*itemEval{pe.allow, pe.deny, pe.allowEx, pe.denyEx, pe.mask, pe.rowFilter} {
 		for _, it := range items {
 			for _, ci := range it.info {
 				if ci.timeSensitive {
 					s.minuteClock = true
+				}
+				if ci.readsStatement {
+					s.statementTables = true
 				}
 			}
 		}

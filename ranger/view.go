@@ -3,6 +3,7 @@ package ranger
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,10 @@ type View struct {
 	// by prep and shared, read-only, by the View's requests.
 	clientIP string
 	location map[string]any
+	// requested are the statement's tables (ForStatementTables), when
+	// requestedSet.
+	requested    []*accessResource
+	requestedSet bool
 
 	prepOnce sync.Once // pins and tokens, made when a decision is first evaluated
 
@@ -188,6 +193,43 @@ func (v *View) fingerprint() string {
 // time, the validity period (and the minute) the View was built in.
 func (v *View) Fingerprint() string { return v.fp }
 
+// ForStatementTables implements policy.StatementTablesView: it returns
+// the View that decides the tables of a statement that accesses exactly
+// tables (every base table it reads or writes). Ranger's accessed-together
+// conditions (RangerHiveResourcesAccessedTogetherCondition and its
+// not-together form) read this set; a View that was not given it counts
+// them against the caller, as it does a condition whose spec names
+// columns (the set holds tables). When no policy of the snapshot has
+// such a condition, the View itself is returned.
+func (v *View) ForStatementTables(tables []policy.TableName) policy.View {
+	if !v.snap.statementTables {
+		return v
+	}
+	nv := &View{
+		snap: v.snap, user: v.user, groupSet: v.groupSet, groups: v.groups,
+		heldSet: v.heldSet, activeSet: v.activeSet, held: v.held, active: v.active,
+		attrs: v.attrs, groupAttrs: v.groupAttrs, at: v.at, clientIP: v.clientIP,
+		requestedSet: true,
+	}
+	seen := map[[2]string]bool{}
+	var keys []string
+	for _, t := range tables {
+		db := v.snap.dbFor(t)
+		k := [2]string{db, t.Table}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		nv.requested = append(nv.requested, &accessResource{elems: map[string]any{"database": db, "table": t.Table}})
+		keys = append(keys, strconv.Itoa(len(db))+":"+db+strconv.Itoa(len(t.Table))+":"+t.Table)
+	}
+	sort.Strings(keys)
+	nv.fp = v.fp + ";r" + strconv.Itoa(len(keys)) + "[" + strings.Join(keys, "") + "]"
+	return nv
+}
+
+var _ policy.StatementTablesView = (*View)(nil)
+
 // User returns a copy of the session user.
 func (v *View) User() session.User { return v.user.Clone() }
 
@@ -254,6 +296,8 @@ func (v *View) newRequestOn(res *accessResource, accessType string, vr *viewRequ
 		context:              v.location,
 		geo:                  v.snap.eng.geo,
 		enriched:             true,
+		requested:            v.requested,
+		requestedSet:         v.requestedSet,
 	}
 	vr.ctx = evalCtx{tokens: v.tokens, req: &vr.r}
 	vr.r.ctx = &vr.ctx
