@@ -65,23 +65,31 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		if len(c.Values) == 0 || name == "" {
 			return constCond(triTrue), condInfo{supported: true}
 		}
-		return &simpleMatcher{name: name, values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
+		return &simpleMatcher{name: name, values: c.Values}, readsContext(c.Type, name)
 	case "RangerIpMatcher":
-		return &ipMatcher{values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the client IP address"}
+		return &ipMatcher{values: c.Values}, condInfo{supported: true, mayFail: "condition " + quote(c.Type) +
+			" reads the client IP address, which sqe knows only from the session attribute WithClientAddressAttribute names, and fails without it"}
 	case "RangerHiveResourcesAccessedTogetherCondition", "RangerHiveResourcesNotAccessedTogetherCondition":
 		return newTogetherCond(sd, c.Values, cls == "RangerHiveResourcesNotAccessedTogetherCondition"),
-			condInfo{reason: "condition " + quote(c.Type) + " reads every resource the statement accesses", readsStatement: true}
+			condInfo{supported: true, readsStatement: true, mayFail: "condition " + quote(c.Type) +
+				" reads every resource the statement accesses, which sqe knows only for a statement whose tables are given to the View (ForStatementTables), and fails without them"}
 	case "RangerContextAttributeValueInCondition", "RangerContextAttributeValueNotInCondition":
 		name := def.EvaluatorOptions["attributeName"]
 		if name == "" || len(c.Values) == 0 {
 			return constCond(triTrue), condInfo{supported: true}
 		}
 		return &contextValueIn{name: name, values: c.Values, notIn: cls == "RangerContextAttributeValueNotInCondition"},
-			condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
+			readsContext(c.Type, name)
 	case "RangerAnyOfExpectedTagsPresentConditionEvaluator", "RangerNoneOfExpectedTagsPresentConditionEvaluator", "RangerTagsAllPresentConditionEvaluator":
 		return &tagsPresent{kind: cls, values: c.Values}, condInfo{supported: true}
 	}
 	return constCond(triUnknown), condInfo{reason: "condition " + quote(c.Type) + " uses evaluator " + def.Evaluator + ", which sqe does not evaluate"}
+}
+
+// readsContext describes a condition on a request-context attribute.
+func readsContext(typ, name string) condInfo {
+	return condInfo{supported: true, mayFail: "condition " + quote(typ) + " reads the request context " + quote(name) +
+		", which sqe knows only from the service-def's geolocation enrichers and the client IP address, and fails without them"}
 }
 
 func quote(s string) string { return "\"" + s + "\"" }

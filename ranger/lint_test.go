@@ -65,7 +65,7 @@ func TestLint(t *testing.T) {
 	}
 	text := strings.Join(got, "\n")
 	for _, want := range []string{
-		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address: the item never matches`,
+		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address, which sqe knows only from the session attribute WithClientAddressAttribute names, and fails without it: then the item does not match`,
 		`error: policy 70 (ip), deny item 1: condition "geo" uses evaluator com.example.GeoEvaluator, which sqe does not evaluate: the item always applies`,
 		`error: policy 71 (script), condition: condition "expression": script "new java.io.File('/').exists()" uses java, which scripts cannot reach, and fails when it gets there: then the policy does not grant and its denies apply`,
 		`error: policy 72 (masks), mask item 2: mask type "MASK_SECRET" has no sqe equivalent`,
