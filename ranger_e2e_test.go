@@ -308,3 +308,59 @@ func TestRangerGeolocationEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestRangerScriptOnTheColumnName: a deny whose condition script reads
+// the column's name keeps that column's values from the caller, on both
+// databases, however the statement names the column.
+func TestRangerScriptOnTheColumnName(t *testing.T) {
+	data, err := os.ReadFile("ranger/testdata/shop_bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := ranger.ParseBundle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := func() *ranger.PolicyItem {
+		return &ranger.PolicyItem{Accesses: []ranger.ItemAccess{{Type: "select"}}, Groups: []string{"analysts"}}
+	}
+	deny := sel()
+	deny.Conditions = []ranger.Condition{{Type: "expression", Values: []string{"RES.column == 'ssn'"}}}
+	bundle.Policies = append(bundle.Policies, &ranger.Policy{ID: 91, Name: "no ssn, by script",
+		Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}},
+			"table": {Values: []string{"people"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*ranger.PolicyItem{sel()}, DenyPolicyItems: []*ranger.PolicyItem{deny}})
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			testdb.Exec(t, e.raw,
+				"CREATE TABLE people (id INT PRIMARY KEY, name VARCHAR(40), ssn VARCHAR(20))",
+				"INSERT INTO people VALUES (1, 'Ada', 'SSN-CANARY-1')")
+			src, err := ranger.NewStatic(bundle, ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ann := as(session.User{Name: "ann", Groups: []string{"analysts"}})
+			rows, _, err := query(ann, db, "SELECT name FROM people")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("Ada")}) {
+				t.Fatalf("name: %v %v", rows, err)
+			}
+			rows, cols, err := query(ann, db, "SELECT * FROM people")
+			if err != nil || strings.Contains(fmt.Sprint(rows, cols), "SSN") || strings.Contains(strings.Join(cols, ","), "ssn") {
+				t.Fatalf("SELECT *: %v %v %v", cols, rows, err)
+			}
+			for _, q := range []string{"SELECT ssn FROM people", "SELECT id FROM people WHERE ssn LIKE 'SSN%'",
+				"SELECT UPPER(p.ssn) FROM people p"} {
+				rows, _, err := query(ann, db, q)
+				if err == nil || len(rows) != 0 || strings.Contains(err.Error(), "CANARY") {
+					t.Fatalf("%s: %v %v", q, rows, err)
+				}
+			}
+		})
+	}
+}

@@ -116,6 +116,9 @@ type evalState struct {
 	exceptedUnknown bool
 	exceptedBy      int64
 	exceptedByTag   bool
+	// columnNameRead: a script read the column name of a request that
+	// stands for every column no policy names
+	columnNameRead bool
 	// exprFailed: a ${{...}} expression in a policy's resource values
 	// could not be evaluated while the resource was matched
 	exprFailed bool

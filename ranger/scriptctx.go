@@ -509,6 +509,20 @@ func (jr *jsRuntime) resObject(r *request) goja.Value {
 	for _, k := range sortedKeys(r.res.elems) {
 		switch x := r.res.elems[k].(type) {
 		case string:
+			if k == "column" && x == syntheticColumn {
+				// The request stands for every column no policy names:
+				// a script that reads the name cannot be answered for
+				// them at once (see View.decideIn).
+				st := r.st
+				getter := jr.rt.ToValue(func(goja.FunctionCall) goja.Value {
+					if st != nil {
+						st.columnNameRead = true
+					}
+					panic(jr.rt.NewTypeError("the column name is not known"))
+				})
+				_ = ro.DefineAccessorProperty(k, getter, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				continue
+			}
 			_ = ro.Set(k, x)
 		case []string:
 			_ = ro.Set(k, jr.strArray(x))

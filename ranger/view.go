@@ -516,17 +516,20 @@ type colResult struct {
 	audited bool
 	reason  string
 	mask    *maskOutcome
+	// nameRead: a script read the column's name (for syntheticColumn)
+	nameRead bool
 }
 
 func (s *decideState) evalColumn(db, tbl, col string) colResult {
 	elems := map[string]any{"database": db, "table": tbl, "column": col}
 	res, _ := s.eval(elems, string(policy.Select), PolicyTypeAccess, false)
 	// The policy that allowed or denied the column.
-	cr := colResult{name: col, allowed: res.allowed, audited: res.audited, reason: policyName(res)}
+	cr := colResult{name: col, allowed: res.allowed, audited: res.audited, reason: policyName(res), nameRead: res.req.st.columnNameRead}
 	if !res.allowed {
 		return cr
 	}
 	mres, mr := s.eval(elems, string(policy.Select), PolicyTypeDataMask, true)
+	cr.nameRead = cr.nameRead || mr.st.columnNameRead
 	if mr.st.hasUncertain {
 		cr.mask = &maskOutcome{restrict: fmt.Sprintf("ranger policy %d: mask condition sqe cannot evaluate", mr.st.uncertain)}
 		return cr
@@ -711,6 +714,9 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 			results = append(results, s.evalColumn(db, tbl, c))
 		}
 		cr := s.evalColumn(db, tbl, syntheticColumn)
+		if cr.nameRead {
+			return nil, &ColumnsNeededError{Table: t, Reason: "a condition script reads the column's name"}
+		}
 		other = &cr
 	}
 	anyAllowed := other != nil && other.allowed
