@@ -82,6 +82,10 @@ type request struct {
 	// once their attributes are in context (see engine.prepare).
 	geo      []*geoEnricher
 	enriched bool
+	// sd and zones are the engine's, for the scripts' ctx.getResource
+	// and ctx.getResourceZones (set by engine.prepare).
+	sd    *svcDef
+	zones *zoneSet
 	// requested are every resource the statement accesses (Ranger's
 	// REQUESTED_RESOURCES), when requestedSet.
 	requested    []*accessResource
@@ -1181,6 +1185,7 @@ func (e *engine) prepare(r *request) {
 		}
 		r.tagsSet = true
 	}
+	r.sd, r.zones = e.sd, e.zones
 	if !r.enriched {
 		r.enriched = true
 		r.geo = e.geo

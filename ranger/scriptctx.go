@@ -275,6 +275,18 @@ var ctxMethodNames = map[string]bool{}
 type ctxMethod func(jr *jsRuntime, sv *scriptView, call goja.FunctionCall) goja.Value
 
 func init() {
+	// The zone methods match resources, which may run scripts: they are
+	// added here to keep ctxMethods' initialisation free of that cycle.
+	ctxMethods["getResourceZone"] = func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		zs := resourceZones(sv.req)
+		if len(zs) == 1 {
+			return jr.rt.ToValue(zs[0])
+		}
+		return jr.rt.ToValue("")
+	}
+	ctxMethods["getResourceZones"] = func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		return jr.strArray(resourceZones(sv.req))
+	}
 	for name := range ctxMethods {
 		ctxMethodNames[name] = true
 	}
@@ -601,6 +613,23 @@ var ctxMethods = map[string]ctxMethod{
 	},
 	"getClientType": func(jr *jsRuntime, _ *scriptView, _ goja.FunctionCall) goja.Value { return goja.Null() },
 	"getSessionId":  func(jr *jsRuntime, _ *scriptView, _ goja.FunctionCall) goja.Value { return goja.Null() },
+	"getResource": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		s, ok := resourceString(sv.req)
+		if !ok {
+			panic(jr.rt.NewTypeError("the column name is not known"))
+		}
+		return jr.strOrNull(s, s != "")
+	},
+	"getAsDate": func(jr *jsRuntime, _ *scriptView, call goja.FunctionCall) goja.Value {
+		return jr.dateOrNull(argStr(call, 0))
+	},
+	"getTagAttributeAsDate": func(jr *jsRuntime, sv *scriptView, call goja.FunctionCall) goja.Value {
+		v, ok := sv.attrValue(argStr(call, 0), argStr(call, 1), false)
+		if !ok {
+			return goja.Null()
+		}
+		return jr.dateOrNull(v)
+	},
 	"getRequestData": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
 		return jr.strOrNull(sv.req.requestData, sv.req.requestData != "")
 	},
@@ -840,6 +869,73 @@ func fixedCsv(values func(*scriptView, string) []string, byName, quoted bool) ct
 		}
 		return jr.rt.ToValue(toCsv(values(sv, name), []*string{nil, &comma}))
 	}
+}
+
+// dateOrNull is Ranger's getAsDate: a JavaScript Date of a value in one
+// of the tag date formats, or null.
+func (jr *jsRuntime) dateOrNull(s string) goja.Value {
+	d, ok := parseTagDate(s)
+	if !ok {
+		return goja.Null()
+	}
+	v, err := jr.rt.New(jr.rt.GlobalObject().Get("Date"), jr.rt.ToValue(d.UnixMilli()))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// resourceString is Ranger's RangerAccessResource.getAsString: the
+// resource's values in the service-def's order, joined by "/" (a list
+// value as Java prints one); "" for none. It is not ok for a request that
+// stands for every column no policy names: the name is not known.
+func resourceString(r *request) (string, bool) {
+	if r.res == nil {
+		return "", true
+	}
+	var names []string
+	if r.sd != nil {
+		for _, d := range r.sd.raw.Resources {
+			if d != nil {
+				names = append(names, d.Name)
+			}
+		}
+	} else {
+		names = sortedKeys(r.res.elems)
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		switch x := r.res.elems[n].(type) {
+		case string:
+			if n == "column" && x == syntheticColumn {
+				if r.st != nil {
+					r.st.columnNameRead = true
+				}
+				return "", false
+			}
+			parts = append(parts, x)
+		case []string:
+			parts = append(parts, "["+strings.Join(x, ", ")+"]")
+		}
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// resourceZones are the security zones whose resources match the
+// request's resource or its descendants (Ranger's
+// getMatchedZonesForResourceAndChildren), sorted.
+func resourceZones(r *request) []string {
+	if r.zones == nil || r.res == nil {
+		return nil
+	}
+	all, _ := r.zones.matched(r.res, r.evalCtx())
+	delete(all, "")
+	return sortedKeys(all)
 }
 
 // accessedCmp is isAccessedAfter and isAccessedBefore: the access time
