@@ -63,3 +63,23 @@ func TestScriptResourceZones(t *testing.T) {
 		}
 	}
 }
+
+// On sqe's own requests, reading a client address sqe was not given
+// fails the script, in each of the ways a script can read it.
+func TestScriptClientAddressUnknown(t *testing.T) {
+	for _, src := range []string{"ctx.getClientIPAddress() == '1.0.32.1'", "REQ.clientIPAddress == '1.0.32.1'",
+		"_ctx.request.clientIPAddress != null", "J(REQ).length > 0",
+		"ctx.getRequestContextAttribute('LOCATION_COUNTRY_CODE') == 'CN'"} {
+		r := &request{res: &accessResource{elems: map[string]any{"database": "d"}}, st: &evalState{}, strict: true}
+		if v, err := runScript(t, r, src); err == nil {
+			t.Errorf("%s = %q without an address", src, v.str)
+		}
+		r.clientIP = "1.0.32.1"
+		if src == "ctx.getRequestContextAttribute('LOCATION_COUNTRY_CODE') == 'CN'" {
+			continue // no enricher sets it
+		}
+		if v, err := runScript(t, r, src); err != nil || v.str != "true" {
+			t.Errorf("%s = %q, %v with the address", src, v.str, err)
+		}
+	}
+}
