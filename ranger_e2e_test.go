@@ -238,3 +238,129 @@ func openBundleAudited(t *testing.T, dsn, policyFile string, queries int) (*sql.
 		return append([]audit.Record(nil), records...)
 	}
 }
+
+// TestRangerGeolocationEndToEnd: a deny by the caller's location (Ranger's
+// file-based geolocation enricher and a context-attribute condition)
+// keeps the rows of a caller from the denied country, and of a caller
+// whose address sqe was not given, on both databases.
+func TestRangerGeolocationEndToEnd(t *testing.T) {
+	data, err := os.ReadFile("ranger/testdata/shop_bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := ranger.ParseBundle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := bundle.ServiceDef
+	sd.ContextEnrichers = append(sd.ContextEnrichers, &ranger.ContextEnricherDef{Name: "geo",
+		Enricher:        "org.apache.ranger.plugin.contextenricher.RangerFileBasedGeolocationProvider",
+		EnricherOptions: ranger.Options{"FilePath": "/etc/ranger/geo/geo.txt", "IPInDotFormat": "true"}})
+	sd.PolicyConditions = append(sd.PolicyConditions, &ranger.PolicyConditionDef{Name: "country-in",
+		Evaluator:        "org.apache.ranger.plugin.conditionevaluator.RangerContextAttributeValueInCondition",
+		EvaluatorOptions: ranger.Options{"attributeName": "LOCATION_COUNTRY_CODE"}})
+	bundle.Policies = append(bundle.Policies, &ranger.Policy{ID: 90, Name: "no secrets from CN",
+		Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}},
+			"table": {Values: []string{"secrets"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*ranger.PolicyItem{{Accesses: []ranger.ItemAccess{{Type: "select"}}, Groups: []string{"analysts"}}},
+		DenyPolicyItems: []*ranger.PolicyItem{{Accesses: []ranger.ItemAccess{{Type: "select"}}, Groups: []string{"analysts"},
+			Conditions: []ranger.Condition{{Type: "country-in", Values: []string{"CN"}}}}}})
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			testdb.Exec(t, e.raw, "DROP TABLE secrets",
+				"CREATE TABLE secrets (id INT PRIMARY KEY, v VARCHAR(40))",
+				"INSERT INTO secrets VALUES (1, 'SECRET-CANARY-GEO')")
+			src, err := ranger.NewStatic(bundle, ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}),
+				ranger.WithGeolocationFile("/etc/ranger/geo/geo.txt", "ranger/testdata/conformance/geo/geo.txt"),
+				ranger.WithClientAddressAttribute("client_ip"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ann := func(ip string) session.User {
+				u := session.User{Name: "ann", Groups: []string{"analysts"}}
+				if ip != "" {
+					u.Attributes = map[string]string{"client_ip": ip}
+				}
+				return u
+			}
+			rows, _, err := query(as(ann("128.101.101.101")), db, "SELECT v FROM secrets")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("SECRET-CANARY-GEO")}) {
+				t.Fatalf("from the US: %v %v", rows, err)
+			}
+			for _, ip := range []string{"1.0.32.1", "", "not-an-address"} {
+				for _, q := range []string{"SELECT v FROM secrets", "SELECT COUNT(*) FROM secrets",
+					"SELECT s1.id FROM secrets s1 JOIN secrets s2 ON s1.id = s2.id WHERE s2.v LIKE 'SECRET%'"} {
+					rows, _, err := query(as(ann(ip)), db, q)
+					if !errors.Is(err, sqe.ErrAccessDenied) || len(rows) != 0 {
+						t.Fatalf("from %q: %s: %v %v", ip, q, rows, err)
+					}
+					if err != nil && strings.Contains(err.Error(), "CANARY") {
+						t.Fatalf("from %q: the error shows a value: %v", ip, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRangerScriptOnTheColumnName: a deny whose condition script reads
+// the column's name keeps that column's values from the caller, on both
+// databases, however the statement names the column.
+func TestRangerScriptOnTheColumnName(t *testing.T) {
+	data, err := os.ReadFile("ranger/testdata/shop_bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := ranger.ParseBundle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := func() *ranger.PolicyItem {
+		return &ranger.PolicyItem{Accesses: []ranger.ItemAccess{{Type: "select"}}, Groups: []string{"analysts"}}
+	}
+	deny := sel()
+	deny.Conditions = []ranger.Condition{{Type: "expression", Values: []string{"RES.column == 'ssn'"}}}
+	bundle.Policies = append(bundle.Policies, &ranger.Policy{ID: 91, Name: "no ssn, by script",
+		Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}},
+			"table": {Values: []string{"people"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*ranger.PolicyItem{sel()}, DenyPolicyItems: []*ranger.PolicyItem{deny}})
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnv(t, b, fixturePolicy)
+			testdb.Exec(t, e.raw,
+				"CREATE TABLE people (id INT PRIMARY KEY, name VARCHAR(40), ssn VARCHAR(20))",
+				"INSERT INTO people VALUES (1, 'Ada', 'SSN-CANARY-1')")
+			src, err := ranger.NewStatic(bundle, ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicy(src), sqe.WithoutAudit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ann := as(session.User{Name: "ann", Groups: []string{"analysts"}})
+			rows, _, err := query(ann, db, "SELECT name FROM people")
+			if err != nil || !reflect.DeepEqual(rows, [][]string{r("Ada")}) {
+				t.Fatalf("name: %v %v", rows, err)
+			}
+			rows, cols, err := query(ann, db, "SELECT * FROM people")
+			if err != nil || strings.Contains(fmt.Sprint(rows, cols), "SSN") || strings.Contains(strings.Join(cols, ","), "ssn") {
+				t.Fatalf("SELECT *: %v %v %v", cols, rows, err)
+			}
+			for _, q := range []string{"SELECT ssn FROM people", "SELECT id FROM people WHERE ssn LIKE 'SSN%'",
+				"SELECT UPPER(p.ssn) FROM people p"} {
+				rows, _, err := query(ann, db, q)
+				if err == nil || len(rows) != 0 || strings.Contains(err.Error(), "CANARY") {
+					t.Fatalf("%s: %v %v", q, rows, err)
+				}
+			}
+		})
+	}
+}

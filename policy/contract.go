@@ -69,6 +69,22 @@ type View interface {
 	AllowedFunctions() []string
 }
 
+// StatementTablesView is a View whose decisions may depend on every table
+// a statement accesses, not only on the table decided (Apache Ranger's
+// accessed-together conditions). Before the tables of a statement are
+// decided, ForStatementTables is given all of them (every base table the
+// statement reads or writes) and the View it returns decides them. A
+// View that is never given the set decides as if it were unknown, which
+// counts every such condition against the caller.
+type StatementTablesView interface {
+	View
+	// ForStatementTables returns the View that decides the tables of a
+	// statement that accesses exactly tables. It may return the View
+	// itself when no decision depends on the set. The returned View's
+	// Fingerprint covers the set when decisions depend on it.
+	ForStatementTables(tables []TableName) View
+}
+
 // BaseView holds the defaults of the View methods a View may leave out:
 // no role hierarchy, version unknown, no revision, no named columns, no
 // mask conditions, no allowed functions, and no decisions by columns.

@@ -20,6 +20,9 @@ type condInfo struct {
 	// script calling a method ctx does not have, or naming a host object
 	// of Ranger's Java engines)
 	mayFail string
+	// readsStatement: the condition reads every resource the statement
+	// accesses (View.ForStatementTables)
+	readsStatement bool
 }
 
 const evaluatorPkg = "org.apache.ranger.plugin.conditionevaluator."
@@ -62,13 +65,31 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 		if len(c.Values) == 0 || name == "" {
 			return constCond(triTrue), condInfo{supported: true}
 		}
-		return &simpleMatcher{name: name, values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the request context " + quote(name)}
+		return &simpleMatcher{name: name, values: c.Values}, readsContext(c.Type, name)
 	case "RangerIpMatcher":
-		return &ipMatcher{values: c.Values}, condInfo{reason: "condition " + quote(c.Type) + " reads the client IP address"}
+		return &ipMatcher{values: c.Values}, condInfo{supported: true, mayFail: "condition " + quote(c.Type) +
+			" reads the client IP address, which sqe knows only from the session attribute WithClientAddressAttribute names, and fails without it"}
+	case "RangerHiveResourcesAccessedTogetherCondition", "RangerHiveResourcesNotAccessedTogetherCondition":
+		return newTogetherCond(sd, c.Values, cls == "RangerHiveResourcesNotAccessedTogetherCondition"),
+			condInfo{supported: true, readsStatement: true, mayFail: "condition " + quote(c.Type) +
+				" reads every resource the statement accesses, which sqe knows only for a statement whose tables are given to the View (ForStatementTables), and fails without them"}
+	case "RangerContextAttributeValueInCondition", "RangerContextAttributeValueNotInCondition":
+		name := def.EvaluatorOptions["attributeName"]
+		if name == "" || len(c.Values) == 0 {
+			return constCond(triTrue), condInfo{supported: true}
+		}
+		return &contextValueIn{name: name, values: c.Values, notIn: cls == "RangerContextAttributeValueNotInCondition"},
+			readsContext(c.Type, name)
 	case "RangerAnyOfExpectedTagsPresentConditionEvaluator", "RangerNoneOfExpectedTagsPresentConditionEvaluator", "RangerTagsAllPresentConditionEvaluator":
 		return &tagsPresent{kind: cls, values: c.Values}, condInfo{supported: true}
 	}
 	return constCond(triUnknown), condInfo{reason: "condition " + quote(c.Type) + " uses evaluator " + def.Evaluator + ", which sqe does not evaluate"}
+}
+
+// readsContext describes a condition on a request-context attribute.
+func readsContext(typ, name string) condInfo {
+	return condInfo{supported: true, mayFail: "condition " + quote(typ) + " reads the request context " + quote(name) +
+		", which sqe knows only from the service-def's geolocation enrichers and the client IP address, and fails without them"}
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
@@ -132,20 +153,20 @@ func (s *scriptCond) eval(r *request) tri {
 }
 
 // simpleMatcher is RangerSimpleMatcher: a request-context value matched
-// against wildcard values. sqe requests carry no such context, so outside
-// Ranger-compatible evaluation the result is unknown.
+// against wildcard values. A value sqe cannot know (see
+// request.contextValue) makes the result unknown.
 type simpleMatcher struct {
 	name   string
 	values []string
 }
 
 func (m *simpleMatcher) eval(r *request) tri {
-	if r.strict {
+	v, known := r.contextValue(m.name)
+	if !known {
 		return triUnknown
 	}
-	v, ok := r.context[m.name]
 	s, isStr := v.(string)
-	if !ok || !isStr {
+	if !isStr {
 		return triFalse
 	}
 	for _, p := range m.values {
@@ -161,9 +182,6 @@ func (m *simpleMatcher) eval(r *request) tri {
 type ipMatcher struct{ values []string }
 
 func (m *ipMatcher) eval(r *request) tri {
-	if r.strict {
-		return triUnknown
-	}
 	if len(m.values) == 0 {
 		return triTrue
 	}
@@ -172,7 +190,16 @@ func (m *ipMatcher) eval(r *request) tri {
 		ip = r.remoteIP
 	}
 	if ip == "" {
+		if r.strict {
+			// sqe's own request without the caller's address
+			// (WithClientAddressAttribute)
+			return triUnknown
+		}
 		return triFalse
+	}
+	if r.strict && net.ParseIP(ip) == nil {
+		// an address sqe was given that is not one
+		return triUnknown
 	}
 	for _, v := range m.values {
 		v = strings.TrimSpace(v)
@@ -194,6 +221,38 @@ func (m *ipMatcher) eval(r *request) tri {
 		}
 	}
 	return triFalse
+}
+
+// contextValueIn is RangerContextAttributeValueInCondition (and, with
+// notIn, RangerContextAttributeValueNotInCondition): the request-context
+// attribute is (is not) one of the values; an attribute nothing set
+// matches, as in Ranger. A value sqe cannot know makes the result
+// unknown.
+type contextValueIn struct {
+	name   string
+	values []string
+	notIn  bool
+}
+
+func (c *contextValueIn) eval(r *request) tri {
+	v, known := r.contextValue(c.name)
+	if !known {
+		return triUnknown
+	}
+	if v == nil {
+		return triTrue
+	}
+	s, isStr := v.(string)
+	in := false
+	if isStr {
+		for _, x := range c.values {
+			if x == s {
+				in = true
+				break
+			}
+		}
+	}
+	return triOf(in != c.notIn)
 }
 
 type tagsPresent struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go.yaml.in/yaml/v4"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,6 +34,19 @@ var targetFiles = []string{
 	"test_defaultpolicyresourcematcher.json",
 	"test_defaultpolicyresourcematcher_for_hive_policy.json",
 	"test_defaultpolicyresourcematcher_quoted.json",
+}
+
+// pathMatcherSkip is why the path-service fixtures are skipped: their
+// cases need RangerPathResourceMatcher's wildcard paths under recursion
+// and its child scopes (HDFS, S3), which sqe does not implement: it
+// applies only service-defs with database and table resources.
+const pathMatcherSkip = "needs RangerPathResourceMatcher's recursive wildcard paths and child scopes; sqe applies only service-defs with database and table resources"
+
+// skippedFiles are fixtures whose every case is skipped, and why.
+var skippedFiles = map[string]string{
+	"test_policyengine_aws.json":               pathMatcherSkip,
+	"test_policyengine_aws_s3.json":            pathMatcherSkip,
+	"test_policyengine_hdfs_resourcespec.json": pathMatcherSkip,
 }
 
 type fileStats struct {
@@ -129,20 +143,21 @@ type peResource struct {
 }
 
 type peRequest struct {
-	Resource                peResource     `json:"resource"`
-	AccessType              string         `json:"accessType"`
-	Action                  string         `json:"action"`
-	User                    *string        `json:"user"`
-	UserGroups              []string       `json:"userGroups"`
-	UserRoles               []string       `json:"userRoles"`
-	RequestData             string         `json:"requestData"`
-	Context                 map[string]any `json:"context"`
-	RemoteIPAddress         string         `json:"remoteIPAddress"`
-	ClientIPAddress         string         `json:"clientIPAddress"`
-	ForwardedAddresses      []string       `json:"forwardedAddresses"`
-	AccessTime              *Time          `json:"accessTime"`
-	ResourceMatchingScope   string         `json:"resourceMatchingScope"`
-	IsDescendantDenyIgnored *bool          `json:"isDescendantDenyIgnored"`
+	Resource                peResource        `json:"resource"`
+	AccessType              string            `json:"accessType"`
+	Action                  string            `json:"action"`
+	User                    *string           `json:"user"`
+	UserGroups              []string          `json:"userGroups"`
+	UserRoles               []string          `json:"userRoles"`
+	RequestData             string            `json:"requestData"`
+	Context                 map[string]any    `json:"context"`
+	RemoteIPAddress         string            `json:"remoteIPAddress"`
+	ClientIPAddress         string            `json:"clientIPAddress"`
+	ForwardedAddresses      []string          `json:"forwardedAddresses"`
+	AccessTime              *Time             `json:"accessTime"`
+	ResourceMatchingScope   string            `json:"resourceMatchingScope"`
+	ElementMatchingScopes   map[string]string `json:"resourceElementMatchingScopes"`
+	IsDescendantDenyIgnored *bool             `json:"isDescendantDenyIgnored"`
 }
 
 type peResult struct {
@@ -184,6 +199,14 @@ type peCase struct {
 	AuditExcludedGroups []string            `json:"auditExcludedGroups"`
 	AuditExcludedRoles  []string            `json:"auditExcludedRoles"`
 	Tests               []peTest            `json:"tests"`
+	UpdatedPolicies     *struct {
+		PolicyDeltas  []policyDelta `json:"policyDeltas"`
+		SecurityZones map[string]*struct {
+			ZoneInfo
+			PolicyDeltas []policyDelta `json:"policyDeltas"`
+		} `json:"securityZones"`
+	} `json:"updatedPolicies"`
+	UpdatedTests []peTest `json:"updatedTests"`
 }
 
 func fixtureRoles(c *peCase) *Roles {
@@ -314,13 +337,24 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	case "SELF_OR_CHILD":
 		r.scope = reqSelfOrChild
 	}
+	for k, v := range rq.ElementMatchingScopes {
+		if r.elemScopes == nil {
+			r.elemScopes = map[string]elemScope{}
+		}
+		switch v {
+		case "SELF_OR_CHILD":
+			r.elemScopes[k] = scopeSelfOrChild
+		case "SELF_OR_PREFIX":
+			r.elemScopes[k] = scopeSelfOrPrefix
+		default:
+			r.elemScopes[k] = scopeSelf
+		}
+	}
 	r.accessTime = time.Now()
 	if rq.AccessTime != nil && !rq.AccessTime.IsZero() {
 		r.accessTime = rq.AccessTime.Time
 	}
-	if r.clientIP == "" {
-		r.clientIP = r.remoteIP
-	}
+	r.clientIP = fixtureClientIP(rq)
 	for k, v := range rq.Context {
 		switch k {
 		case "TAGS":
@@ -344,6 +378,20 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 				sort.Strings(at)
 				r.st.allRequested = at
 			}
+		case "REQUESTED_RESOURCES":
+			// Ranger's test reads the JSON into RangerRequestedResources;
+			// one that does not parse leaves the context without it.
+			js, _ := v.(string)
+			var rr struct {
+				RequestedResources []peResource `json:"requestedResources"`
+			}
+			if js == "" || json.Unmarshal([]byte(js), &rr) != nil {
+				continue
+			}
+			for _, x := range rr.RequestedResources {
+				r.requested = append(r.requested, resourceFromFixture(x))
+			}
+			r.requestedSet = true
 		case "ISANYACCESS":
 			b, _ := v.(bool)
 			r.st.isAnyAccess = b
@@ -363,6 +411,45 @@ func buildFixtureRequest(tc peTest) (*request, string) {
 	return r, ""
 }
 
+// Ranger's TestPolicyEngine configures its plugin to take the client IP
+// address from X-Forwarded-For when the request comes from one of these
+// proxies (ranger.plugin.hive.use.x-forwarded-for.ipaddress and
+// .trusted.proxy.ipaddresses).
+var fixtureTrustedProxies = []string{"255.255.255.255", "128.101.101.101", "128.101.101.99"}
+
+// fixtureClientIP is the client IP address Ranger's request processor
+// sets (RangerAccessRequestImpl.extractAndSetClientIPAddress) with the
+// test's configuration.
+func fixtureClientIP(rq peRequest) string {
+	ip := rq.RemoteIPAddress
+	if ip == "" {
+		ip = rq.ClientIPAddress
+	}
+	if len(rq.ForwardedAddresses) > 0 && ip != "" {
+		for _, p := range fixtureTrustedProxies {
+			if ip == p {
+				return rq.ForwardedAddresses[0]
+			}
+		}
+	}
+	return ip
+}
+
+// fixtureGeolocationFiles are the geolocation files Ranger's fixtures
+// name, read from Ranger's resources (copied into testdata).
+var fixtureGeolocationFiles = map[string]string{
+	"/etc/ranger/geo/geo.txt":      filepath.Join(conformanceDir, "geo", "geo.txt"),
+	"/etc/ranger/geo/geo_long.txt": filepath.Join(conformanceDir, "geo", "geo_long.txt"),
+}
+
+func fixtureGeoOpener(path string) (io.ReadCloser, error) {
+	local, ok := fixtureGeolocationFiles[path]
+	if !ok {
+		return nil, fmt.Errorf("no such fixture file")
+	}
+	return os.Open(local)
+}
+
 func strp(p *string) string {
 	if p == nil {
 		return "<null>"
@@ -373,6 +460,12 @@ func strp(p *string) string {
 func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 	var c peCase
 	readFixture(t, path, &c)
+	if reason := skippedFiles[filepath.Base(path)]; reason != "" {
+		for _, tc := range c.Tests {
+			st.skip(tc.Name, reason)
+		}
+		return
+	}
 	sp := &ServicePolicies{ServiceName: c.ServiceName, ServiceDef: c.ServiceDef, Policies: c.Policies, AuditMode: c.AuditMode, ServiceConfig: c.ServiceConfig}
 	if c.TagPolicyInfo != nil {
 		sp.TagPolicies = &TagPolicies{ServiceName: c.TagPolicyInfo.ServiceName, ServiceDef: c.TagPolicyInfo.ServiceDef,
@@ -382,18 +475,79 @@ func runPolicyEngineFile(t *testing.T, path string, st *fileStats) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	e := newEngine(engineInput{
+	runEngineTests(newFixtureEngine(t, &c, sp, zones), c.Tests, st)
+	if c.UpdatedPolicies == nil || len(c.UpdatedTests) == 0 {
+		return
+	}
+	// Ranger's test applies the policy deltas to its engine; sqe builds
+	// its engine again from the policies the deltas leave, as it does for
+	// every download.
+	usp := *sp
+	usp.Policies = applyPolicyDeltas(c.Policies, c.UpdatedPolicies.PolicyDeltas)
+	uzones := zones
+	if c.UpdatedPolicies.SecurityZones != nil {
+		uzones = map[string]*ZoneInfo{}
+		for name, uz := range c.UpdatedPolicies.SecurityZones {
+			zi := &ZoneInfo{ZoneName: uz.ZoneName, Resources: uz.Resources, ContainsAssociatedTagService: uz.ContainsAssociatedTagService}
+			var old []*Policy
+			if z := zones[name]; z != nil {
+				old = z.Policies
+			}
+			zi.Policies = applyPolicyDeltas(old, uz.PolicyDeltas)
+			uzones[name] = zi
+		}
+	}
+	runEngineTests(newFixtureEngine(t, &c, &usp, uzones), c.UpdatedTests, st)
+}
+
+// policyDelta is a RangerPolicyDelta of a fixture's updatedPolicies.
+type policyDelta struct {
+	ChangeType int     `json:"changeType"`
+	Policy     *Policy `json:"policy"`
+}
+
+// applyPolicyDeltas returns policies with the deltas applied, as Ranger's
+// RangerPolicyDeltaUtil does: create (0) adds the policy, update (1)
+// replaces the policy of its id, delete (2) removes it.
+func applyPolicyDeltas(policies []*Policy, deltas []policyDelta) []*Policy {
+	out := append([]*Policy(nil), policies...)
+	for _, d := range deltas {
+		if d.Policy == nil {
+			continue
+		}
+		if d.ChangeType == 1 || d.ChangeType == 2 {
+			kept := out[:0:0]
+			for _, p := range out {
+				if p.ID != d.Policy.ID {
+					kept = append(kept, p)
+				}
+			}
+			out = kept
+		}
+		if d.ChangeType == 0 || d.ChangeType == 1 {
+			out = append(out, d.Policy)
+		}
+	}
+	return out
+}
+
+func newFixtureEngine(t *testing.T, c *peCase, sp *ServicePolicies, zones map[string]*ZoneInfo) *engine {
+	return newEngine(engineInput{
 		policies:    sp,
 		zones:       zones,
-		roles:       fixtureRoles(&c),
+		roles:       fixtureRoles(c),
 		tags:        fixtureTags(t, c.ServiceDef, c.TagPolicyInfo),
 		superUsers:  c.SuperUsers,
 		superGroups: c.SuperGroups,
 		lenient:     true,
+		geoOpen:     fixtureGeoOpener,
 		auditExcluded: AuditExclusions{Users: c.AuditExcludedUsers, Groups: c.AuditExcludedGroups,
 			Roles: c.AuditExcludedRoles},
 	})
-	for _, tc := range c.Tests {
+}
+
+func runEngineTests(e *engine, tests []peTest, st *fileStats) {
+	for _, tc := range tests {
 		if reason := unsupportedScriptIn(e, tc); reason != "" {
 			st.skip(tc.Name, reason)
 			continue

@@ -78,6 +78,18 @@ type request struct {
 	clientIP, remoteIP   string
 	context              map[string]any
 	strict               bool
+	// geo are the service-def's geolocation enrichers; enriched is set
+	// once their attributes are in context (see engine.prepare).
+	geo      []*geoEnricher
+	enriched bool
+	// sd and zones are the engine's, for the scripts' ctx.getResource
+	// and ctx.getResourceZones (set by engine.prepare).
+	sd    *svcDef
+	zones *zoneSet
+	// requested are every resource the statement accesses (Ranger's
+	// REQUESTED_RESOURCES), when requestedSet.
+	requested    []*accessResource
+	requestedSet bool
 
 	// zone is the security zone whose policies decide the request ("":
 	// the unzoned policies).
@@ -108,6 +120,9 @@ type evalState struct {
 	exceptedUnknown bool
 	exceptedBy      int64
 	exceptedByTag   bool
+	// columnNameRead: a script read the column name of a request that
+	// stands for every column no policy names
+	columnNameRead bool
 	// exprFailed: a ${{...}} expression in a policy's resource values
 	// could not be evaluated while the resource was matched
 	exprFailed bool
@@ -1032,6 +1047,8 @@ type engine struct {
 	tags            *tagIndex
 	userStore       *UserStore
 	lenient         bool
+	// geo are the service-def's geolocation enrichers.
+	geo []*geoEnricher
 	// scriptFailures counts condition scripts that failed while they ran.
 	scriptFailures atomic.Uint64
 }
@@ -1062,6 +1079,9 @@ type engineInput struct {
 	lenient     bool
 	zones       map[string]*ZoneInfo
 	scriptLimit time.Duration // 0: defaultScriptTimeLimit
+	// geoOpen opens the files of the service-def's geolocation enrichers
+	// (nil: the file system).
+	geoOpen GeolocationOpener
 	// auditExcluded are the plugin's own audit exclusions, beside the
 	// service config's (WithAuditExclusions).
 	auditExcluded AuditExclusions
@@ -1101,6 +1121,9 @@ func newEngine(in engineInput) *engine {
 	if e.auditFilterErr != nil {
 		e.auditFilters, e.tagAuditFilters = nil, nil
 		e.auditMode = "audit-all"
+	}
+	if sp.ServiceDef != nil {
+		e.geo = newGeoEnrichers(sp.ServiceDef.ContextEnrichers, in.geoOpen)
 	}
 	e.roles = newRoleIndex(in.roles)
 	if in.tags != nil {
@@ -1162,6 +1185,48 @@ func (e *engine) prepare(r *request) {
 		}
 		r.tagsSet = true
 	}
+	r.sd, r.zones = e.sd, e.zones
+	if !r.enriched {
+		r.enriched = true
+		r.geo = e.geo
+		if len(e.geo) > 0 && r.clientIP != "" {
+			if r.context == nil {
+				r.context = map[string]any{}
+			}
+			for _, ge := range e.geo {
+				ge.enrich(r.clientIP, r.context)
+			}
+		}
+	}
+}
+
+// contextValue returns the request-context attribute name and whether
+// its value is known. Ranger reads an attribute nothing set as null, and
+// so does a request of Ranger's own fixtures; for sqe's own requests
+// (strict) an absent attribute is known only when a geolocation enricher
+// that sets attributes of that name could locate the client IP address
+// with its file, and did not find it; anything else may have been set by
+// an enricher or a host sqe does not have, so its value is unknown.
+func (r *request) contextValue(name string) (any, bool) {
+	if v, ok := r.context[name]; ok {
+		return v, true
+	}
+	if !r.strict {
+		return nil, true
+	}
+	if _, ok := ipv4Number(r.clientIP); !ok {
+		return nil, false
+	}
+	covered := false
+	for _, ge := range r.geo {
+		if strings.HasPrefix(name, ge.prefix) {
+			if ge.db == nil {
+				return nil, false
+			}
+			covered = true
+		}
+	}
+	return nil, covered
 }
 
 // candidateSource supplies the policies that may apply to a request. The

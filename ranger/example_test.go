@@ -176,3 +176,53 @@ func ExampleWithAuditExclusions() {
 	// ann: select allowed true, audited true
 	// etl: select allowed true, audited false
 }
+
+// A policy that decides by the caller's location: the service-def's
+// geolocation enricher reads Ranger's file, and the application gives
+// each caller's address in a session attribute.
+func ExampleWithClientAddressAttribute() {
+	data, err := os.ReadFile("testdata/shop_bundle.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := ranger.ParseBundle(data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b.ServiceDef.ContextEnrichers = append(b.ServiceDef.ContextEnrichers, &ranger.ContextEnricherDef{Name: "geo",
+		Enricher:        "org.apache.ranger.plugin.contextenricher.RangerFileBasedGeolocationProvider",
+		EnricherOptions: ranger.Options{"FilePath": "/etc/ranger/geo/geo.txt"}})
+	b.Policies = append(b.Policies, &ranger.Policy{ID: 1, Name: "sales from the US",
+		Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}},
+			"table": {Values: []string{"sales"}}, "column": {Values: []string{"*"}}},
+		PolicyItems: []*ranger.PolicyItem{{Accesses: []ranger.ItemAccess{{Type: "select"}}, Users: []string{"ann"},
+			Conditions: []ranger.Condition{{Type: "expression",
+				Values: []string{"ctx.getRequestContextAttribute('LOCATION_COUNTRY_CODE') == 'US'"}}}}}})
+
+	src, err := ranger.NewStatic(b,
+		ranger.WithGeolocationFile("/etc/ranger/geo/geo.txt", "testdata/conformance/geo/geo.txt"),
+		ranger.WithClientAddressAttribute("client_ip"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	snap, err := src.Snapshot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ip := range []string{"128.101.101.101", "1.0.32.1", ""} {
+		u := session.User{Name: "ann", Attributes: map[string]string{"client_ip": ip}}
+		view, err := snap.View(u)
+		if err != nil {
+			log.Fatal(err)
+		}
+		d, err := view.Decide(policy.TableName{Schema: "shop", Table: "sales"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("from %q: select %v\n", ip, d.Allows(policy.Select))
+	}
+	// Output:
+	// from "128.101.101.101": select true
+	// from "1.0.32.1": select false
+	// from "": select false
+}

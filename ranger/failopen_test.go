@@ -332,3 +332,38 @@ func TestTagAllowExceptionFailureNamesTagPolicy(t *testing.T) {
 		t.Errorf("select allowed = %v, denied by %q", d.Allows(policy.Select), d.Reason(policy.Select))
 	}
 }
+
+// A condition script that reads the column's name cannot be answered for
+// "every column no policy names" at once: Decide must ask for the
+// table's columns rather than decide the others as if none were ssn.
+func TestScriptReadingTheColumnNeedsColumns(t *testing.T) {
+	b := loadShop(t)
+	b.Policies = append(b.Policies,
+		&Policy{ID: 95, Name: "deny ssn by script", Resources: res3("sc", "deny", "*"),
+			PolicyItems:     []*PolicyItem{selectFor("u")},
+			DenyPolicyItems: []*PolicyItem{withScript(selectFor("u"), "RES.column == 'ssn'")}},
+		&Policy{ID: 96, Name: "allow all but ssn by script", Resources: res3("sc", "allow", "*"),
+			PolicyItems: []*PolicyItem{withScript(selectFor("u"), "REQ.resource.column != 'ssn'")}},
+	)
+	src, err := NewStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := src.Current().View(session.User{Name: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range []string{"deny", "allow"} {
+		tn := policy.TableName{Schema: "sc", Table: tbl}
+		if d, err := v.Decide(tn); !IsColumnsNeeded(err) {
+			t.Fatalf("%s: Decide = %+v, %v; want the columns asked for", tbl, d, err)
+		}
+		d, err := v.DecideColumnInfo(tn, []policy.ColumnInfo{{Name: "ssn"}, {Name: "name"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Allows(policy.Select) || d.Restricted["ssn"] == "" || d.Restricted["name"] != "" {
+			t.Errorf("%s: with columns: allowed %v, restricted %v", tbl, d.Allowed, d.Restricted)
+		}
+	}
+}

@@ -68,8 +68,30 @@ var sqlAccessTypes = map[string]bool{
 // sqlResources are the hive resources a SQL statement touches.
 var sqlResources = map[string]bool{"database": true, "table": true, "column": true}
 
+// runEnrichers are the context enrichers sqe runs (or whose data it
+// downloads: tags and the user store).
+var runEnrichers = map[string]bool{
+	"org.apache.ranger.plugin.contextenricher.RangerTagEnricher":       true,
+	"org.apache.ranger.plugin.contextenricher.RangerUserStoreEnricher": true,
+	geolocationEnricherClass: true,
+}
+
+// lintEnrichers reports the service-def's context enrichers sqe does not run.
+func lintEnrichers(def *ServiceDef, what string) []Finding {
+	var out []Finding
+	for _, ce := range def.ContextEnrichers {
+		if ce == nil || runEnrichers[strings.TrimSpace(ce.Enricher)] {
+			continue
+		}
+		out = append(out, Finding{Severity: SeverityError, Where: what + " context enricher " + quote(ce.Name),
+			Message: ce.Enricher + " is not run by sqe: conditions that read the request-context attributes it sets count against the caller"})
+	}
+	return out
+}
+
 // Lint reports the parts of a bundle that sqe cannot realise as Ranger
-// would: conditions it cannot evaluate, mask types and CUSTOM or row-filter
+// would: conditions it cannot evaluate, context enrichers it does not
+// run, mask types and CUSTOM or row-filter
 // expressions it cannot use, validity schedules Ranger's admin would
 // refuse, security zones sqe cannot apply to a table as a whole (column
 // patterns) or that never match a SQL resource, zone tag policies that never apply, and policies
@@ -92,6 +114,10 @@ func Lint(b *Bundle) []Finding {
 			Message: zerr.Error() + ": every table fails closed"})
 	}
 	out = append(out, lintZones(zones)...)
+	out = append(out, lintEnrichers(b.ServiceDef, "service-def")...)
+	if tp := b.TagPolicies; tp != nil && tp.ServiceDef != nil {
+		out = append(out, lintEnrichers(tp.ServiceDef, "tag service-def")...)
+	}
 	if _, err := parseAuditFilters(sd, b.ServiceConfig); err != nil {
 		out = append(out, Finding{Severity: SeverityWarning, Where: "service config " + auditFilterConfig,
 			Message: err.Error() + ": every access is audited"})

@@ -20,6 +20,9 @@ func TestLint(t *testing.T) {
 	res := func(db, table string) map[string]*PolicyResource {
 		return map[string]*PolicyResource{"database": {Values: []string{db}}, "table": {Values: []string{table}}, "column": {Values: []string{"*"}}}
 	}
+	b.ServiceDef.ContextEnrichers = append(b.ServiceDef.ContextEnrichers,
+		&ContextEnricherDef{Name: "geo", Enricher: geolocationEnricherClass},
+		&ContextEnricherDef{Name: "cluster", Enricher: "com.example.ClusterEnricher"})
 	b.Policies = append(b.Policies,
 		&Policy{ID: 70, Name: "ip", Resources: res("x", "t"),
 			PolicyItems:     []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"}, Conditions: cond("ip-range", "10.*")}},
@@ -65,7 +68,8 @@ func TestLint(t *testing.T) {
 	}
 	text := strings.Join(got, "\n")
 	for _, want := range []string{
-		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address: the item never matches`,
+		`error: service-def context enricher "cluster": com.example.ClusterEnricher is not run by sqe: conditions that read the request-context attributes it sets count against the caller`,
+		`error: policy 70 (ip), policy item 1: condition "ip-range" reads the client IP address, which sqe knows only from the session attribute WithClientAddressAttribute names, and fails without it: then the item does not match`,
 		`error: policy 70 (ip), deny item 1: condition "geo" uses evaluator com.example.GeoEvaluator, which sqe does not evaluate: the item always applies`,
 		`error: policy 71 (script), condition: condition "expression": script "new java.io.File('/').exists()" uses java, which scripts cannot reach, and fails when it gets there: then the policy does not grant and its denies apply`,
 		`error: policy 72 (masks), mask item 2: mask type "MASK_SECRET" has no sqe equivalent`,

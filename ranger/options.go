@@ -2,6 +2,7 @@ package ranger
 
 import (
 	"crypto/tls"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -40,6 +41,12 @@ type config struct {
 	writeChecks  bool
 	scriptLimit  time.Duration
 	auditExcl    AuditExclusions
+	// geoFiles maps the FilePath of a geolocation enricher to the file
+	// sqe reads (WithGeolocationFile).
+	geoFiles map[string]string
+	// clientAddrAttr is the session attribute that holds the caller's
+	// IP address (WithClientAddressAttribute).
+	clientAddrAttr string
 }
 
 func defaultConfig() *config {
@@ -285,6 +292,45 @@ func WithScriptTimeLimit(d time.Duration) Option {
 			c.scriptLimit = d
 		}
 	}
+}
+
+// WithGeolocationFile makes sqe read the geolocation file of a
+// service-def's geolocation enricher (Ranger's
+// RangerFileBasedGeolocationProvider) from local instead of from the path
+// its FilePath option names (enricherPath, such as
+// "/etc/ranger/geo/geo.txt"). Without it, sqe reads the named path, as
+// Ranger's plugin does. Give it once for each enricher file to move.
+func WithGeolocationFile(enricherPath, local string) Option {
+	return func(c *config) {
+		if c.geoFiles == nil {
+			c.geoFiles = map[string]string{}
+		}
+		c.geoFiles[enricherPath] = local
+	}
+}
+
+// geoOpener opens an enricher's file where WithGeolocationFile put it.
+func (c *config) geoOpener() GeolocationOpener {
+	files := c.geoFiles
+	return func(path string) (io.ReadCloser, error) {
+		if local, ok := files[path]; ok {
+			path = local
+		}
+		return openGeolocationFile(path)
+	}
+}
+
+// WithClientAddressAttribute names the session attribute
+// (session.User.Attributes) that holds the caller's IP address: Ranger's
+// client IP address, which ctx.getClientIPAddress(), REQ.clientIPAddress,
+// RangerIpMatcher conditions and the geolocation enrichers read. Without
+// it, or for a caller without the attribute, sqe does not know the
+// address, and every condition that reads it or a location counts
+// against the caller. The application sets the attribute from what it
+// trusts (its connection's peer address, or a trusted proxy's
+// X-Forwarded-For).
+func WithClientAddressAttribute(name string) Option {
+	return func(c *config) { c.clientAddrAttr = name }
 }
 
 // WithErrorHandler is called with every failed poll (for logging).

@@ -2,6 +2,7 @@ package ranger
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -274,6 +275,18 @@ var ctxMethodNames = map[string]bool{}
 type ctxMethod func(jr *jsRuntime, sv *scriptView, call goja.FunctionCall) goja.Value
 
 func init() {
+	// The zone methods match resources, which may run scripts: they are
+	// added here to keep ctxMethods' initialisation free of that cycle.
+	ctxMethods["getResourceZone"] = func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		zs := resourceZones(sv.req)
+		if len(zs) == 1 {
+			return jr.rt.ToValue(zs[0])
+		}
+		return jr.rt.ToValue("")
+	}
+	ctxMethods["getResourceZones"] = func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		return jr.strArray(resourceZones(sv.req))
+	}
 	for name := range ctxMethods {
 		ctxMethodNames[name] = true
 	}
@@ -451,7 +464,16 @@ func (jr *jsRuntime) setup(sc *jsScript, sv *scriptView) *goja.Object {
 	}
 	_ = req.Set("accessType", r.accessType)
 	_ = req.Set("action", jr.strOrNull(r.action, r.action != ""))
-	_ = req.Set("clientIPAddress", jr.strOrNull(r.clientIP, r.clientIP != ""))
+	if r.clientIP == "" && r.strict {
+		// As ctx.getClientIPAddress: reading an address sqe was not
+		// given fails the script.
+		getter := rt.ToValue(func(goja.FunctionCall) goja.Value {
+			panic(rt.NewTypeError("the client IP address is not known"))
+		})
+		_ = req.DefineAccessorProperty("clientIPAddress", getter, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	} else {
+		_ = req.Set("clientIPAddress", jr.strOrNull(r.clientIP, r.clientIP != ""))
+	}
 	_ = req.Set("remoteIPAddress", jr.strOrNull(r.remoteIP, r.remoteIP != ""))
 	_ = req.Set("requestData", jr.strOrNull(r.requestData, r.requestData != ""))
 	res := jr.resObject(r)
@@ -499,6 +521,20 @@ func (jr *jsRuntime) resObject(r *request) goja.Value {
 	for _, k := range sortedKeys(r.res.elems) {
 		switch x := r.res.elems[k].(type) {
 		case string:
+			if k == "column" && x == syntheticColumn {
+				// The request stands for every column no policy names:
+				// a script that reads the name cannot be answered for
+				// them at once (see View.decideIn).
+				st := r.st
+				getter := jr.rt.ToValue(func(goja.FunctionCall) goja.Value {
+					if st != nil {
+						st.columnNameRead = true
+					}
+					panic(jr.rt.NewTypeError("the column name is not known"))
+				})
+				_ = ro.DefineAccessorProperty(k, getter, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+				continue
+			}
 			_ = ro.Set(k, x)
 		case []string:
 			_ = ro.Set(k, jr.strArray(x))
@@ -577,11 +613,34 @@ var ctxMethods = map[string]ctxMethod{
 	},
 	"getClientType": func(jr *jsRuntime, _ *scriptView, _ goja.FunctionCall) goja.Value { return goja.Null() },
 	"getSessionId":  func(jr *jsRuntime, _ *scriptView, _ goja.FunctionCall) goja.Value { return goja.Null() },
+	"getResource": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
+		s, ok := resourceString(sv.req)
+		if !ok {
+			panic(jr.rt.NewTypeError("the column name is not known"))
+		}
+		return jr.strOrNull(s, s != "")
+	},
+	"getAsDate": func(jr *jsRuntime, _ *scriptView, call goja.FunctionCall) goja.Value {
+		return jr.dateOrNull(argStr(call, 0))
+	},
+	"getTagAttributeAsDate": func(jr *jsRuntime, sv *scriptView, call goja.FunctionCall) goja.Value {
+		v, ok := sv.attrValue(argStr(call, 0), argStr(call, 1), false)
+		if !ok {
+			return goja.Null()
+		}
+		return jr.dateOrNull(v)
+	},
 	"getRequestData": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
 		return jr.strOrNull(sv.req.requestData, sv.req.requestData != "")
 	},
 	"getClientIPAddress": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
 		ip := sv.req.clientIP
+		if ip == "" && sv.req.strict {
+			// sqe's own request without the caller's address
+			// (WithClientAddressAttribute): null would let a
+			// comparison decide as if there were none
+			panic(jr.rt.NewTypeError("the client IP address is not known"))
+		}
 		return jr.strOrNull(ip, ip != "")
 	},
 	"isAccessTypeAny": func(jr *jsRuntime, sv *scriptView, _ goja.FunctionCall) goja.Value {
@@ -602,8 +661,11 @@ var ctxMethods = map[string]ctxMethod{
 		if strings.TrimSpace(name) == "" {
 			return goja.Null()
 		}
-		v, ok := sv.req.context[name]
-		if !ok || v == nil {
+		v, known := sv.req.contextValue(name)
+		if !known {
+			panic(jr.rt.NewTypeError("request context attribute " + strconv.Quote(name) + " is not known"))
+		}
+		if v == nil {
 			return goja.Null()
 		}
 		switch x := v.(type) {
@@ -807,6 +869,73 @@ func fixedCsv(values func(*scriptView, string) []string, byName, quoted bool) ct
 		}
 		return jr.rt.ToValue(toCsv(values(sv, name), []*string{nil, &comma}))
 	}
+}
+
+// dateOrNull is Ranger's getAsDate: a JavaScript Date of a value in one
+// of the tag date formats, or null.
+func (jr *jsRuntime) dateOrNull(s string) goja.Value {
+	d, ok := parseTagDate(s)
+	if !ok {
+		return goja.Null()
+	}
+	v, err := jr.rt.New(jr.rt.GlobalObject().Get("Date"), jr.rt.ToValue(d.UnixMilli()))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// resourceString is Ranger's RangerAccessResource.getAsString: the
+// resource's values in the service-def's order, joined by "/" (a list
+// value as Java prints one); "" for none. It is not ok for a request that
+// stands for every column no policy names: the name is not known.
+func resourceString(r *request) (string, bool) {
+	if r.res == nil {
+		return "", true
+	}
+	var names []string
+	if r.sd != nil {
+		for _, d := range r.sd.raw.Resources {
+			if d != nil {
+				names = append(names, d.Name)
+			}
+		}
+	} else {
+		names = sortedKeys(r.res.elems)
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		switch x := r.res.elems[n].(type) {
+		case string:
+			if n == "column" && x == syntheticColumn {
+				if r.st != nil {
+					r.st.columnNameRead = true
+				}
+				return "", false
+			}
+			parts = append(parts, x)
+		case []string:
+			parts = append(parts, "["+strings.Join(x, ", ")+"]")
+		}
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// resourceZones are the security zones whose resources match the
+// request's resource or its descendants (Ranger's
+// getMatchedZonesForResourceAndChildren), sorted.
+func resourceZones(r *request) []string {
+	if r.zones == nil || r.res == nil {
+		return nil
+	}
+	all, _ := r.zones.matched(r.res, r.evalCtx())
+	delete(all, "")
+	return sortedKeys(all)
 }
 
 // accessedCmp is isAccessedAfter and isAccessedBefore: the access time

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sqe-project/sqe/policy"
@@ -27,10 +28,16 @@ type Snapshot struct {
 	writeChecks bool
 	shared      *sharedCache // decisions by View fingerprint and table; nil when disabled
 
-	minuteClock bool        // decisions depend on the time of day (script conditions)
-	transitions []time.Time // instants at which validity schedules change
-	zoneErr     error
-	info        Info
+	minuteClock bool // decisions depend on the time of day (script conditions)
+	// statementTables: decisions depend on every table the statement
+	// accesses (accessed-together conditions; View.ForStatementTables)
+	statementTables bool
+	transitions     []time.Time // instants at which validity schedules change
+	zoneErr         error
+	info            Info
+	// clientAddrAttr is the session attribute that holds the caller's
+	// IP address (WithClientAddressAttribute).
+	clientAddrAttr string
 }
 
 // TableTags returns the tags the snapshot's tag download gives t's
@@ -45,6 +52,22 @@ func (s *Snapshot) TableTags(_ context.Context, t policy.TableName) (map[string]
 }
 
 var _ policy.TagSource = (*Snapshot)(nil)
+
+// GeolocationErrors lists the service-def's geolocation enrichers whose
+// file could not be read. Their location attributes are unknown: every
+// condition that reads one counts against the caller.
+func (s *Snapshot) GeolocationErrors() []error {
+	if s.eng == nil {
+		return nil
+	}
+	var out []error
+	for _, ge := range s.eng.geo {
+		if ge.err != nil {
+			out = append(out, ge.err)
+		}
+	}
+	return out
+}
 
 // ScriptFailures counts the condition scripts that failed while they ran
 // in this snapshot's evaluations (each failure made its item count
@@ -116,6 +139,7 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		superGroups:   cfg.superGroups,
 		scriptLimit:   cfg.scriptLimit,
 		auditExcluded: cfg.auditExcl,
+		geoOpen:       cfg.geoOpener(),
 	})
 	s := &Snapshot{
 		version:     policy.NextVersion(),
@@ -126,6 +150,8 @@ func compileSnapshot(b *Bundle, cfg *config) (*Snapshot, error) {
 		now:         cfg.now,
 		writeChecks: cfg.writeChecks,
 		shared:      newSharedCache(cfg.cacheSize),
+
+		clientAddrAttr: cfg.clientAddrAttr,
 	}
 	if zerr != nil {
 		s.zoneErr = fmt.Errorf("%w: %v", policy.ErrAccessDenied, zerr)
@@ -198,12 +224,18 @@ func (s *Snapshot) noteTime(pe *policyEval) {
 		if ci.timeSensitive {
 			s.minuteClock = true
 		}
+		if ci.readsStatement {
+			s.statementTables = true
+		}
 	}
 	for _, items := range [][]*itemEval{pe.allow, pe.deny, pe.allowEx, pe.denyEx, pe.mask, pe.rowFilter} {
 		for _, it := range items {
 			for _, ci := range it.info {
 				if ci.timeSensitive {
 					s.minuteClock = true
+				}
+				if ci.readsStatement {
+					s.statementTables = true
 				}
 			}
 		}
@@ -295,6 +327,9 @@ func (s *Snapshot) view(u session.User) (*View, error) {
 		attrs:      attrs,
 		groupAttrs: groupAttrs,
 		at:         s.now(),
+	}
+	if s.clientAddrAttr != "" {
+		v.clientIP = strings.TrimSpace(u.Attributes[s.clientAddrAttr])
 	}
 	v.active = v.held
 	if !sameSet(active, held) {

@@ -3,6 +3,7 @@ package ranger
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,15 @@ type View struct {
 	zonePins   map[string][]*pbucket // the caller's buckets in each zone's index
 	at         time.Time
 	fp         string
+	// clientIP is the caller's IP address (WithClientAddressAttribute);
+	// location holds the geolocation enrichers' attributes for it, made
+	// by prep and shared, read-only, by the View's requests.
+	clientIP string
+	location map[string]any
+	// requested are the statement's tables (ForStatementTables), when
+	// requestedSet.
+	requested    []*accessResource
+	requestedSet bool
 
 	prepOnce sync.Once // pins and tokens, made when a decision is first evaluated
 
@@ -93,6 +103,12 @@ func (v *View) prep() {
 			}
 		}
 		v.tokens = map[string]string{"USER": v.user.Name}
+		if eng := v.snap.eng; len(eng.geo) > 0 && v.clientIP != "" {
+			v.location = map[string]any{}
+			for _, ge := range eng.geo {
+				ge.enrich(v.clientIP, v.location)
+			}
+		}
 	})
 }
 
@@ -177,6 +193,43 @@ func (v *View) fingerprint() string {
 // time, the validity period (and the minute) the View was built in.
 func (v *View) Fingerprint() string { return v.fp }
 
+// ForStatementTables implements policy.StatementTablesView: it returns
+// the View that decides the tables of a statement that accesses exactly
+// tables (every base table it reads or writes). Ranger's accessed-together
+// conditions (RangerHiveResourcesAccessedTogetherCondition and its
+// not-together form) read this set; a View that was not given it counts
+// them against the caller, as it does a condition whose spec names
+// columns (the set holds tables). When no policy of the snapshot has
+// such a condition, the View itself is returned.
+func (v *View) ForStatementTables(tables []policy.TableName) policy.View {
+	if !v.snap.statementTables {
+		return v
+	}
+	nv := &View{
+		snap: v.snap, user: v.user, groupSet: v.groupSet, groups: v.groups,
+		heldSet: v.heldSet, activeSet: v.activeSet, held: v.held, active: v.active,
+		attrs: v.attrs, groupAttrs: v.groupAttrs, at: v.at, clientIP: v.clientIP,
+		requestedSet: true,
+	}
+	seen := map[[2]string]bool{}
+	var keys []string
+	for _, t := range tables {
+		db := v.snap.dbFor(t)
+		k := [2]string{db, t.Table}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		nv.requested = append(nv.requested, &accessResource{elems: map[string]any{"database": db, "table": t.Table}})
+		keys = append(keys, strconv.Itoa(len(db))+":"+db+strconv.Itoa(len(t.Table))+":"+t.Table)
+	}
+	sort.Strings(keys)
+	nv.fp = v.fp + ";r" + strconv.Itoa(len(keys)) + "[" + strings.Join(keys, "") + "]"
+	return nv
+}
+
+var _ policy.StatementTablesView = (*View)(nil)
+
 // User returns a copy of the session user.
 func (v *View) User() session.User { return v.user.Clone() }
 
@@ -218,6 +271,7 @@ func (v *View) newRequest(elems map[string]any, accessType string) *request {
 
 // newRequestOn makes a request on res, in vr when not nil.
 func (v *View) newRequestOn(res *accessResource, accessType string, vr *viewRequest) *request {
+	v.prep()
 	if vr == nil {
 		vr = &viewRequest{}
 	} else {
@@ -238,6 +292,12 @@ func (v *View) newRequestOn(res *accessResource, accessType string, vr *viewRequ
 		ignoreDescendantDeny: true,
 		strict:               true,
 		st:                   &vr.st,
+		clientIP:             v.clientIP,
+		context:              v.location,
+		geo:                  v.snap.eng.geo,
+		enriched:             true,
+		requested:            v.requested,
+		requestedSet:         v.requestedSet,
 	}
 	vr.ctx = evalCtx{tokens: v.tokens, req: &vr.r}
 	vr.r.ctx = &vr.ctx
@@ -456,17 +516,20 @@ type colResult struct {
 	audited bool
 	reason  string
 	mask    *maskOutcome
+	// nameRead: a script read the column's name (for syntheticColumn)
+	nameRead bool
 }
 
 func (s *decideState) evalColumn(db, tbl, col string) colResult {
 	elems := map[string]any{"database": db, "table": tbl, "column": col}
 	res, _ := s.eval(elems, string(policy.Select), PolicyTypeAccess, false)
 	// The policy that allowed or denied the column.
-	cr := colResult{name: col, allowed: res.allowed, audited: res.audited, reason: policyName(res)}
+	cr := colResult{name: col, allowed: res.allowed, audited: res.audited, reason: policyName(res), nameRead: res.req.st.columnNameRead}
 	if !res.allowed {
 		return cr
 	}
 	mres, mr := s.eval(elems, string(policy.Select), PolicyTypeDataMask, true)
+	cr.nameRead = cr.nameRead || mr.st.columnNameRead
 	if mr.st.hasUncertain {
 		cr.mask = &maskOutcome{restrict: fmt.Sprintf("ranger policy %d: mask condition sqe cannot evaluate", mr.st.uncertain)}
 		return cr
@@ -651,6 +714,9 @@ func (v *View) decideIn(s *decideState, t policy.TableName, cols []string, known
 			results = append(results, s.evalColumn(db, tbl, c))
 		}
 		cr := s.evalColumn(db, tbl, syntheticColumn)
+		if cr.nameRead {
+			return nil, &ColumnsNeededError{Table: t, Reason: "a condition script reads the column's name"}
+		}
 		other = &cr
 	}
 	anyAllowed := other != nil && other.allowed
