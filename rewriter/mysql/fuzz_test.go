@@ -478,6 +478,9 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 			continue
 		}
 		if !known {
+			if flat != nil && !holdsStar(sel) {
+				continue // a position out of range: the server refuses it before it reads a row
+			}
 			opaque = true
 			continue
 		}
@@ -627,6 +630,16 @@ func fallible(n sqlparser.SQLNode) bool {
 		return !bad, nil
 	}, n)
 	return bad
+}
+
+// holdsStar reports whether the select list holds a star.
+func holdsStar(sel *sqlparser.Select) bool {
+	for _, se := range sel.SelectExprs.Exprs {
+		if _, ok := se.(*sqlparser.StarExpr); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsQuery reports whether n holds another query.
