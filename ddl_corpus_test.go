@@ -182,7 +182,7 @@ var ddlCorpusMySQL = []ddlCase{
 	ddlRefuse("SHOW STATUS"),
 	ddlRefuse("SHOW SESSION STATUS LIKE 'Rows_read'"),
 	ddlRefuse("SHOW GLOBAL STATUS LIKE 'Handler_read%'"),
-	ddlRefuse("SHOW TABLE STATUS"),
+	ddlRefuse("SHOW TABLE STATUS FROM mysql"),
 	ddlRefuse("SHOW INDEX FROM customers"),
 	ddlRefuse("SHOW PROCESSLIST"),
 	ddlRefuse("SHOW ENGINE INNODB STATUS"),

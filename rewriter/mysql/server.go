@@ -24,6 +24,10 @@ type Session struct {
 	// classify characters as Go's tables do (udf.ClassProbe), so masks name
 	// the classes instead of listing them (udf.Target.NamedClasses).
 	NamedClasses bool
+	// MariaDB: the server is a MariaDB (whose listings have columns
+	// MySQL's lack, such as SHOW TABLE STATUS's Max_index_length and
+	// Temporary).
+	MariaDB bool
 }
 
 // sessionOf is the request's session state; a nil one is the default.
@@ -71,6 +75,7 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 		NoBackslashEscapes: strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,"),
 		ANSIQuotes:         strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,"),
 		NamedClasses:       named,
+		MariaDB:            strings.Contains(strings.ToLower(rewriter.Text(row[2])), "mariadb"),
 	}, nil
 }
 

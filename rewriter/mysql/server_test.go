@@ -43,7 +43,7 @@ func TestReadSession(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 	s, err = Dialect{}.ReadSession(context.Background(), answer("", "11.4.2-MariaDB", "latin1", "DOTALL"))
-	if err != nil || s != (Session{Database: "shop"}) {
+	if err != nil || s != (Session{Database: "shop", MariaDB: true}) {
 		t.Fatalf("%+v %v", s, err)
 	}
 	for _, q := range []rewriter.Query{answer("", "8.0.40", "gbk", ""), answer("", "11.4.2-MariaDB", "utf8mb4", "DOTALL,UNGREEDY")} {
