@@ -95,3 +95,80 @@ func TestTemporaryTableStaysWithItsCaller(t *testing.T) {
 		})
 	}
 }
+
+const shadowPolicy = `version: 1
+default: deny
+tables:
+  %[1]s.customers:
+    access:
+      - {name: maker, principals: [role:maker], allow: [select, update, create, drop]}
+    row_filters:
+      - {name: eu-only, principals: [role:maker], filter: "region = 'EU'"}
+    masks:
+      - {name: ssn-last4, principals: [role:maker], column: ssn, type: MASK_SHOW_LAST_4}
+`
+
+// A MariaDB temporary table that shadows a policed base table is read
+// under the base table's policy with the base table's columns: a
+// statement over columns the two do not share fails, one over shared
+// columns gets the filter and the mask; and the other connections keep
+// reading the base table with its own columns (nothing of the temporary
+// table reaches the metadata they share).
+func TestTemporaryTableShadowingAPolicedTableOnMariaDB(t *testing.T) {
+	maker := session.User{Name: "mk", Roles: []string{"maker"}}
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, shadowPolicy)
+		ctx := as(maker)
+		conn, err := e.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, q := range []string{"CREATE TEMPORARY TABLE customers (id INT, region VARCHAR(8), ssn VARCHAR(11), note VARCHAR(20))",
+			"INSERT INTO customers (id, region, ssn, note) VALUES (7, 'EU', '777-77-7777', 'temp')"} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		for _, q := range []string{"SELECT id, region, ssn FROM customers ORDER BY id", "SELECT * FROM customers", "SELECT note FROM customers", "SELECT COUNT(*) FROM customers"} {
+			rows, err := conn.QueryContext(ctx, q)
+			var got [][]string
+			if err == nil {
+				for rows.Next() {
+					cols, _ := rows.Columns()
+					vals := make([]sql.NullString, len(cols))
+					ptrs := make([]any, len(vals))
+					for i := range vals {
+						ptrs[i] = &vals[i]
+					}
+					if err := rows.Scan(ptrs...); err != nil {
+						t.Fatal(err)
+					}
+					var row []string
+					for _, v := range vals {
+						row = append(row, v.String)
+					}
+					got = append(got, row)
+				}
+				err = rows.Err()
+				rows.Close()
+			}
+			for _, row := range got {
+				for _, cell := range row {
+					if cell == "US" || cell == "777-77-7777" || cell == "Cy-US-CANARY" {
+						t.Fatalf("%s on the shadowing connection: %v, outside the base table's policy", q, got)
+					}
+				}
+			}
+			t.Logf("%s: %v %v", q, got, err)
+		}
+		// Another connection reads the base table, with its columns.
+		got, _, err := query(ctx, e.db, "SELECT id, name, ssn FROM customers ORDER BY id")
+		if err != nil || len(got) != 2 || got[0][1] != "Ada" || got[1][2] != "xxx-xx-1111" {
+			t.Fatalf("another connection: %v %v", got, err)
+		}
+	}
+}

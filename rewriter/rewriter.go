@@ -47,6 +47,9 @@ type Error struct {
 	// NotFound: the statement names a table the catalog does not have,
 	// which the server would refuse too.
 	NotFound bool
+	// Unimplemented: the statement uses what the server does not
+	// implement either (PostgreSQL's references to another database).
+	Unimplemented bool
 }
 
 func (e *Error) Error() string {

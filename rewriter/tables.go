@@ -92,3 +92,37 @@ func RestrictedColumns(ctx context.Context, req *Request, foldNames bool) ([]Res
 	})
 	return out, nil
 }
+
+// UnpolicedTables lists the tables of schema (compared case-insensitively
+// when foldSchema) that the caller may read and reads under no policy at
+// all, as the catalog lists them: the tables whose row statistics the
+// server's listings may show the caller. The rewrite then depends on the
+// list of tables, so it is not cached.
+func (s *Statement[Ref]) UnpolicedTables(schema string, foldSchema bool) ([]policy.TableName, error) {
+	s.uncacheable = true
+	lister, ok := s.Req.Catalog.(TableLister)
+	if s.Req.Catalog == nil || !ok {
+		return nil, Unsupported("the catalog cannot list tables, so the listing cannot tell whose statistics it may show")
+	}
+	tables, err := lister.ListTables(s.Ctx)
+	if err != nil {
+		return nil, Unsupported("listing tables failed: %v", err)
+	}
+	if len(tables) > MaxListedTables {
+		return nil, Unsupported("too many tables (%d) to decide whose statistics a listing may show", len(tables))
+	}
+	var out []policy.TableName
+	for _, t := range tables {
+		if t.Schema != schema && (!foldSchema || !strings.EqualFold(t.Schema, schema)) {
+			continue
+		}
+		d, err := DecideTable(s.Ctx, s.Req, t)
+		if err != nil {
+			return nil, err
+		}
+		if d.Allows(policy.Select) && d.Passthrough() {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -122,11 +122,17 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 	case KindString:
 		switch s.fn {
 		case fnHash:
-			return g.hash(s.algo), nil
+			n := hashLength[s.algo]
+			_, char := g.isChar()
+			return g.declared(g.hash(s.algo), !char && n <= g.typeLength()), nil
 		case fnRegexp:
 			return g.regexpReplace(s), nil
 		}
-		return g.maskString(s), nil
+		// Every character is replaced by one character or kept; only a
+		// replaced "other" character can be a surrogate pair that becomes
+		// two characters. With other characters kept, the result has the
+		// value's length, which the column's type holds.
+		return g.declared(g.maskString(s), s.chars[3] == keep), nil
 	case KindInteger:
 		switch s.fn {
 		case fnHash:
@@ -474,6 +480,38 @@ func (g gen) strOut(x string) string {
 			return g.reReplace(x, ` +\z`, "")
 		}
 		return "CAST(" + x + " AS bpchar)"
+	}
+	return x
+}
+
+// hashLength is the length of each hash algorithm's hexadecimal digest.
+var hashLength = map[string]int{algoSHA256: 64, algoSHA512: 128, algoMD5: 32}
+
+// declared gives a string mask's result the column's declared character
+// type (VARCHAR(n), CHAR(n)), so that a result column reports the type,
+// length and precision the raw column reports, when fits says the result
+// can never be longer than the column: a cast to a shorter type would cut
+// the value. Otherwise, and for columns without a declared length, the
+// result keeps the type of its expression (TEXT, LONGTEXT). On MariaDB
+// the result stays utf8mb4 with the binary collation (see strIn), and
+// reports VARCHAR for CHAR columns too.
+func (g gen) declared(x string, fits bool) string {
+	n := g.typeLength()
+	if !fits || n <= 0 {
+		return x
+	}
+	ln := itoa(n)
+	switch normType(g.t.DataType) {
+	case "varchar", "character varying":
+		if g.my() {
+			return myText("CAST(" + x + " AS CHAR(" + ln + ") CHARACTER SET utf8mb4)")
+		}
+		return "CAST(" + x + " AS character varying(" + ln + "))"
+	case "char", "character", "bpchar":
+		if g.my() {
+			return myText("CAST(" + x + " AS CHAR(" + ln + ") CHARACTER SET utf8mb4)")
+		}
+		return "CAST(" + x + " AS character(" + ln + "))"
 	}
 	return x
 }

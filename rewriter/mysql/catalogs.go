@@ -259,3 +259,118 @@ func (r *rewrite) showCreate(s *sqlparser.ShowCreate) (*rewriter.Result, error) 
 	s.Op = qualified(t)
 	return &rewriter.Result{Kind: rewriter.KindSession}, nil
 }
+
+// showTableStatus turns SHOW TABLE STATUS [FROM db] [LIKE … | WHERE …]
+// into the equivalent query of information_schema.TABLES. Its rows name
+// every table of the database, as SHOW TABLES does; their statistics
+// (tableStatistics: Rows, Data_length, Auto_increment, …, which count the
+// rows a row filter hides) are shown only for the tables the caller reads
+// under no policy at all, and read as NULL for every other table — one
+// under a filter, a mask or a restriction, one the caller may not read,
+// one created after the statement was rewritten. The server's own schemas
+// that sqe refuses are refused here too.
+func (r *rewrite) showTableStatus(in *sqlparser.ShowBasic) (*rewriter.Result, error) {
+	schema := in.DbName.String()
+	if schema == "" {
+		schema = r.session.Database
+	}
+	if schema == "" {
+		return nil, rewriter.Unsupported("SHOW TABLE STATUS with no current database")
+	}
+	if err := refusedSystemTable(policy.TableName{Schema: schema, Table: "tables"}); err != nil {
+		return nil, err
+	}
+	open, err := r.UnpolicedTables(schema, true)
+	if err != nil {
+		return nil, err
+	}
+	stat := func(col string) string {
+		if len(open) == 0 {
+			return "null"
+		}
+		var b strings.Builder
+		b.WriteString("case when (cast(TABLE_SCHEMA as binary), cast(TABLE_NAME as binary)) in (")
+		for i, t := range open {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + sqlparser.String(sqlparser.NewStrLiteral(t.Schema)) + ", " + sqlparser.String(sqlparser.NewStrLiteral(t.Table)) + ")")
+		}
+		b.WriteString(") then " + col + " end")
+		return b.String()
+	}
+	isStat := map[string]bool{}
+	for _, c := range tableStatistics {
+		isStat[c] = true
+	}
+	cols := [][2]string{
+		{"TABLE_NAME", "Name"}, {"ENGINE", "Engine"}, {"VERSION", "Version"}, {"ROW_FORMAT", "Row_format"},
+		{"TABLE_ROWS", "Rows"}, {"AVG_ROW_LENGTH", "Avg_row_length"}, {"DATA_LENGTH", "Data_length"},
+		{"MAX_DATA_LENGTH", "Max_data_length"}, {"INDEX_LENGTH", "Index_length"}, {"DATA_FREE", "Data_free"},
+		{"AUTO_INCREMENT", "Auto_increment"}, {"CREATE_TIME", "Create_time"}, {"UPDATE_TIME", "Update_time"},
+		{"CHECK_TIME", "Check_time"}, {"TABLE_COLLATION", "Collation"}, {"CHECKSUM", "Checksum"},
+		{"CREATE_OPTIONS", "Create_options"}, {"TABLE_COMMENT", "Comment"},
+	}
+	if r.session.MariaDB {
+		cols = append(cols, [2]string{"MAX_INDEX_LENGTH", "Max_index_length"}, [2]string{"`TEMPORARY`", "Temporary"})
+	}
+	var b strings.Builder
+	b.WriteString("select ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		expr := c[0]
+		if isStat[c[0]] {
+			expr = stat(c[0])
+		}
+		b.WriteString(expr + " as `" + c[1] + "`")
+	}
+	b.WriteString(" from information_schema.`TABLES` where TABLE_SCHEMA = :sqe_schema")
+	like := ""
+	var where sqlparser.Expr
+	if in.Filter != nil {
+		like, where = in.Filter.Like, in.Filter.Filter
+	}
+	if like != "" {
+		b.WriteString(" and TABLE_NAME like :sqe_like")
+	}
+	b.WriteString(" order by TABLE_NAME")
+	stmt, err := parse(b.String())
+	if err != nil {
+		return nil, rewriter.Unsupported("table status listing does not parse")
+	}
+	sel := stmt.(*sqlparser.Select)
+	sqlparser.Rewrite(sel, func(c *sqlparser.Cursor) bool {
+		if a, ok := c.Node().(*sqlparser.Argument); ok {
+			switch a.Name {
+			case "sqe_schema":
+				c.Replace(sqlparser.NewStrLiteral(schema))
+			case "sqe_like":
+				c.Replace(sqlparser.NewStrLiteral(like))
+			}
+		}
+		return true
+	}, nil)
+	for _, te := range sel.From {
+		if ate, ok := te.(*sqlparser.AliasedTableExpr); ok {
+			r.Sanction(ate)
+		}
+	}
+	var out sqlparser.Statement = sel
+	if where != nil {
+		// WHERE of SHOW TABLE STATUS names the output columns (Name, …).
+		outer := &sqlparser.Select{
+			SelectExprs: &sqlparser.SelectExprs{Exprs: []sqlparser.SelectExpr{&sqlparser.StarExpr{}}},
+			From:        []sqlparser.TableExpr{&sqlparser.AliasedTableExpr{Expr: &sqlparser.DerivedTable{Select: sel}, As: sqlparser.NewIdentifierCS("status")}},
+		}
+		outer.Where = sqlparser.NewWhere(sqlparser.WhereClause, where)
+		sc := &scope{tables: []*tableRef{{alias: "status"}}}
+		if err := r.exprs(outer.Where, sc, nil); err != nil {
+			return nil, err
+		}
+		out = outer
+	}
+	r.replacement = out
+	return &rewriter.Result{Kind: rewriter.KindSelect}, nil
+}

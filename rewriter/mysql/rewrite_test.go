@@ -265,7 +265,7 @@ func TestRefusedStatements(t *testing.T) {
 		"CALL p()", "PREPARE s FROM 'SELECT 1'", "EXECUTE s", "DEALLOCATE PREPARE s", "LOCK TABLES customers READ",
 		"LOAD DATA INFILE '/etc/passwd' INTO TABLE customers", "SELECT * FROM customers INTO OUTFILE '/tmp/x'",
 		"SELECT LOAD_FILE('/etc/passwd')", "SET ROLE admin", "GRANT SELECT ON shop.* TO u", "DO 1", "HANDLER customers OPEN",
-		"SELECT * FROM", "SELEC 1", "SHOW INDEX FROM customers WHERE Key_name = 'x'", "SHOW TABLE STATUS", "SHOW PROCESSLIST", "DROP DATABASE shop",
+		"SELECT * FROM", "SELEC 1", "SHOW INDEX FROM customers WHERE Key_name = 'x'", "SHOW TABLE STATUS FROM mysql", "SHOW PROCESSLIST", "DROP DATABASE shop",
 		"SHOW WARNINGS", "SHOW ERRORS", "SET NAMES gbk", "SET NAMES 'sjis'", "SET CHARACTER SET big5", "SET character_set_client = gbk",
 		"SET @@session.character_set_connection = 'gbk'", "SET collation_connection = 'gbk_chinese_ci'", "SET NAMES @x",
 		"SET GLOBAL sql_mode = ''", "SET PERSIST max_connections = 1", "SELECT FOUND_ROWS()", "SELECT ROW_COUNT()",

@@ -24,6 +24,10 @@ type Session struct {
 	// classify characters as Go's tables do (udf.ClassProbe), so masks name
 	// the classes instead of listing them (udf.Target.NamedClasses).
 	NamedClasses bool
+	// MariaDB: the server is a MariaDB (whose listings have columns
+	// MySQL's lack, such as SHOW TABLE STATUS's Max_index_length and
+	// Temporary).
+	MariaDB bool
 }
 
 // sessionOf is the request's session state; a nil one is the default.
@@ -71,6 +75,7 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 		NoBackslashEscapes: strings.Contains(mode, ",NO_BACKSLASH_ESCAPES,"),
 		ANSIQuotes:         strings.Contains(mode, ",ANSI_QUOTES,") || strings.Contains(mode, ",ANSI,"),
 		NamedClasses:       named,
+		MariaDB:            strings.Contains(strings.ToLower(rewriter.Text(row[2])), "mariadb"),
 	}, nil
 }
 
@@ -82,7 +87,26 @@ func (Dialect) FixedSession(defaultSchema string, _ []string) rewriter.Session {
 // Columns reads a table's columns from information_schema, with the tags
 // of their comments; a column the server computes when a row is written
 // (generated, or ON UPDATE CURRENT_TIMESTAMP) is marked Generated.
+//
+// A MariaDB from 11.2 on lists the connection's temporary tables in
+// information_schema (TABLE_TYPE TEMPORARY), and its COLUMNS then mixes a
+// temporary table's columns with those of the base table it shadows;
+// the columns sqe reads are shared by every connection, which have not
+// got that table. Such a table is refused: its columns would reach the
+// other connections' rewrites. (MariaDB 10.x and MySQL list no
+// temporary table there: a temporary table that shadows a base table
+// gets the base table's columns and policy, and a statement over columns
+// the two do not share fails on the server.)
 func (Dialect) Columns(ctx context.Context, q rewriter.Query, t policy.TableName) ([]rewriter.Column, error) {
+	temp, err := q(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'TEMPORARY'",
+		t.Schema, t.Table)
+	if err != nil {
+		return nil, err
+	}
+	if len(temp) == 1 && len(temp[0]) == 1 && rewriter.Int(temp[0][0]) > 0 {
+		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(),
+			Detail: "a temporary table of this connection has this name, and the server lists its columns with those of any base table it shadows: not supported through sqe"}
+	}
 	rows, err := q(ctx,
 		"SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_COMMENT, EXTRA FROM information_schema.COLUMNS "+
 			"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.Schema, t.Table)

@@ -43,7 +43,7 @@ func TestReadSession(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 	s, err = Dialect{}.ReadSession(context.Background(), answer("", "11.4.2-MariaDB", "latin1", "DOTALL"))
-	if err != nil || s != (Session{Database: "shop"}) {
+	if err != nil || s != (Session{Database: "shop", MariaDB: true}) {
 		t.Fatalf("%+v %v", s, err)
 	}
 	for _, q := range []rewriter.Query{answer("", "8.0.40", "gbk", ""), answer("", "11.4.2-MariaDB", "utf8mb4", "DOTALL,UNGREEDY")} {
@@ -140,5 +140,28 @@ func TestNamedClassesReachTheMasks(t *testing.T) {
 				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), short(res.SQL))
 			}
 		}
+	}
+}
+
+// TestColumnsRefuseTemporaryTables: a server that lists the connection's
+// temporary tables in information_schema (MariaDB from 11.2) would mix a
+// temporary table's columns into the columns every connection shares; a
+// table of that name is refused. Without one the columns are read.
+func TestColumnsRefuseTemporaryTables(t *testing.T) {
+	answer := func(temporary int64) rewriter.Query {
+		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
+			if strings.Contains(q, "TABLE_TYPE = 'TEMPORARY'") {
+				return [][]any{{temporary}}, nil
+			}
+			return [][]any{{"t", "id", "int", "int(11)", "", ""}}, nil
+		}
+	}
+	tn := policy.TableName{Schema: "shop", Table: "t"}
+	if _, err := (Dialect{}).Columns(context.Background(), answer(1), tn); !errors.Is(err, rewriter.ErrUnsupported) {
+		t.Fatalf("temporary table: %v, want a refusal", err)
+	}
+	cols, err := Dialect{}.Columns(context.Background(), answer(0), tn)
+	if err != nil || len(cols) != 1 || cols[0].Name != "id" {
+		t.Fatalf("base table: %v %v", cols, err)
 	}
 }

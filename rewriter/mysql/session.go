@@ -238,6 +238,8 @@ func (r *rewrite) show(s *sqlparser.Show) (*rewriter.Result, error) {
 			return nil, rewriter.Unsupported("SHOW WARNINGS/ERRORS is not supported through sqe: warnings echo values, also of rows a policy hides")
 		case sqlparser.Index:
 			return r.showIndex(in)
+		case sqlparser.TableStatus:
+			return r.showTableStatus(in)
 		}
 	case *sqlparser.ShowCreate:
 		switch in.Command {

@@ -118,8 +118,10 @@ func (r *rewrite) comment(c *pg.CommentStmt) error {
 		rv.Relname = rel[0]
 	case 2:
 		rv.Schemaname, rv.Relname = rel[0], rel[1]
+	case 3:
+		rv.Catalogname, rv.Schemaname, rv.Relname = rel[0], rel[1], rel[2]
 	default:
-		return rewriter.Unsupported("database-qualified names are not supported")
+		return rewriter.Unsupported("names of more than three parts are not supported")
 	}
 	if err := r.existing(rv, policy.Alter, false, true); err != nil {
 		return err
@@ -283,8 +285,8 @@ func (r *rewrite) ddlVisitor() visitor {
 func (r *rewrite) drop(d *pg.DropStmt) error {
 	switch d.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
-	case pg.ObjectType_OBJECT_INDEX:
-		return rewriter.Unsupported("DROP INDEX is not supported through sqe yet")
+	case pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_SEQUENCE:
+		return r.dropRelations(d)
 	default:
 		return rewriter.Unsupported("this DROP statement is not supported through sqe")
 	}
@@ -307,8 +309,10 @@ func (r *rewrite) drop(d *pg.DropStmt) error {
 			rv.Relname = names[0]
 		case 2:
 			rv.Schemaname, rv.Relname = names[0], names[1]
+		case 3:
+			rv.Catalogname, rv.Schemaname, rv.Relname = names[0], names[1], names[2]
 		default:
-			return rewriter.Unsupported("database-qualified table names are not supported")
+			return rewriter.Unsupported("names of more than three parts are not supported")
 		}
 		t, err := r.resolve(rv, d.MissingOk)
 		if err != nil {

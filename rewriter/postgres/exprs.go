@@ -424,8 +424,17 @@ func (r *rewrite) column(w *pg.Node, c *pg.ColumnRef, sc *scope) error {
 	if !ok {
 		return rewriter.Unsupported("unexpected column reference")
 	}
+	if n := len(names); n == 4 || (star && n == 3) {
+		// database.schema.table.column (or .*): the server reads the
+		// first name as a database, which must be the connection's.
+		if err := r.sameDatabase(names[0], strings.Join(names, ".")); err != nil {
+			return err
+		}
+		names = names[1:]
+		setFields(c, names, star)
+	}
 	if n := len(names); n > 3 || (star && n > 2) {
-		return rewriter.Unsupported("database-qualified column references are not supported")
+		return rewriter.Unsupported("column references with more than four names are not supported")
 	}
 	if sc.policy {
 		return r.policyColumn(c, names, star, sc)

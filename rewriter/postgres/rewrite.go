@@ -40,11 +40,13 @@ type rewrite struct {
 	guard    *pg.Node
 	// guardTarget is that read's table reference: guarded, or fenced.
 	guardTarget *pg.RangeVar
+	// database is the connection's database (req.Session).
+	database string
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
-	r := &rewrite{path: sess.SearchPath(), columns: map[string][]rewriter.Column{}}
+	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{}}
 	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
 	return r
 }
@@ -169,8 +171,8 @@ func policyPath(sc *scope) []string {
 }
 
 func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (policy.TableName, error) {
-	if rv.Catalogname != "" {
-		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "database-qualified table names are not supported"}
+	if err := r.catalogName(rv); err != nil {
+		return policy.TableName{}, err
 	}
 	if rv.Relname == "" {
 		return policy.TableName{}, rewriter.Unsupported("table reference without a name")
@@ -198,12 +200,43 @@ func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (pol
 		Detail: fmt.Sprintf("table not found in %v", path), NotFound: true}
 }
 
+// catalogName removes the database of a three-part name db.schema.table
+// that names the connection's own database, which the server reads as
+// schema.table. Another database's name is refused as the server refuses
+// it (cross-database references are not implemented); so is every
+// three-part name when the connection's database is unknown.
+func (r *rewrite) catalogName(rv *pg.RangeVar) error {
+	if rv.Catalogname == "" {
+		return nil
+	}
+	name := rv.Catalogname + "." + rv.Schemaname + "." + rv.Relname
+	if err := r.sameDatabase(rv.Catalogname, name); err != nil {
+		return err
+	}
+	rv.Catalogname = ""
+	return nil
+}
+
+// sameDatabase refuses db, the database part of the three-part name
+// name, unless it is the connection's database.
+func (r *rewrite) sameDatabase(db, name string) error {
+	if r.database == "" {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: name,
+			Detail: "a database-qualified name needs the connection's database, which sqe does not know here"}
+	}
+	if db != r.database {
+		return &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: name, Unimplemented: true,
+			Detail: "cross-database references are not implemented"}
+	}
+	return nil
+}
+
 // creationName is the table a CREATE makes: a qualified name as written, a
 // temporary one in pg_temp, an unqualified one in the first schema of the
 // search path (where the server creates it).
 func (r *rewrite) creationName(rv *pg.RangeVar) (policy.TableName, error) {
-	if rv.Catalogname != "" {
-		return policy.TableName{}, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: rv.Relname, Detail: "database-qualified table names are not supported"}
+	if err := r.catalogName(rv); err != nil {
+		return policy.TableName{}, err
 	}
 	if rv.Schemaname != "" {
 		return policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}, nil

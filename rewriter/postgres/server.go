@@ -19,6 +19,11 @@ type Session struct {
 	// NonStandardStrings: standard_conforming_strings is off (a backslash
 	// in '…' is an escape).
 	NonStandardStrings bool
+	// Database is the database the connection is connected to
+	// (current_database()): a three-part name db.schema.table naming it
+	// resolves as schema.table, as on the server; "" when unknown, and
+	// then every three-part name is refused.
+	Database string
 }
 
 // NewSession is the session state of a connection whose effective search
@@ -41,9 +46,9 @@ func sessionOf(req *rewriter.Request) (Session, error) {
 }
 
 // ReadSession reads the connection's effective search path and
-// standard_conforming_strings, and refuses a client_encoding other than
-// UTF8: the parser reads UTF-8, and the server must read the statement's
-// bytes the same way.
+// standard_conforming_strings and current database, and refuses a
+// client_encoding other than UTF8: the parser reads UTF-8, and the server
+// must read the statement's bytes the same way.
 func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Session, error) {
 	rows, err := q(ctx, "SELECT s.name::text FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY s.n")
 	if err != nil {
@@ -53,17 +58,19 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 	for _, r := range rows {
 		path = append(path, rewriter.Text(r[0]))
 	}
-	rows, err = q(ctx, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding')")
+	rows, err = q(ctx, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding'), current_database()::text")
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != 2 {
+	if len(rows) != 1 || len(rows[0]) != 3 {
 		return nil, errors.New("unexpected result")
 	}
 	if enc := rewriter.Text(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
 		return nil, rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
 	}
-	return NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on")), nil
+	s := NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on"))
+	s.Database = rewriter.Text(rows[0][2])
+	return s, nil
 }
 
 // FixedSession is a connection whose search path is searchPath.
@@ -130,13 +137,65 @@ func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName
 
 // ConfirmingCodes: the dialect parses with PostgreSQL's own parser, so the
 // server's syntax_error (42601) confirms a statement that does not parse,
-// and its undefined_table (42P01) a table the catalog does not have.
+// its undefined_table (42P01) a table the catalog does not have, and its
+// feature_not_supported (0A000) what the server does not implement either
+// (a reference to another database).
 func (Dialect) ConfirmingCodes(refusal *rewriter.Error) []string {
 	switch {
 	case refusal.Kind == rewriter.ErrSyntax:
 		return []string{"42601"}
 	case refusal.Kind == rewriter.ErrUnsupported && refusal.NotFound:
 		return []string{"42P01"}
+	case refusal.Kind == rewriter.ErrUnsupported && refusal.Unimplemented:
+		return []string{"0A000"}
 	}
 	return nil
+}
+
+// relationQuery resolves a relation name as the server does (to_regclass
+// searches the connection's search path and temporary schema) and reads
+// its kind and the table it belongs to: an index's table, a sequence's
+// owner (OWNED BY or an identity column).
+const relationQuery = "SELECT CASE WHEN c.relnamespace = pg_catalog.pg_my_temp_schema() THEN 'pg_temp' ELSE n.nspname::text END, " +
+	"c.relname::text, c.relkind::text, " +
+	"COALESCE(CASE WHEN t.relnamespace = pg_catalog.pg_my_temp_schema() THEN 'pg_temp' ELSE tn.nspname::text END, ''), COALESCE(t.relname::text, '') " +
+	"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace " +
+	"LEFT JOIN pg_catalog.pg_class t ON t.oid = COALESCE(" +
+	"(SELECT i.indrelid FROM pg_catalog.pg_index i WHERE i.indexrelid = c.oid), " +
+	"(SELECT d.refobjid FROM pg_catalog.pg_depend d WHERE c.relkind = 'S' AND d.classid = 'pg_catalog.pg_class'::regclass " +
+	"AND d.objid = c.oid AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i') LIMIT 1)) " +
+	"LEFT JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace " +
+	"WHERE c.oid = pg_catalog.to_regclass($1)"
+
+// ReadRelation resolves an index or sequence name on the connection (see
+// rewriter.RelationReader).
+func (Dialect) ReadRelation(ctx context.Context, q rewriter.Query, name []string) (rewriter.Relation, bool, error) {
+	if len(name) < 1 || len(name) > 2 {
+		return rewriter.Relation{}, false, rewriter.Unsupported("a relation name has one or two parts here")
+	}
+	quoted := make([]string, len(name))
+	for i, n := range name {
+		quoted[i] = `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
+	}
+	rows, err := q(ctx, relationQuery, strings.Join(quoted, "."))
+	if err != nil || len(rows) == 0 {
+		return rewriter.Relation{}, false, err
+	}
+	r := rows[0]
+	if len(r) != 5 {
+		return rewriter.Relation{}, false, errors.New("unexpected result")
+	}
+	rel := rewriter.Relation{Name: policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])}, Kind: rewriter.RelationOther}
+	switch rewriter.Text(r[2]) {
+	case "i", "I":
+		rel.Kind = rewriter.RelationIndex
+	case "S":
+		rel.Kind = rewriter.RelationSequence
+	case "r", "p", "v", "m", "f":
+		rel.Kind = rewriter.RelationTable
+	}
+	if t := rewriter.Text(r[4]); t != "" {
+		rel.Table = policy.TableName{Schema: rewriter.Text(r[3]), Table: t}
+	}
+	return rel, true, nil
 }

@@ -27,14 +27,16 @@ func TestSessionSearchPath(t *testing.T) {
 func TestReadSession(t *testing.T) {
 	answer := func(scs, enc string) rewriter.Query {
 		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
-			if q == "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding')" {
-				return [][]any{{scs, enc}}, nil
+			if q == "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding'), current_database()::text" {
+				return [][]any{{scs, enc, "shop"}}, nil
 			}
 			return [][]any{{"app"}, {"public"}}, nil
 		}
 	}
 	s, err := Dialect{}.ReadSession(context.Background(), answer("off", "UTF8"))
-	if err != nil || s != NewSession([]string{"app", "public"}, true) {
+	want := NewSession([]string{"app", "public"}, true)
+	want.Database = "shop"
+	if err != nil || s != want {
 		t.Fatalf("%+v %v", s, err)
 	}
 	if _, err := (Dialect{}).ReadSession(context.Background(), answer("on", "SQL_ASCII")); !errors.Is(err, rewriter.ErrUnsupported) {
@@ -57,6 +59,7 @@ func TestConfirmingCodes(t *testing.T) {
 	}{
 		{&rewriter.Error{Kind: rewriter.ErrSyntax}, []string{"42601"}},
 		{&rewriter.Error{Kind: rewriter.ErrUnsupported, NotFound: true}, []string{"42P01"}},
+		{&rewriter.Error{Kind: rewriter.ErrUnsupported, Unimplemented: true}, []string{"0A000"}},
 		{&rewriter.Error{Kind: rewriter.ErrUnsupported}, nil},
 	} {
 		if got := (Dialect{}).ConfirmingCodes(c.refusal); !slices.Equal(got, c.want) {

@@ -50,15 +50,12 @@ var refusedStatements = map[string]string{
 	"AlterOwnerStmt":             "ALTER … OWNER TO is not supported through sqe",
 	"SecLabelStmt":               "SECURITY LABEL is not supported through sqe",
 	"ClusterStmt":                "CLUSTER is not supported through sqe",
-	"ReindexStmt":                "REINDEX is not supported through sqe",
 	"CheckPointStmt":             "CHECKPOINT is not supported through sqe",
 	"CreatedbStmt":               "CREATE DATABASE is not supported through sqe",
 	"DropdbStmt":                 "DROP DATABASE is not supported through sqe",
 	"CreateSubscriptionStmt":     "subscriptions are not supported through sqe",
 	"CreatePublicationStmt":      "publications are not supported through sqe",
 	"AlterTableMoveAllStmt":      "ALTER TABLE ALL IN TABLESPACE is not supported through sqe",
-	"CreateSeqStmt":              "sequences are not managed through sqe",
-	"AlterSeqStmt":               "sequences are not managed through sqe",
 	"CreateTableSpaceStmt":       "tablespaces are not managed through sqe",
 	"CreateForeignServerStmt":    "foreign servers are not supported through sqe",
 	"CreateUserMappingStmt":      "user mappings are not supported through sqe",
@@ -113,6 +110,12 @@ func (r *rewrite) statement(n *pg.Node) (*rewriter.Result, error) {
 		return transaction(s.TransactionStmt)
 	case *pg.Node_VacuumStmt:
 		return r.vacuum(s.VacuumStmt)
+	case *pg.Node_ReindexStmt:
+		return r.reindex(s.ReindexStmt)
+	case *pg.Node_CreateSeqStmt:
+		return r.createSequence(s.CreateSeqStmt)
+	case *pg.Node_AlterSeqStmt:
+		return r.alterSequence(s.AlterSeqStmt)
 	case *pg.Node_VariableSetStmt:
 		return set(s.VariableSetStmt)
 	case *pg.Node_DiscardStmt:
