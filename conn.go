@@ -6,7 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -35,7 +37,7 @@ import (
 // plans and finishes it once.
 type Conn struct {
 	inner   driver.Conn
-	cs      *connState
+	cs      *engine.ConnState
 	planner planner
 	raw     bool
 	onClose func() error // runs after the inner connection is closed
@@ -53,6 +55,9 @@ type Conn struct {
 	// stmts keeps statements prepared on the inner connection for the
 	// direct path once skipsWithArgs is set (nil: no cache).
 	stmts *stmtCache
+	// discardReported: the discard of this connection was counted and
+	// audited.
+	discardReported bool
 }
 
 var (
@@ -68,7 +73,7 @@ var (
 )
 
 func newConn(inner driver.Conn, p planner, raw bool) *Conn {
-	c := &Conn{inner: inner, cs: newConnState(inner), planner: p, raw: raw}
+	c := &Conn{inner: inner, cs: engine.NewConnState(inner), planner: p, raw: raw}
 	e, eok := inner.(driver.ExecerContext)
 	q, qok := inner.(driver.QueryerContext)
 	if eok && qok {
@@ -98,16 +103,16 @@ func (c *Conn) Unwrap() (driver.Conn, error) {
 }
 
 // plan plans query for the caller on ctx. A rejection is finished here.
-func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
-	p, err := c.planner.plan(ctx, c.cs, query)
+func (c *Conn) plan(ctx context.Context, query string) (*engine.Plan, error) {
+	p, err := c.planner.Plan(ctx, c.cs, query)
 	if err == nil && p == nil {
 		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
 	}
 	if err != nil {
-		if p != nil && !p.refused {
+		if p != nil && !p.Refused {
 			p = nil
 		}
-		c.planner.finish(ctx, c.cs, p, err)
+		c.planner.Finish(ctx, c.cs, p, err)
 		return nil, c.askServer(ctx, query, err)
 	}
 	return p, nil
@@ -116,22 +121,22 @@ func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
 // checkWrites runs the row filters' checks of the rows p writes
 // (rewriter.WriteCheck) with the statement's arguments, before anything is
 // sent. A row that fails is a refusal, finished here.
-func (c *Conn) checkWrites(ctx context.Context, p *plan, args []driver.NamedValue) error {
-	if p == nil || p.result == nil || len(p.result.WriteChecks) == 0 {
+func (c *Conn) checkWrites(ctx context.Context, p *engine.Plan, args []driver.NamedValue) error {
+	if p == nil || p.Result == nil || len(p.Result.WriteChecks) == 0 {
 		return nil
 	}
-	err := rewriter.VerifyAll(p.result.WriteChecks, args)
+	err := rewriter.VerifyAll(p.Result.WriteChecks, args)
 	if err != nil {
 		refused := *p
-		refused.refused = true
+		refused.Refused = true
 		c.finish(ctx, &refused, err)
 	}
 	return err
 }
 
-func (c *Conn) finish(ctx context.Context, p *plan, err error) {
-	c.planner.finish(ctx, c.cs, p, err)
-	if c.stmts != nil && p != nil && p.result != nil && !p.cacheable() {
+func (c *Conn) finish(ctx context.Context, p *engine.Plan, err error) {
+	c.planner.Finish(ctx, c.cs, p, err)
+	if c.stmts != nil && p != nil && p.Result != nil && !cacheable(p) {
 		c.stmts.flush()
 	}
 }
@@ -146,7 +151,7 @@ func (c *Conn) Prepare(query string) (driver.Stmt, error) {
 // caller's policy fingerprint and prepares itself again, on this
 // connection, when a caller with another fingerprint executes it.
 func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
+	if engine.IsRoleStatement(query) {
 		err := fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
 		c.finish(ctx, nil, err)
 		return nil, err
@@ -155,7 +160,7 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	si, err := c.prepareInner(ctx, p.sql)
+	si, err := c.prepareInner(ctx, p.SQL)
 	if err != nil {
 		c.finish(ctx, p, err)
 		return nil, err
@@ -245,7 +250,7 @@ func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, err
 // inner connection cannot execute directly, so that database/sql prepares
 // the statement instead.
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
+	if engine.IsRoleStatement(query) {
 		p, err := c.plan(ctx, query)
 		if err != nil {
 			return nil, err
@@ -272,7 +277,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if cached {
 		return c.execCached(ctx, p, args)
 	}
-	res, err := c.execerCtx.ExecContext(ctx, p.sql, args)
+	res, err := c.execerCtx.ExecContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
@@ -287,7 +292,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 // inner connection cannot query directly, so that database/sql prepares
 // the statement instead. The statement is finished when the rows close.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
+	if engine.IsRoleStatement(query) {
 		p, err := c.plan(ctx, query)
 		if err != nil {
 			return nil, err
@@ -314,7 +319,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if cached {
 		return c.queryCached(ctx, p, args)
 	}
-	rows, err := c.queryerCtx.QueryContext(ctx, p.sql, args)
+	rows, err := c.queryerCtx.QueryContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
@@ -331,11 +336,11 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 // runs on. A statement kind the cache does not keep gets driver.ErrSkip, so
 // that database/sql's prepare path runs it (not finished here); a failure
 // to prepare is finished here.
-func (c *Conn) cachedStmt(ctx context.Context, p *plan) (*cachedStmt, error) {
-	if !p.cacheable() {
+func (c *Conn) cachedStmt(ctx context.Context, p *engine.Plan) (*cachedStmt, error) {
+	if !cacheable(p) {
 		return nil, driver.ErrSkip
 	}
-	e, err := c.stmts.acquire(ctx, c, p.sql)
+	e, err := c.stmts.acquire(ctx, c, p.SQL)
 	if err != nil {
 		err = redactError(p, err)
 		c.finish(ctx, p, err)
@@ -344,7 +349,7 @@ func (c *Conn) cachedStmt(ctx context.Context, p *plan) (*cachedStmt, error) {
 }
 
 // execCached runs p on a statement from the connection's cache.
-func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Result, error) {
+func (c *Conn) execCached(ctx context.Context, p *engine.Plan, args []driver.NamedValue) (driver.Result, error) {
 	e, err := c.cachedStmt(ctx, p)
 	if err != nil {
 		return nil, err
@@ -358,7 +363,7 @@ func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue
 
 // queryCached is execCached for queries; the statement is released when
 // the rows close.
-func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Rows, error) {
+func (c *Conn) queryCached(ctx context.Context, p *engine.Plan, args []driver.NamedValue) (driver.Rows, error) {
 	e, err := c.cachedStmt(ctx, p)
 	if err != nil {
 		return nil, err
@@ -376,7 +381,7 @@ func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValu
 // wrapRows wraps the rows of p's execution; when they close, the cached
 // statement they ran on (if any) is released, then the statement is
 // finished.
-func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, cached *cachedStmt) driver.Rows {
+func (c *Conn) wrapRows(ctx context.Context, p *engine.Plan, rows driver.Rows, cached *cachedStmt) driver.Rows {
 	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, cached: cached})
 }
 
@@ -404,15 +409,15 @@ func (c *Conn) Ping(ctx context.Context) error {
 // next, as with the raw driver; it is discarded before any other caller
 // gets it.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	if c.cs.sameCallerKeeps() {
-		if fp, err := c.planner.fingerprint(ctx, c.cs); err != nil || fp != c.cs.heldFP {
+	if c.cs.SameCallerKeeps() {
+		if fp, err := c.planner.Fingerprint(ctx, c.cs); err != nil || fp != c.cs.HeldFingerprint() {
 			c.discardHeld()
 			return driver.ErrBadConn
 		}
 	} else if c.discardHeld() {
 		return driver.ErrBadConn
 	}
-	c.cs.handOver()
+	c.cs.HandOver()
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)
 	}
@@ -422,13 +427,13 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // discardHeld reports whether the connection holds state opened by SQL
 // text, and reports its discard (once).
 func (c *Conn) discardHeld() bool {
-	why := c.cs.held()
+	why := c.cs.Held()
 	if why == "" {
 		return false
 	}
-	if !c.cs.discardReported {
-		c.cs.discardReported = true
-		c.planner.discarded(c.cs, why)
+	if !c.discardReported {
+		c.discardReported = true
+		c.planner.Discarded(c.cs, why)
 	}
 	return true
 }
@@ -440,7 +445,7 @@ func (c *Conn) discardHeld() bool {
 // while the connection waits idle); otherwise it forwards to the inner
 // connection's IsValid, and without one it returns true.
 func (c *Conn) IsValid() bool {
-	if !c.cs.sameCallerKeeps() && c.discardHeld() {
+	if !c.cs.SameCallerKeeps() && c.discardHeld() {
 		return false
 	}
 	if v, ok := c.inner.(driver.Validator); ok {
@@ -468,3 +473,16 @@ func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
 	}
 	return driver.ErrSkip
 }
+
+// localResult and localRows answer a statement sqe handled itself (USE
+// ROLE): nothing was sent to the database.
+type localResult struct{}
+
+func (localResult) LastInsertId() (int64, error) { return 0, nil }
+func (localResult) RowsAffected() (int64, error) { return 0, nil }
+
+type localRows struct{}
+
+func (localRows) Columns() []string              { return nil }
+func (localRows) Close() error                   { return nil }
+func (localRows) Next(dest []driver.Value) error { return io.EOF }

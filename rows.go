@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"io"
 	"reflect"
+
+	"github.com/sqe-project/sqe/internal/engine"
 )
 
 //go:generate go run ./internal/gen/rowswrap -o rows_gen.go
@@ -31,7 +33,7 @@ type rowsWrapper struct {
 type rowsStatement struct {
 	conn   *Conn
 	ctx    context.Context
-	plan   *plan
+	plan   *engine.Plan
 	cached *cachedStmt // nil unless the rows hold a cached statement
 }
 

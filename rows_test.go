@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/internal/fakedriver"
 )
 
@@ -163,8 +164,8 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 	} {
 		c, fdb, fp := newTestConn(t, fakedriver.AllFlags())
 		c.stmts = newStmtCache(4)
-		p := &plan{query: qSelectArg, sql: rw(qSelectArg, "alice")}
-		cached, err := c.stmts.acquire(t.Context(), c, p.sql)
+		p := &engine.Plan{Query: qSelectArg, SQL: rw(qSelectArg, "alice")}
+		cached, err := c.stmts.acquire(t.Context(), c, p.SQL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 		}
 		_ = r.Close()
 		fin := fp.finishCalls()
-		if len(fin) != 1 || fin[0].err != tc.want || fin[0].sql != p.sql {
+		if len(fin) != 1 || fin[0].err != tc.want || fin[0].sql != p.SQL {
 			t.Fatalf("finishes %+v, want one, with %v", fin, tc.want)
 		}
 		kept := c.stmts.contains(cached)

@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"time"
+
+	"github.com/sqe-project/sqe/internal/engine"
 )
 
 // stmt is a statement prepared on the inner connection for one caller's
@@ -29,10 +31,10 @@ import (
 // statement, so stmt needs no lock of its own.
 type stmt struct {
 	c     *Conn
-	query string      // as the application sent it
-	p     *plan       // the plan inner was prepared from
-	inner driver.Stmt // prepared from p.sql
-	fresh bool        // p has not been executed yet
+	query string       // as the application sent it
+	p     *engine.Plan // the plan inner was prepared from
+	inner driver.Stmt  // prepared from p.SQL
+	fresh bool         // p has not been executed yet
 }
 
 var (
@@ -45,7 +47,7 @@ var (
 
 // newStmt wraps an inner statement. The result implements
 // driver.ColumnConverter exactly when the inner statement does.
-func newStmt(c *Conn, query string, p *plan, inner driver.Stmt) driver.Stmt {
+func newStmt(c *Conn, query string, p *engine.Plan, inner driver.Stmt) driver.Stmt {
 	s := &stmt{c: c, query: query, p: p, inner: inner, fresh: true}
 	//lint:ignore SA1019 kept for drivers that still implement it
 	if _, ok := inner.(driver.ColumnConverter); ok {
@@ -138,27 +140,27 @@ func stmtQuery(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (d
 // execution runs, preparing the statement again when the caller's
 // fingerprint differs from the one it was prepared for. A failure is
 // finished here.
-func (s *stmt) bind(ctx context.Context) (*plan, error) {
-	fp, err := s.c.planner.fingerprint(ctx, s.c.cs)
+func (s *stmt) bind(ctx context.Context) (*engine.Plan, error) {
+	fp, err := s.c.planner.Fingerprint(ctx, s.c.cs)
 	if err != nil {
 		s.c.finish(ctx, nil, err)
 		return nil, err
 	}
-	if fp == s.p.fingerprint {
+	if fp == s.p.Fingerprint {
 		if s.fresh {
 			s.fresh = false
 			return s.p, nil
 		}
 		// A new logical statement on the same plan.
 		p := *s.p
-		p.started = time.Now()
+		p.Started = time.Now()
 		return &p, nil
 	}
 	p, err := s.c.plan(ctx, s.query)
 	if err != nil {
 		return nil, err
 	}
-	si, err := s.c.prepareInner(ctx, p.sql)
+	si, err := s.c.prepareInner(ctx, p.SQL)
 	if err != nil {
 		s.c.finish(ctx, p, err)
 		return nil, err
