@@ -102,9 +102,11 @@ func (c *Conn) Unwrap() (driver.Conn, error) {
 	return c.inner, nil
 }
 
-// plan plans query for the caller on ctx. A rejection is finished here.
-func (c *Conn) plan(ctx context.Context, query string) (*engine.Plan, error) {
-	p, err := c.planner.Plan(ctx, c.cs, query)
+// plan plans query for r's caller and makes it r's plan. A refusal ends
+// r here, with the refusal; the error returned may be the server's
+// confirmation of it (askServer).
+func (c *Conn) plan(r *run, query string) (*engine.Plan, error) {
+	p, err := c.planner.Plan(r.ctx, c.cs, query)
 	if err == nil && p == nil {
 		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
 	}
@@ -112,16 +114,20 @@ func (c *Conn) plan(ctx context.Context, query string) (*engine.Plan, error) {
 		if p != nil && !p.Refused {
 			p = nil
 		}
-		c.planner.Finish(ctx, c.cs, p, err)
-		return nil, c.askServer(ctx, query, err)
+		r.plan = p
+		r.end(err)
+		return nil, c.askServer(r.ctx, query, err)
 	}
+	r.plan = p
 	return p, nil
 }
 
-// checkWrites runs the row filters' checks of the rows p writes
+// checkWrites runs the row filters' checks of the rows r's plan writes
 // (rewriter.WriteCheck) with the statement's arguments, before anything is
-// sent. A row that fails is a refusal, finished here.
-func (c *Conn) checkWrites(ctx context.Context, p *engine.Plan, args []driver.NamedValue) error {
+// sent. A row that fails is a refusal: r's plan is marked refused, and r
+// ends with the error.
+func (c *Conn) checkWrites(r *run, args []driver.NamedValue) error {
+	p := r.plan
 	if p == nil || p.Result == nil || len(p.Result.WriteChecks) == 0 {
 		return nil
 	}
@@ -129,16 +135,9 @@ func (c *Conn) checkWrites(ctx context.Context, p *engine.Plan, args []driver.Na
 	if err != nil {
 		refused := *p
 		refused.Refused = true
-		c.finish(ctx, &refused, err)
+		r.plan = &refused
 	}
 	return err
-}
-
-func (c *Conn) finish(ctx context.Context, p *engine.Plan, err error) {
-	c.planner.Finish(ctx, c.cs, p, err)
-	if c.stmts != nil && p != nil && p.Result != nil && !cacheable(p) {
-		c.stmts.flush()
-	}
 }
 
 // Prepare is PrepareContext with context.Background().
@@ -150,19 +149,22 @@ func (c *Conn) Prepare(query string) (driver.Stmt, error) {
 // rewritten SQL on the inner connection. The statement remembers the
 // caller's policy fingerprint and prepares itself again, on this
 // connection, when a caller with another fingerprint executes it.
-func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+func (c *Conn) PrepareContext(ctx context.Context, query string) (_ driver.Stmt, err error) {
+	r := c.newRun(ctx)
+	defer func() {
+		if err != nil { // after a prepare, each execution is a run
+			r.end(err)
+		}
+	}()
 	if engine.IsRoleStatement(query) {
-		err := fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
-		c.finish(ctx, nil, err)
-		return nil, err
+		return nil, fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
 	si, err := c.prepareInner(ctx, p.SQL)
 	if err != nil {
-		c.finish(ctx, p, err)
 		return nil, err
 	}
 	return newStmt(c, query, p, si), nil
@@ -249,75 +251,71 @@ func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, err
 // inner connection with args unchanged. It returns driver.ErrSkip when the
 // inner connection cannot execute directly, so that database/sql prepares
 // the statement instead.
-func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Result, err error) {
+	r := c.newRun(ctx)
+	defer func() { r.endDirect(err) }()
 	if engine.IsRoleStatement(query) {
-		p, err := c.plan(ctx, query)
-		if err != nil {
+		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}
-		c.finish(ctx, p, nil)
 		return localResult{}, nil
 	}
-	query, args, err := applyQueryRewriters(ctx, query, args)
+	query, args, err = applyQueryRewriters(ctx, query, args)
 	if err != nil {
-		c.finish(ctx, nil, err)
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
 	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkWrites(ctx, p, args); err != nil {
+	if err := c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	if cached {
-		return c.execCached(ctx, p, args)
+		return c.execCached(r, args)
 	}
 	res, err := c.execerCtx.ExecContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
 	}
-	err = redactError(p, err)
-	c.finish(ctx, p, err)
-	return res, err
+	return res, redactError(p, err)
 }
 
 // QueryContext rewrites query for the caller on ctx and runs it on the
 // inner connection with args unchanged. It returns driver.ErrSkip when the
 // inner connection cannot query directly, so that database/sql prepares
 // the statement instead. The statement is finished when the rows close.
-func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Rows, err error) {
+	r := c.newRun(ctx)
+	defer func() { r.endDirect(err) }()
 	if engine.IsRoleStatement(query) {
-		p, err := c.plan(ctx, query)
-		if err != nil {
+		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}
-		c.finish(ctx, p, nil)
 		return localRows{}, nil
 	}
-	query, args, err := applyQueryRewriters(ctx, query, args)
+	query, args, err = applyQueryRewriters(ctx, query, args)
 	if err != nil {
-		c.finish(ctx, nil, err)
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
 	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkWrites(ctx, p, args); err != nil {
+	if err := c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	if cached {
-		return c.queryCached(ctx, p, args)
+		return c.queryCached(r, args)
 	}
 	rows, err := c.queryerCtx.QueryContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
@@ -325,64 +323,52 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, err
 	}
 	if err != nil {
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
+		return nil, redactError(p, err)
+	}
+	return c.wrapRows(r, rows), nil
+}
+
+// useCached makes r run on a statement from the connection's cache,
+// which r's end gives back. A statement kind the cache does not keep gets
+// driver.ErrSkip, so that database/sql's prepare path runs it.
+func (c *Conn) useCached(r *run) error {
+	if !cacheable(r.plan) {
+		return driver.ErrSkip
+	}
+	e, err := c.stmts.acquire(r.ctx, c, r.plan.SQL)
+	if err != nil {
+		return redactError(r.plan, err)
+	}
+	r.cached = e
+	return nil
+}
+
+// execCached runs r's plan on a statement from the connection's cache.
+func (c *Conn) execCached(r *run, args []driver.NamedValue) (driver.Result, error) {
+	if err := c.useCached(r); err != nil {
 		return nil, err
 	}
-	return c.wrapRows(ctx, p, rows, nil), nil
+	res, err := stmtExec(r.ctx, r.cached.st, args)
+	return res, redactError(r.plan, err)
 }
 
-// cachedStmt returns the statement from the connection's cache that p
-// runs on. A statement kind the cache does not keep gets driver.ErrSkip, so
-// that database/sql's prepare path runs it (not finished here); a failure
-// to prepare is finished here.
-func (c *Conn) cachedStmt(ctx context.Context, p *engine.Plan) (*cachedStmt, error) {
-	if !cacheable(p) {
-		return nil, driver.ErrSkip
-	}
-	e, err := c.stmts.acquire(ctx, c, p.SQL)
-	if err != nil {
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
-	}
-	return e, err
-}
-
-// execCached runs p on a statement from the connection's cache.
-func (c *Conn) execCached(ctx context.Context, p *engine.Plan, args []driver.NamedValue) (driver.Result, error) {
-	e, err := c.cachedStmt(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	res, err := stmtExec(ctx, e.st, args)
-	c.stmts.release(e, err != nil)
-	err = redactError(p, err)
-	c.finish(ctx, p, err)
-	return res, err
-}
-
-// queryCached is execCached for queries; the statement is released when
+// queryCached is execCached for queries; the statement is given back when
 // the rows close.
-func (c *Conn) queryCached(ctx context.Context, p *engine.Plan, args []driver.NamedValue) (driver.Rows, error) {
-	e, err := c.cachedStmt(ctx, p)
-	if err != nil {
+func (c *Conn) queryCached(r *run, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.useCached(r); err != nil {
 		return nil, err
 	}
-	rows, err := stmtQuery(ctx, e.st, args)
+	rows, err := stmtQuery(r.ctx, r.cached.st, args)
 	if err != nil {
-		c.stmts.release(e, true)
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
-		return nil, err
+		return nil, redactError(r.plan, err)
 	}
-	return c.wrapRows(ctx, p, rows, e), nil
+	return c.wrapRows(r, rows), nil
 }
 
-// wrapRows wraps the rows of p's execution; when they close, the cached
-// statement they ran on (if any) is released, then the statement is
-// finished.
-func (c *Conn) wrapRows(ctx context.Context, p *engine.Plan, rows driver.Rows, cached *cachedStmt) driver.Rows {
-	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, cached: cached})
+// wrapRows wraps the rows of r's execution: r is handed to them, and
+// ends when they close.
+func (c *Conn) wrapRows(r *run, rows driver.Rows) driver.Rows {
+	return wrapStatementRows(rows, r.handOff())
 }
 
 // Ping forwards to the inner connection's Ping; without one it returns nil.

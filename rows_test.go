@@ -169,7 +169,9 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := c.wrapRows(t.Context(), p, &stubRows{next: tc.next, close: tc.close}, cached)
+		run := c.newRun(t.Context())
+		run.plan, run.cached = p, cached
+		r := c.wrapRows(run, &stubRows{next: tc.next, close: tc.close})
 		for range tc.next {
 			_ = r.Next(nil)
 		}
