@@ -20,14 +20,14 @@ type rowsWrapper struct {
 	// run is the statement the rows answer: Close ends it (once) with the
 	// first error the inner rows reported (other than io.EOF) or else
 	// Close's error.
-	run *run
+	run run
 	err error
 }
 
 // wrapStatementRows returns a driver.Rows over the rows of r's statement
 // that implements exactly the optional interfaces inner implements. Errors
 // are redacted when the statement's plan is protected.
-func wrapStatementRows(inner driver.Rows, r *run) driver.Rows {
+func wrapStatementRows(inner driver.Rows, r run) driver.Rows {
 	w := &rowsWrapper{inner: inner, run: r}
 	return rowsShapes[rowsShape(inner)](w)
 }

@@ -73,10 +73,10 @@ func (r *run) endDirect(err error) {
 }
 
 // handOff returns a run that carries r's statement on beyond the call
-// that began it (to a query's rows); r itself is spent, and its end does
-// nothing.
-func (r *run) handOff() *run {
+// that began it (into a query's rows, by value: no allocation); r itself
+// is spent, and its end does nothing.
+func (r *run) handOff() run {
 	h := *r
 	r.ended = true
-	return &h
+	return h
 }
