@@ -125,7 +125,7 @@ func (c *Conn) plan(r *run, query string) (*engine.Plan, error) {
 // checkWrites runs the row filters' checks of the rows r's plan writes
 // (rewriter.WriteCheck) with the statement's arguments, before anything is
 // sent. A row that fails is a refusal: r's plan is marked refused, and r
-// ends with the error.
+// ends with the error as the entry point returns it.
 func (c *Conn) checkWrites(r *run, args []driver.NamedValue) error {
 	p := r.plan
 	if p == nil || p.Result == nil || len(p.Result.WriteChecks) == 0 {
