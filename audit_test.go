@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/internal/fakedriver"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
@@ -79,9 +80,7 @@ func engineDB(t testing.TB, flags fakedriver.Flags, opts ...Option) (*sql.DB, *f
 // flush waits until the dispatcher has delivered everything emitted.
 func flush(t *testing.T, c *connector) {
 	t.Helper()
-	e := c.planner.(*engine)
-	_ = e.audit.Close()
-	e.audit = audit.NewAsync(e.audit.Sink(), 0)
+	c.planner.(*engine.Engine).FlushAudit()
 }
 
 func TestOneAuditRecordPerLogicalStatement(t *testing.T) {

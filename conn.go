@@ -6,7 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -35,7 +37,7 @@ import (
 // plans and finishes it once.
 type Conn struct {
 	inner   driver.Conn
-	cs      *connState
+	cs      *engine.ConnState
 	planner planner
 	raw     bool
 	onClose func() error // runs after the inner connection is closed
@@ -53,6 +55,9 @@ type Conn struct {
 	// stmts keeps statements prepared on the inner connection for the
 	// direct path once skipsWithArgs is set (nil: no cache).
 	stmts *stmtCache
+	// discardReported: the discard of this connection was counted and
+	// audited.
+	discardReported bool
 }
 
 var (
@@ -68,7 +73,7 @@ var (
 )
 
 func newConn(inner driver.Conn, p planner, raw bool) *Conn {
-	c := &Conn{inner: inner, cs: newConnState(inner), planner: p, raw: raw}
+	c := &Conn{inner: inner, cs: engine.NewConnState(inner), planner: p, raw: raw}
 	e, eok := inner.(driver.ExecerContext)
 	q, qok := inner.(driver.QueryerContext)
 	if eok && qok {
@@ -97,43 +102,42 @@ func (c *Conn) Unwrap() (driver.Conn, error) {
 	return c.inner, nil
 }
 
-// plan plans query for the caller on ctx. A rejection is finished here.
-func (c *Conn) plan(ctx context.Context, query string) (*plan, error) {
-	p, err := c.planner.plan(ctx, c.cs, query)
+// plan plans query for r's caller and makes it r's plan. A refusal ends
+// r here, with the refusal; the error returned may be the server's
+// confirmation of it (askServer).
+func (c *Conn) plan(r *run, query string) (*engine.Plan, error) {
+	p, err := c.planner.Plan(r.ctx, c.cs, query)
 	if err == nil && p == nil {
 		err = fmt.Errorf("%w: no rewrite produced", ErrUnsupported)
 	}
 	if err != nil {
-		if p != nil && !p.refused {
+		if p != nil && !p.Refused {
 			p = nil
 		}
-		c.planner.finish(ctx, c.cs, p, err)
-		return nil, c.askServer(ctx, query, err)
+		r.plan = p
+		r.end(err)
+		return nil, c.askServer(r.ctx, query, err)
 	}
+	r.plan = p
 	return p, nil
 }
 
-// checkWrites runs the row filters' checks of the rows p writes
+// checkWrites runs the row filters' checks of the rows r's plan writes
 // (rewriter.WriteCheck) with the statement's arguments, before anything is
-// sent. A row that fails is a refusal, finished here.
-func (c *Conn) checkWrites(ctx context.Context, p *plan, args []driver.NamedValue) error {
-	if p == nil || p.result == nil || len(p.result.WriteChecks) == 0 {
+// sent. A row that fails is a refusal: r's plan is marked refused, and r
+// ends with the error as the entry point returns it.
+func (c *Conn) checkWrites(r *run, args []driver.NamedValue) error {
+	p := r.plan
+	if p == nil || p.Result == nil || len(p.Result.WriteChecks) == 0 {
 		return nil
 	}
-	err := rewriter.VerifyAll(p.result.WriteChecks, args)
+	err := rewriter.VerifyAll(p.Result.WriteChecks, args)
 	if err != nil {
 		refused := *p
-		refused.refused = true
-		c.finish(ctx, &refused, err)
+		refused.Refused = true
+		r.plan = &refused
 	}
 	return err
-}
-
-func (c *Conn) finish(ctx context.Context, p *plan, err error) {
-	c.planner.finish(ctx, c.cs, p, err)
-	if c.stmts != nil && p != nil && p.result != nil && !p.cacheable() {
-		c.stmts.flush()
-	}
 }
 
 // Prepare is PrepareContext with context.Background().
@@ -145,19 +149,22 @@ func (c *Conn) Prepare(query string) (driver.Stmt, error) {
 // rewritten SQL on the inner connection. The statement remembers the
 // caller's policy fingerprint and prepares itself again, on this
 // connection, when a caller with another fingerprint executes it.
-func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
-		err := fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
-		c.finish(ctx, nil, err)
-		return nil, err
+func (c *Conn) PrepareContext(ctx context.Context, query string) (_ driver.Stmt, err error) {
+	r := c.newRun(ctx)
+	defer func() {
+		if err != nil { // after a prepare, each execution is a run
+			r.end(err)
+		}
+	}()
+	if engine.IsRoleStatement(query) {
+		return nil, fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
-	si, err := c.prepareInner(ctx, p.sql)
+	si, err := c.prepareInner(ctx, p.SQL)
 	if err != nil {
-		c.finish(ctx, p, err)
 		return nil, err
 	}
 	return newStmt(c, query, p, si), nil
@@ -244,140 +251,124 @@ func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, err
 // inner connection with args unchanged. It returns driver.ErrSkip when the
 // inner connection cannot execute directly, so that database/sql prepares
 // the statement instead.
-func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
-		p, err := c.plan(ctx, query)
-		if err != nil {
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Result, err error) {
+	r := c.newRun(ctx)
+	defer func() { r.endDirect(err) }()
+	if engine.IsRoleStatement(query) {
+		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}
-		c.finish(ctx, p, nil)
 		return localResult{}, nil
 	}
-	query, args, err := applyQueryRewriters(ctx, query, args)
+	query, args, err = applyQueryRewriters(ctx, query, args)
 	if err != nil {
-		c.finish(ctx, nil, err)
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
 	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkWrites(ctx, p, args); err != nil {
+	if err := c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	if cached {
-		return c.execCached(ctx, p, args)
+		return c.execCached(r, args)
 	}
-	res, err := c.execerCtx.ExecContext(ctx, p.sql, args)
+	res, err := c.execerCtx.ExecContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
 	}
-	err = redactError(p, err)
-	c.finish(ctx, p, err)
-	return res, err
+	return res, redactError(p, err)
 }
 
 // QueryContext rewrites query for the caller on ctx and runs it on the
 // inner connection with args unchanged. It returns driver.ErrSkip when the
 // inner connection cannot query directly, so that database/sql prepares
 // the statement instead. The statement is finished when the rows close.
-func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if _, isRole, _ := parseRoleStatement(query); isRole {
-		p, err := c.plan(ctx, query)
-		if err != nil {
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Rows, err error) {
+	r := c.newRun(ctx)
+	defer func() { r.endDirect(err) }()
+	if engine.IsRoleStatement(query) {
+		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}
-		c.finish(ctx, p, nil)
 		return localRows{}, nil
 	}
-	query, args, err := applyQueryRewriters(ctx, query, args)
+	query, args, err = applyQueryRewriters(ctx, query, args)
 	if err != nil {
-		c.finish(ctx, nil, err)
 		return nil, err
 	}
 	cached := c.skipsWithArgs && len(args) > 0
 	if !c.direct() || (cached && c.stmts == nil) {
 		return nil, driver.ErrSkip
 	}
-	p, err := c.plan(ctx, query)
+	p, err := c.plan(r, query)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkWrites(ctx, p, args); err != nil {
+	if err := c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	if cached {
-		return c.queryCached(ctx, p, args)
+		return c.queryCached(r, args)
 	}
-	rows, err := c.queryerCtx.QueryContext(ctx, p.sql, args)
+	rows, err := c.queryerCtx.QueryContext(ctx, p.SQL, args)
 	if err == driver.ErrSkip {
 		c.skipsWithArgs = c.skipsWithArgs || len(args) > 0
 		return nil, err
 	}
 	if err != nil {
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
+		return nil, redactError(p, err)
+	}
+	return c.wrapRows(r, rows), nil
+}
+
+// useCached makes r run on a statement from the connection's cache,
+// which r's end gives back. A statement kind the cache does not keep gets
+// driver.ErrSkip, so that database/sql's prepare path runs it.
+func (c *Conn) useCached(r *run) error {
+	if !cacheable(r.plan) {
+		return driver.ErrSkip
+	}
+	e, err := c.stmts.acquire(r.ctx, c, r.plan.SQL)
+	if err != nil {
+		return redactError(r.plan, err)
+	}
+	r.cached = e
+	return nil
+}
+
+// execCached runs r's plan on a statement from the connection's cache.
+func (c *Conn) execCached(r *run, args []driver.NamedValue) (driver.Result, error) {
+	if err := c.useCached(r); err != nil {
 		return nil, err
 	}
-	return c.wrapRows(ctx, p, rows, nil), nil
+	res, err := stmtExec(r.ctx, r.cached.st, args)
+	return res, redactError(r.plan, err)
 }
 
-// cachedStmt returns the statement from the connection's cache that p
-// runs on. A statement kind the cache does not keep gets driver.ErrSkip, so
-// that database/sql's prepare path runs it (not finished here); a failure
-// to prepare is finished here.
-func (c *Conn) cachedStmt(ctx context.Context, p *plan) (*cachedStmt, error) {
-	if !p.cacheable() {
-		return nil, driver.ErrSkip
-	}
-	e, err := c.stmts.acquire(ctx, c, p.sql)
-	if err != nil {
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
-	}
-	return e, err
-}
-
-// execCached runs p on a statement from the connection's cache.
-func (c *Conn) execCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Result, error) {
-	e, err := c.cachedStmt(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	res, err := stmtExec(ctx, e.st, args)
-	c.stmts.release(e, err != nil)
-	err = redactError(p, err)
-	c.finish(ctx, p, err)
-	return res, err
-}
-
-// queryCached is execCached for queries; the statement is released when
+// queryCached is execCached for queries; the statement is given back when
 // the rows close.
-func (c *Conn) queryCached(ctx context.Context, p *plan, args []driver.NamedValue) (driver.Rows, error) {
-	e, err := c.cachedStmt(ctx, p)
-	if err != nil {
+func (c *Conn) queryCached(r *run, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.useCached(r); err != nil {
 		return nil, err
 	}
-	rows, err := stmtQuery(ctx, e.st, args)
+	rows, err := stmtQuery(r.ctx, r.cached.st, args)
 	if err != nil {
-		c.stmts.release(e, true)
-		err = redactError(p, err)
-		c.finish(ctx, p, err)
-		return nil, err
+		return nil, redactError(r.plan, err)
 	}
-	return c.wrapRows(ctx, p, rows, e), nil
+	return c.wrapRows(r, rows), nil
 }
 
-// wrapRows wraps the rows of p's execution; when they close, the cached
-// statement they ran on (if any) is released, then the statement is
-// finished.
-func (c *Conn) wrapRows(ctx context.Context, p *plan, rows driver.Rows, cached *cachedStmt) driver.Rows {
-	return wrapStatementRows(rows, rowsStatement{conn: c, ctx: ctx, plan: p, cached: cached})
+// wrapRows wraps the rows of r's execution: r is handed to them, and
+// ends when they close.
+func (c *Conn) wrapRows(r *run, rows driver.Rows) driver.Rows {
+	return wrapStatementRows(rows, r.handOff())
 }
 
 // Ping forwards to the inner connection's Ping; without one it returns nil.
@@ -404,15 +395,15 @@ func (c *Conn) Ping(ctx context.Context) error {
 // next, as with the raw driver; it is discarded before any other caller
 // gets it.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	if c.cs.sameCallerKeeps() {
-		if fp, err := c.planner.fingerprint(ctx, c.cs); err != nil || fp != c.cs.heldFP {
+	if c.cs.SameCallerKeeps() {
+		if fp, err := c.planner.Fingerprint(ctx, c.cs); err != nil || fp != c.cs.HeldFingerprint() {
 			c.discardHeld()
 			return driver.ErrBadConn
 		}
 	} else if c.discardHeld() {
 		return driver.ErrBadConn
 	}
-	c.cs.handOver()
+	c.cs.HandOver()
 	if r, ok := c.inner.(driver.SessionResetter); ok {
 		return r.ResetSession(ctx)
 	}
@@ -422,13 +413,13 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // discardHeld reports whether the connection holds state opened by SQL
 // text, and reports its discard (once).
 func (c *Conn) discardHeld() bool {
-	why := c.cs.held()
+	why := c.cs.Held()
 	if why == "" {
 		return false
 	}
-	if !c.cs.discardReported {
-		c.cs.discardReported = true
-		c.planner.discarded(c.cs, why)
+	if !c.discardReported {
+		c.discardReported = true
+		c.planner.Discarded(c.cs, why)
 	}
 	return true
 }
@@ -440,7 +431,7 @@ func (c *Conn) discardHeld() bool {
 // while the connection waits idle); otherwise it forwards to the inner
 // connection's IsValid, and without one it returns true.
 func (c *Conn) IsValid() bool {
-	if !c.cs.sameCallerKeeps() && c.discardHeld() {
+	if !c.cs.SameCallerKeeps() && c.discardHeld() {
 		return false
 	}
 	if v, ok := c.inner.(driver.Validator); ok {
@@ -468,3 +459,16 @@ func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
 	}
 	return driver.ErrSkip
 }
+
+// localResult and localRows answer a statement sqe handled itself (USE
+// ROLE): nothing was sent to the database.
+type localResult struct{}
+
+func (localResult) LastInsertId() (int64, error) { return 0, nil }
+func (localResult) RowsAffected() (int64, error) { return 0, nil }
+
+type localRows struct{}
+
+func (localRows) Columns() []string              { return nil }
+func (localRows) Close() error                   { return nil }
+func (localRows) Next(dest []driver.Value) error { return io.EOF }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sqe-project/sqe/internal/fakedriver"
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // noDirect is a modern driver whose connections cannot execute directly.
@@ -429,13 +430,16 @@ func TestTxEndForgetsSessionStateChangedInside(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			conn.cs.loaded = true
-			conn.cs.sessionTouched = touched
+			if touched {
+				// A statement inside changed the session (SET LOCAL …).
+				conn.cs.Apply(rewriter.Effect{RefreshSession: true}, "alice", "fp:alice")
+			}
+			conn.cs.SetSession(nil) // read again before the transaction's end
 			if err := end(tx); err != nil {
 				t.Fatal(err)
 			}
-			if conn.cs.loaded == touched {
-				t.Fatalf("touched=%v: loaded=%v after the transaction ended", touched, conn.cs.loaded)
+			if loaded := conn.cs.SessionLoaded(); loaded == touched {
+				t.Fatalf("touched=%v: loaded=%v after the transaction ended", touched, loaded)
 			}
 		}
 	}
@@ -510,14 +514,14 @@ func TestPingerSessionResetterValidatorForwarded(t *testing.T) {
 		f := fakedriver.AllFlags()
 		f.ConnBeginTx, f.Pinger, f.SessionResetter, f.Validator = false, false, false, false
 		conn, fdb, _ := newTestConn(t, f)
-		conn.cs.loaded = true
+		conn.cs.SetSession(nil)
 		if err := conn.Ping(t.Context()); err != nil {
 			t.Fatalf("Ping = %v, want nil", err)
 		}
 		if err := conn.ResetSession(t.Context()); err != nil {
 			t.Fatalf("ResetSession = %v, want nil", err)
 		}
-		if !conn.cs.loaded {
+		if !conn.cs.SessionLoaded() {
 			t.Fatal("ResetSession dropped the session state")
 		}
 		if !conn.IsValid() {

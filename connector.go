@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/sqe-project/sqe/internal/engine"
 )
 
 // NewConnector returns a driver.Connector whose connections are those of
@@ -28,10 +30,11 @@ func newConnector(base driver.Connector, opts []Option) (*connector, error) {
 	cfg := newConfig(opts)
 	p := cfg.planner
 	if p == nil {
-		var err error
-		if p, err = newEngine(cfg, base); err != nil {
+		e, err := engine.New(cfg.engine, base)
+		if err != nil {
 			return nil, err
 		}
+		p = e
 	}
 	return &connector{base: base, cfg: cfg, planner: p, owner: true}, nil
 }
@@ -71,7 +74,7 @@ func (c *connector) Close() error {
 			errs = append(errs, cl.Close())
 		}
 		if c.owner {
-			errs = append(errs, c.planner.close())
+			errs = append(errs, c.planner.Close())
 		}
 		c.closeErr = errors.Join(errs...)
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/internal/fakedriver"
 )
 
@@ -72,7 +73,14 @@ func TestConnectorConnsShareOnePlannerWithOwnState(t *testing.T) {
 	_ = c1.Close()
 	_ = c2.Close()
 	plans := fp.planCalls()
-	if len(plans) != 2 || plans[0].cs == plans[1].cs || plans[0].cs.inner == plans[1].cs.inner {
-		t.Fatalf("plans %+v, want one connState per inner connection", plans)
+	if len(plans) != 2 || plans[0].cs == plans[1].cs {
+		t.Fatalf("plans %+v, want one connection state per inner connection", plans)
+	}
+}
+
+// The engine runs anonymous statements as the user sqe documents.
+func TestAnonymousUserIsTheEngines(t *testing.T) {
+	if AnonymousUser != engine.AnonymousUser {
+		t.Fatalf("sqe.AnonymousUser %q, engine.AnonymousUser %q", AnonymousUser, engine.AnonymousUser)
 	}
 }

@@ -188,8 +188,8 @@ func TestSqeDriverDSN(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := c.(*connector).cfg
-	if cfg.defaultUser == nil || cfg.defaultUser.Name != "svc" {
-		t.Fatalf("default user %+v, want svc from the DSN", cfg.defaultUser)
+	if cfg.engine.DefaultUser == nil || cfg.engine.DefaultUser.Name != "svc" {
+		t.Fatalf("default user %+v, want svc from the DSN", cfg.engine.DefaultUser)
 	}
 	db := sql.OpenDB(c)
 	if got := queryOne(t, userCtx(t, "alice"), db, qSelect); got != rw(qSelect, "alice") {

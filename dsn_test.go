@@ -78,12 +78,12 @@ func TestDSNOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := newConfig(d.options())
-	if cfg.policyFile != "/p.yaml" || cfg.dialect != "postgres" || cfg.defaultUser == nil ||
-		cfg.defaultUser.Name != "svc" || !reflect.DeepEqual(cfg.defaultUser.Roles, []string{"a", "b"}) {
-		t.Fatalf("config %+v (user %+v)", cfg, cfg.defaultUser)
+	if cfg.engine.PolicyFile != "/p.yaml" || cfg.engine.Dialect != "postgres" || cfg.engine.DefaultUser == nil ||
+		cfg.engine.DefaultUser.Name != "svc" || !reflect.DeepEqual(cfg.engine.DefaultUser.Roles, []string{"a", "b"}) {
+		t.Fatalf("config %+v (user %+v)", cfg, cfg.engine.DefaultUser)
 	}
 	d, _ = parseDSN("driver=x;dsn=d")
-	if cfg := newConfig(d.options()); cfg.policyFile != "" || cfg.defaultUser != nil || cfg.dialect != "" {
+	if cfg := newConfig(d.options()); cfg.engine.PolicyFile != "" || cfg.engine.DefaultUser != nil || cfg.engine.Dialect != "" {
 		t.Fatalf("config %+v, want defaults", cfg)
 	}
 }

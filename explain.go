@@ -4,10 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sort"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/policy"
-	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -51,38 +50,26 @@ func Explain(ctx context.Context, db *sql.DB, user session.User, query string) (
 		if !ok {
 			return errors.New("sqe: Explain needs a database opened through sqe")
 		}
-		p, err := c.planner.plan(ctx, c.cs, query)
-		if err != nil {
-			return err
-		}
-		out = &Explanation{SQL: p.sql, Kind: string(p.result.Kind)}
-		e, ok := c.planner.(*engine)
+		e, ok := c.planner.(*engine.Engine)
 		if !ok {
-			return nil
-		}
-		v, err := e.view(ctx, c.cs)
-		if err != nil {
-			return err
-		}
-		req := &rewriter.Request{Dialect: e.dialect.Name(), View: v, User: v.User(), Catalog: e.catalog(c.cs), TagSources: e.tagSources}
-		for _, t := range p.result.Tables {
-			// A View that decides with the table's columns gets them.
-			d, err := rewriter.DecideTable(ctx, req, t)
+			p, err := c.planner.Plan(ctx, c.cs, query)
 			if err != nil {
 				return err
 			}
-			if len(d.TagMasks) > 0 && d.Allows(policy.Select) {
-				// The masks and restrictions the tags give the table's
-				// columns, as the rewrite applied them.
-				tp, err := rewriter.PlanTable(ctx, req, t, policy.Select)
-				if err != nil {
-					return err
-				}
-				d = tp.Decision
+			out = &Explanation{SQL: p.SQL}
+			if p.Result != nil {
+				out.Kind = string(p.Result.Kind)
 			}
-			out.Tables = append(out.Tables, TableExplanation{Table: t, RowFilters: d.RowFilters, Masks: d.Masks, Restricted: d.Restricted})
+			return nil
 		}
-		sort.Slice(out.Tables, func(i, j int) bool { return out.Tables[i].Table.Key() < out.Tables[j].Table.Key() })
+		x, err := e.Explain(ctx, c.cs, query)
+		if err != nil {
+			return err
+		}
+		out = &Explanation{SQL: x.SQL, Kind: x.Kind}
+		for _, t := range x.Tables {
+			out.Tables = append(out.Tables, TableExplanation(t))
+		}
 		return nil
 	})
 	if err != nil {

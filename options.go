@@ -4,6 +4,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
@@ -20,36 +21,21 @@ const DefaultRewriteCacheSize = 10000
 // connector may hold unless WithRewriteCacheBytes says otherwise.
 const DefaultRewriteCacheBytes = 64 << 20
 
+// config is what the options set: the engine's configuration, and the
+// driver wrappers' own settings.
 type config struct {
-	policyFile string
-	// noPolicyWatch: WithoutPolicyWatch; the policy file is read once.
-	noPolicyWatch bool
-	source        policy.Source
-	defaultUser   *session.User
-	dialect       string
-	catalog       rewriter.Catalog
-	tagSources    []policy.TagSource
-	rawAccess     bool
-	cacheSize     int
-	cacheBytes    int64
+	engine    engine.Config
+	rawAccess bool
 	// stmtCacheSize bounds each connection's prepared statements.
 	stmtCacheSize int
-	// allowedFunctions and allowedTypes: the application's own functions
-	// and types its SQL may use besides the built-ins.
-	allowedFunctions []string
-	allowedTypes     []string
-
-	auditSink     audit.Sink
-	auditOff      bool
-	auditBuffer   int
-	meterProvider metric.MeterProvider
 
 	// planner replaces the policy engine; tests of the driver wrappers use it.
 	planner planner
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{cacheSize: DefaultRewriteCacheSize, cacheBytes: DefaultRewriteCacheBytes, stmtCacheSize: DefaultStatementCacheSize}
+	c := &config{engine: engine.Config{CacheSize: DefaultRewriteCacheSize, CacheBytes: DefaultRewriteCacheBytes},
+		stmtCacheSize: DefaultStatementCacheSize}
 	for _, o := range opts {
 		o(c)
 	}
@@ -71,29 +57,29 @@ func newConfig(opts []Option) *config {
 // When the directory cannot be watched the file is polled instead. Closing
 // the sql.DB (the connector) stops the watcher. WithoutPolicyWatch turns
 // it off.
-func WithPolicyFile(path string) Option { return func(c *config) { c.policyFile = path } }
+func WithPolicyFile(path string) Option { return func(c *config) { c.engine.PolicyFile = path } }
 
 // WithoutPolicyWatch makes WithPolicyFile read the file once: a change on
 // disk is then seen only when the program reloads the source.
-func WithoutPolicyWatch() Option { return func(c *config) { c.noPolicyWatch = true } }
+func WithoutPolicyWatch() Option { return func(c *config) { c.engine.NoPolicyWatch = true } }
 
 // WithPolicy uses a policy source (a policy.FileSource, a Ranger source, …).
-func WithPolicy(s policy.Source) Option { return func(c *config) { c.source = s } }
+func WithPolicy(s policy.Source) Option { return func(c *config) { c.engine.Source = s } }
 
 // WithDefaultUser runs statements whose context carries no session.User as
 // u. Without it such statements fail with ErrNoSession.
 func WithDefaultUser(u session.User) Option {
-	return func(c *config) { cu := u.Clone(); c.defaultUser = &cu }
+	return func(c *config) { cu := u.Clone(); c.engine.DefaultUser = &cu }
 }
 
 // WithDialect names the SQL dialect of the underlying database: "mysql"
 // (MySQL, MariaDB) or "postgres". It is detected from the underlying driver
 // otherwise (go-sql-driver/mysql, pgx, lib/pq).
-func WithDialect(name string) Option { return func(c *config) { c.dialect = name } }
+func WithDialect(name string) Option { return func(c *config) { c.engine.Dialect = name } }
 
 // WithCatalog supplies table metadata instead of reading it from the
 // database's information_schema (for tests over sqlmock, or a fixed schema).
-func WithCatalog(cat rewriter.Catalog) Option { return func(c *config) { c.catalog = cat } }
+func WithCatalog(cat rewriter.Catalog) Option { return func(c *config) { c.engine.Catalog = cat } }
 
 // WithTagSource adds tag sources: the tags they give a table's columns
 // select tag masks (policy.Decision.TagMasks) like the tags of the policy
@@ -103,7 +89,7 @@ func WithCatalog(cat rewriter.Catalog) Option { return func(c *config) { c.catal
 // changes whenever any tag does), which sqe puts in the rewrite-cache key.
 // A source that returns an error fails the statement.
 func WithTagSource(sources ...policy.TagSource) Option {
-	return func(c *config) { c.tagSources = append(c.tagSources, sources...) }
+	return func(c *config) { c.engine.TagSources = append(c.engine.TagSources, sources...) }
 }
 
 // WithAllowedFunctions lets the application's SQL call its own functions,
@@ -118,7 +104,7 @@ func WithTagSource(sources ...policy.TagSource) Option {
 // that read files or run programs. A native policy file can list the same
 // names (functions: allow: [...]); a name allowed in either place passes.
 func WithAllowedFunctions(names ...string) Option {
-	return func(c *config) { c.allowedFunctions = append(c.allowedFunctions, names...) }
+	return func(c *config) { c.engine.AllowedFunctions = append(c.engine.AllowedFunctions, names...) }
 }
 
 // WithAllowedTypes lets the application's SQL (PostgreSQL) cast to its own
@@ -126,7 +112,7 @@ func WithAllowedFunctions(names ...string) Option {
 // definition list, may only name a built-in type: a table's row type would
 // tell the table's columns.
 func WithAllowedTypes(names ...string) Option {
-	return func(c *config) { c.allowedTypes = append(c.allowedTypes, names...) }
+	return func(c *config) { c.engine.AllowedTypes = append(c.engine.AllowedTypes, names...) }
 }
 
 // WithRawConnAccess lets sql.Conn.Raw reach the underlying driver
@@ -136,14 +122,14 @@ func WithRawConnAccess() Option { return func(c *config) { c.rawAccess = true } 
 
 // WithRewriteCacheSize bounds the number of cached rewrites (default
 // DefaultRewriteCacheSize; 0 disables the cache).
-func WithRewriteCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
+func WithRewriteCacheSize(n int) Option { return func(c *config) { c.engine.CacheSize = n } }
 
 // WithRewriteCacheBytes bounds the memory the cached rewrites hold, as
 // sqe estimates it from their SQL, tables and write checks (default
 // DefaultRewriteCacheBytes; 0 disables the cache). The least recently
 // used rewrites go first; a single rewrite larger than a sixteenth of the
 // bound is not cached.
-func WithRewriteCacheBytes(n int64) Option { return func(c *config) { c.cacheBytes = n } }
+func WithRewriteCacheBytes(n int64) Option { return func(c *config) { c.engine.CacheBytes = n } }
 
 // WithStatementCacheSize bounds the number of statements each connection
 // keeps prepared on the server for drivers that decline direct execution
@@ -159,23 +145,20 @@ func WithStatementCacheSize(n int) Option { return func(c *config) { c.stmtCache
 // it, records go to audit.NewSlogSink(slog.Default()): refused and failed
 // statements at Warn, allowed ones at Debug.
 func WithAudit(sink audit.Sink) Option {
-	return func(c *config) { c.auditSink, c.auditOff = sink, false }
+	return func(c *config) { c.engine.AuditSink, c.engine.AuditOff = sink, false }
 }
 
 // WithoutAudit turns auditing off.
-func WithoutAudit() Option { return func(c *config) { c.auditOff = true } }
+func WithoutAudit() Option { return func(c *config) { c.engine.AuditOff = true } }
 
 // WithAuditBuffer sets how many records may wait for the sink (default
 // audit.DefaultBuffer); past it records are dropped and counted
 // (Stats.AuditDropped, the sqe.audit.dropped metric), never blocking a
 // statement.
-func WithAuditBuffer(n int) Option { return func(c *config) { c.auditBuffer = n } }
+func WithAuditBuffer(n int) Option { return func(c *config) { c.engine.AuditBuffer = n } }
 
 // WithMeterProvider reports metrics through mp (OpenTelemetry metric API)
 // instead of the global provider (otel.GetMeterProvider()).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *config) { c.meterProvider = mp }
+	return func(c *config) { c.engine.MeterProvider = mp }
 }
-
-// allowedNames are the application's own functions and types.
-type allowedNames struct{ functions, types []string }

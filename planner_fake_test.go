@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/internal/fakedriver"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
@@ -40,7 +41,7 @@ type fakePlanner struct {
 type planCall struct {
 	user, query, sql string
 	err              error
-	cs               *connState
+	cs               *engine.ConnState
 	loadedBefore     bool // the session state was marked loaded when planning began
 }
 
@@ -48,7 +49,7 @@ type finishCall struct {
 	user, query, sql string // query and sql are "" when planning failed
 	planned          bool
 	err              error
-	cs               *connState
+	cs               *engine.ConnState
 }
 
 func newFakePlanner(rewrites map[string]string) *fakePlanner {
@@ -65,21 +66,21 @@ func (f *fakePlanner) user(ctx context.Context) (string, error) {
 	return "", ErrNoSession
 }
 
-func (f *fakePlanner) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
-	loaded := cs.loaded
+func (f *fakePlanner) Plan(ctx context.Context, cs *engine.ConnState, query string) (*engine.Plan, error) {
+	loaded := cs.SessionLoaded()
 	p, err := f.doPlan(ctx, cs, query)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := planCall{query: query, err: err, cs: cs, loadedBefore: loaded}
 	c.user, _ = f.user(ctx)
 	if p != nil {
-		c.sql = p.sql
+		c.sql = p.SQL
 	}
 	f.plans = append(f.plans, c)
 	return p, err
 }
 
-func (f *fakePlanner) doPlan(ctx context.Context, cs *connState, query string) (*plan, error) {
+func (f *fakePlanner) doPlan(ctx context.Context, cs *engine.ConnState, query string) (*engine.Plan, error) {
 	u, err := f.user(ctx)
 	if err != nil {
 		return nil, err
@@ -91,17 +92,17 @@ func (f *fakePlanner) doPlan(ctx context.Context, cs *connState, query string) (
 	if !ok {
 		return nil, rewriter.Unsupported("no rewrite for this statement")
 	}
-	cs.loaded = true // the session state "was read"
-	p := &plan{
-		query:       query,
-		sql:         strings.ReplaceAll(tmpl, "{user}", u),
-		fingerprint: "fp:" + u,
-		started:     time.Now(),
+	cs.SetSession(nil) // the session state "was read"
+	p := &engine.Plan{
+		Query:       query,
+		SQL:         strings.ReplaceAll(tmpl, "{user}", u),
+		Fingerprint: "fp:" + u,
+		Started:     time.Now(),
 	}
 	if f.results {
-		p.result = &rewriter.Result{SQL: p.sql, Kind: kindOf(query), Cacheable: true}
+		p.Result = &rewriter.Result{SQL: p.SQL, Kind: kindOf(query), Cacheable: true}
 		if w := strings.ToUpper(strings.Fields(query + " x")[0]); w == "BEGIN" || w == "COMMIT" {
-			p.result.Effect.TransactionControl = true // as the dialects classify them
+			p.Result.Effect.TransactionControl = true // as the dialects classify them
 		}
 	}
 	return p, nil
@@ -123,7 +124,7 @@ func kindOf(query string) rewriter.Kind {
 	return rewriter.KindOther
 }
 
-func (f *fakePlanner) fingerprint(ctx context.Context, _ *connState) (string, error) {
+func (f *fakePlanner) Fingerprint(ctx context.Context, _ *engine.ConnState) (string, error) {
 	f.mu.Lock()
 	f.fingerprints++
 	f.mu.Unlock()
@@ -134,24 +135,24 @@ func (f *fakePlanner) fingerprint(ctx context.Context, _ *connState) (string, er
 	return "fp:" + u, nil
 }
 
-func (f *fakePlanner) finish(ctx context.Context, cs *connState, p *plan, err error) {
+func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := finishCall{err: err, cs: cs, planned: p != nil}
 	c.user, _ = f.user(ctx)
 	if p != nil {
-		c.query, c.sql = p.query, p.sql
+		c.query, c.sql = p.Query, p.SQL
 	}
 	f.finishes = append(f.finishes, c)
 }
 
-func (f *fakePlanner) discarded(cs *connState, why string) {
+func (f *fakePlanner) Discarded(cs *engine.ConnState, why string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.discards = append(f.discards, why)
 }
 
-func (f *fakePlanner) close() error {
+func (f *fakePlanner) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closes++

@@ -1,7 +1,6 @@
 package sqe
 
 import (
-	"context"
 	"database/sql/driver"
 	"io"
 	"reflect"
@@ -18,28 +17,18 @@ import (
 // closemu), so rowsWrapper needs no lock of its own.
 type rowsWrapper struct {
 	inner driver.Rows
-	// stmt is the statement the rows answer: Close releases the cached
-	// prepared statement they ran on and finishes the statement, once,
-	// with the first error the inner rows reported (other than io.EOF) or
-	// else Close's error.
-	stmt   rowsStatement
-	err    error
-	closed bool
+	// run is the statement the rows answer: Close ends it (once) with the
+	// first error the inner rows reported (other than io.EOF) or else
+	// Close's error.
+	run run
+	err error
 }
 
-// rowsStatement is the statement rows belong to.
-type rowsStatement struct {
-	conn   *Conn
-	ctx    context.Context
-	plan   *plan
-	cached *cachedStmt // nil unless the rows hold a cached statement
-}
-
-// wrapStatementRows returns a driver.Rows over the rows of st's statement
+// wrapStatementRows returns a driver.Rows over the rows of r's statement
 // that implements exactly the optional interfaces inner implements. Errors
 // are redacted when the statement's plan is protected.
-func wrapStatementRows(inner driver.Rows, st rowsStatement) driver.Rows {
-	w := &rowsWrapper{inner: inner, stmt: st}
+func wrapStatementRows(inner driver.Rows, r run) driver.Rows {
+	w := &rowsWrapper{inner: inner, run: r}
 	return rowsShapes[rowsShape(inner)](w)
 }
 
@@ -48,7 +37,7 @@ func (r *rowsWrapper) redactErr(err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	return redactError(r.stmt.plan, err)
+	return redactError(r.run.plan, err)
 }
 
 func (r *rowsWrapper) Columns() []string { return r.inner.Columns() }
@@ -61,18 +50,11 @@ func (r *rowsWrapper) Next(dest []driver.Value) error {
 
 func (r *rowsWrapper) Close() error {
 	err := r.inner.Close()
-	if !r.closed {
-		r.closed = true
-		final := r.err
-		if final == nil {
-			final = err
-		}
-		st := r.stmt
-		if st.cached != nil {
-			st.conn.stmts.release(st.cached, final != nil)
-		}
-		st.conn.finish(st.ctx, st.plan, final)
+	final := r.err
+	if final == nil {
+		final = err
 	}
+	r.run.end(final)
 	return err
 }
 

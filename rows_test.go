@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/internal/fakedriver"
 )
 
@@ -163,12 +164,14 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 	} {
 		c, fdb, fp := newTestConn(t, fakedriver.AllFlags())
 		c.stmts = newStmtCache(4)
-		p := &plan{query: qSelectArg, sql: rw(qSelectArg, "alice")}
-		cached, err := c.stmts.acquire(t.Context(), c, p.sql)
+		p := &engine.Plan{Query: qSelectArg, SQL: rw(qSelectArg, "alice")}
+		cached, err := c.stmts.acquire(t.Context(), c, p.SQL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := c.wrapRows(t.Context(), p, &stubRows{next: tc.next, close: tc.close}, cached)
+		run := c.newRun(t.Context())
+		run.plan, run.cached = p, cached
+		r := c.wrapRows(run, &stubRows{next: tc.next, close: tc.close})
 		for range tc.next {
 			_ = r.Next(nil)
 		}
@@ -177,7 +180,7 @@ func TestRowsWrapperFinishesOnceWithFirstError(t *testing.T) {
 		}
 		_ = r.Close()
 		fin := fp.finishCalls()
-		if len(fin) != 1 || fin[0].err != tc.want || fin[0].sql != p.sql {
+		if len(fin) != 1 || fin[0].err != tc.want || fin[0].sql != p.SQL {
 			t.Fatalf("finishes %+v, want one, with %v", fin, tc.want)
 		}
 		kept := c.stmts.contains(cached)

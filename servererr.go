@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/sqe-project/sqe/internal/redact"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -52,12 +53,12 @@ func (e *ServerError) Unwrap() []error { return []error{e.Server, e.Sqe} }
 func (c *Conn) confirmingCodes(err error) []string {
 	var re *rewriter.Error
 	d, ok := c.planner.(interface {
-		confirmingCodes(*rewriter.Error) []string
+		ConfirmingCodes(*rewriter.Error) []string
 	})
 	if !ok || !errors.As(err, &re) {
 		return nil
 	}
-	return d.confirmingCodes(re)
+	return d.ConfirmingCodes(re)
 }
 
 // driverErrorCode returns the code a driver's error carries: a string field
@@ -104,9 +105,9 @@ func (c *Conn) askServer(ctx context.Context, query string, err error) error {
 // it wraps that can (a driver's error struct inside a wrapper).
 func redactKeepType(err error) error {
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if copy, ok := redactStruct(e); ok {
+		if copy, ok := redact.Struct(e); ok {
 			return copy
 		}
 	}
-	return redactValues(err)
+	return redact.Values(err)
 }

@@ -3,10 +3,8 @@ package sqe
 import (
 	"database/sql"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/policy"
-	"sort"
-	"sync"
-	"sync/atomic"
 )
 
 // Stats is a snapshot of a connector's counters.
@@ -34,45 +32,6 @@ type Stats struct {
 	Policy policy.Stats
 }
 
-type counters struct {
-	hits, misses atomic.Uint64
-	discarded    atomic.Uint64
-	mu           sync.Mutex
-	failed       map[string]uint64
-	onFail       func(reason string) // also reports the refusal as a metric
-}
-
-func (c *counters) cacheHit()  { c.hits.Add(1) }
-func (c *counters) cacheMiss() { c.misses.Add(1) }
-
-func (c *counters) failClosed(reason string) {
-	if c.onFail != nil {
-		c.onFail(reason)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.failed == nil {
-		c.failed = map[string]uint64{}
-	}
-	c.failed[reason]++
-}
-
-func (c *counters) snapshot() Stats {
-	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(), FailClosed: map[string]uint64{},
-		ConnectionsDiscarded: c.discarded.Load()}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	keys := make([]string, 0, len(c.failed))
-	for k := range c.failed {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		s.FailClosed[k] = c.failed[k]
-	}
-	return s
-}
-
 // StatsOf returns the counters of a database opened through sqe (Open,
 // sql.Open("sqe", …) or sql.OpenDB over NewConnector); ok is false for any
 // other database.
@@ -91,16 +50,8 @@ func StatsOf(db *sql.DB) (s Stats, ok bool) {
 }
 
 func (c *connector) stats() Stats {
-	if e, ok := c.planner.(*engine); ok {
-		s := e.stats.snapshot()
-		s.RewriteCacheEntries, s.RewriteCacheBytes = e.cache.held()
-		if e.audit != nil {
-			s.AuditDropped = e.audit.Dropped()
-		}
-		if r, ok := e.source.(policy.StatsReporter); ok {
-			s.Policy = r.Stats()
-		}
-		return s
+	if e, ok := c.planner.(*engine.Engine); ok {
+		return Stats(e.Stats())
 	}
 	return Stats{FailClosed: map[string]uint64{}}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"time"
+
+	"github.com/sqe-project/sqe/internal/engine"
 )
 
 // stmt is a statement prepared on the inner connection for one caller's
@@ -29,10 +31,10 @@ import (
 // statement, so stmt needs no lock of its own.
 type stmt struct {
 	c     *Conn
-	query string      // as the application sent it
-	p     *plan       // the plan inner was prepared from
-	inner driver.Stmt // prepared from p.sql
-	fresh bool        // p has not been executed yet
+	query string       // as the application sent it
+	p     *engine.Plan // the plan inner was prepared from
+	inner driver.Stmt  // prepared from p.SQL
+	fresh bool         // p has not been executed yet
 }
 
 var (
@@ -45,7 +47,7 @@ var (
 
 // newStmt wraps an inner statement. The result implements
 // driver.ColumnConverter exactly when the inner statement does.
-func newStmt(c *Conn, query string, p *plan, inner driver.Stmt) driver.Stmt {
+func newStmt(c *Conn, query string, p *engine.Plan, inner driver.Stmt) driver.Stmt {
 	s := &stmt{c: c, query: query, p: p, inner: inner, fresh: true}
 	//lint:ignore SA1019 kept for drivers that still implement it
 	if _, ok := inner.(driver.ColumnConverter); ok {
@@ -71,37 +73,37 @@ func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
 }
 
 // ExecContext runs the statement for the caller on ctx.
-func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	p, err := s.bind(ctx)
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (_ driver.Result, err error) {
+	r := s.c.newRun(ctx)
+	defer func() { r.end(err) }()
+	p, err := s.bind(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.c.checkWrites(ctx, p, args); err != nil {
+	if err := s.c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	res, err := stmtExec(ctx, s.inner, args)
-	err = redactError(p, err)
-	s.c.finish(ctx, p, err)
-	return res, err
+	return res, redactError(p, err)
 }
 
-// QueryContext runs the statement for the caller on ctx; the execution is
-// finished when the rows close.
-func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	p, err := s.bind(ctx)
+// QueryContext runs the statement for the caller on ctx; the execution
+// ends when the rows close.
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (_ driver.Rows, err error) {
+	r := s.c.newRun(ctx)
+	defer func() { r.end(err) }()
+	p, err := s.bind(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.c.checkWrites(ctx, p, args); err != nil {
+	if err := s.c.checkWrites(r, args); err != nil {
 		return nil, err
 	}
 	rows, err := stmtQuery(ctx, s.inner, args)
 	if err != nil {
-		err = redactError(p, err)
-		s.c.finish(ctx, p, err)
-		return nil, err
+		return nil, redactError(p, err)
 	}
-	return s.c.wrapRows(ctx, p, rows, nil), nil
+	return s.c.wrapRows(r, rows), nil
 }
 
 // stmtExec executes an inner statement as database/sql would.
@@ -134,33 +136,32 @@ func stmtQuery(ctx context.Context, st driver.Stmt, args []driver.NamedValue) (d
 	return st.Query(dargs) //lint:ignore SA1019 fallback for statements without StmtQueryContext
 }
 
-// bind makes the inner statement the caller's: it returns the plan this
-// execution runs, preparing the statement again when the caller's
-// fingerprint differs from the one it was prepared for. A failure is
-// finished here.
-func (s *stmt) bind(ctx context.Context) (*plan, error) {
-	fp, err := s.c.planner.fingerprint(ctx, s.c.cs)
+// bind makes the inner statement the caller's: it returns the plan the
+// execution r runs (and makes it r's), preparing the statement again when
+// the caller's fingerprint differs from the one it was prepared for.
+func (s *stmt) bind(r *run) (*engine.Plan, error) {
+	fp, err := s.c.planner.Fingerprint(r.ctx, s.c.cs)
 	if err != nil {
-		s.c.finish(ctx, nil, err)
 		return nil, err
 	}
-	if fp == s.p.fingerprint {
+	if fp == s.p.Fingerprint {
 		if s.fresh {
 			s.fresh = false
+			r.plan = s.p
 			return s.p, nil
 		}
 		// A new logical statement on the same plan.
 		p := *s.p
-		p.started = time.Now()
+		p.Started = time.Now()
+		r.plan = &p
 		return &p, nil
 	}
-	p, err := s.c.plan(ctx, s.query)
+	p, err := s.c.plan(r, s.query)
 	if err != nil {
 		return nil, err
 	}
-	si, err := s.c.prepareInner(ctx, p.sql)
+	si, err := s.c.prepareInner(r.ctx, p.SQL)
 	if err != nil {
-		s.c.finish(ctx, p, err)
 		return nil, err
 	}
 	old := s.inner

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 
+	"github.com/sqe-project/sqe/internal/engine"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -62,7 +63,7 @@ const errTooManyPreparedStatements = "1461"
 func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedStmt, error) {
 	busy := false
 	for i, e := range sc.entries {
-		if e.sql != sql || e.session != c.cs.session {
+		if e.sql != sql || e.session != c.cs.Session() {
 			continue
 		}
 		if busy = e.busy; busy {
@@ -83,7 +84,7 @@ func (sc *stmtCache) acquire(ctx context.Context, c *Conn, sql string) (*cachedS
 	if err != nil {
 		return nil, err
 	}
-	e := &cachedStmt{sql: sql, session: c.cs.session, st: st, busy: true}
+	e := &cachedStmt{sql: sql, session: c.cs.Session(), st: st, busy: true}
 	if busy {
 		// The cached one is busy: this one is the caller's alone, never
 		// in the cache, so release closes it.
@@ -156,13 +157,13 @@ func (sc *stmtCache) flush() {
 // statement, and leaves the ones cached valid: queries, writes and
 // transaction control do (as the dialect classified them); USE, SET, DDL
 // and the rest may change how the server prepares a text.
-func (p *plan) cacheable() bool {
-	if p.result == nil {
+func cacheable(p *engine.Plan) bool {
+	if p.Result == nil {
 		return false
 	}
-	switch p.result.Kind {
+	switch p.Result.Kind {
 	case rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete:
 		return true
 	}
-	return p.result.Effect.TransactionControl
+	return p.Result.Effect.TransactionControl
 }

@@ -2,6 +2,7 @@ package sqe
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"testing"
 
@@ -313,5 +314,32 @@ func TestStatementCacheYieldsAtTheServerLimit(t *testing.T) {
 	}
 	if n := count(fdb, fakedriver.OpStmtClose, rw(qSelectArg, "bob")); n != 0 {
 		t.Fatalf("bob's cached statement closed %d times, want 0", n)
+	}
+}
+
+// TestStatementCacheDeclinedIsOneStatement: a cached statement that
+// declines with driver.ErrSkip sends database/sql to its prepare path,
+// which runs the statement again; the statement is reported once (by that
+// path), and the cached statement is dropped and closed, not left busy.
+func TestStatementCacheDeclinedIsOneStatement(t *testing.T) {
+	db, fdb, fp := newCacheTestDB(t)
+	ctx := userCtx(t, "alice")
+	want := rw(qSelectArg, "alice")
+	queryOne(t, ctx, db, qSelectArg, 1)
+	queryOne(t, ctx, db, qSelectArg, 1) // prepares the cached statement
+	finished, closed := len(fp.finishCalls()), count(fdb, fakedriver.OpStmtClose, want)
+	fdb.Fail(fakedriver.OpStmtQueryContext, want, driver.ErrSkip, 1)
+	if got := queryOne(t, ctx, db, qSelectArg, 1); got != want {
+		t.Fatalf("got %q", got)
+	}
+	if fin := fp.finishCalls()[finished:]; len(fin) != 1 || fin[0].err != nil {
+		t.Fatalf("finishes %+v, want one successful finish of the statement", fin)
+	}
+	if n := count(fdb, fakedriver.OpStmtClose, want) - closed; n != 2 {
+		t.Fatalf("closed %d statements, want 2 (the declining cached one, and database/sql's own)", n)
+	}
+	queryOne(t, ctx, db, qSelectArg, 1)
+	if n := count(fdb, fakedriver.OpPrepareContext, want); n != 4 {
+		t.Fatalf("prepared %d times, want 4 (the next statement cached afresh)", n)
 	}
 }

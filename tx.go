@@ -14,13 +14,13 @@ type tx struct {
 // connection's session state is read again before the next statement.
 func (t *tx) Commit() error {
 	err := t.inner.Commit()
-	t.c.cs.endTransaction()
+	t.c.cs.EndTransaction()
 	return err
 }
 
 // Rollback rolls the inner transaction back; see Commit.
 func (t *tx) Rollback() error {
 	err := t.inner.Rollback()
-	t.c.cs.endTransaction()
+	t.c.cs.EndTransaction()
 	return err
 }

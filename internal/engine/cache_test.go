@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 import (
 	"fmt"
@@ -122,7 +122,7 @@ func BenchmarkRewriteCache(b *testing.B) {
 	res := rewriteOf("SELECT id, name, ssn FROM shop.customers WHERE id = ?")
 	const hot = 1000
 	warm := func() *rewriteCache {
-		c := newRewriteCache(DefaultRewriteCacheSize, DefaultRewriteCacheBytes)
+		c := newRewriteCache(10000, 64<<20) // sqe's DefaultRewriteCacheSize and DefaultRewriteCacheBytes
 		for _, k := range keys[:hot] {
 			c.put(k, res)
 		}

@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 // connRewrites remembers the rewrites a connection's latest statements
 // used, by their rewriteKey, so that a statement the connection runs again

@@ -1,10 +1,8 @@
-package sqe
+package engine
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,6 +36,14 @@ type roleStatement struct {
 	secondary []string // USE SECONDARY ROLES; nil with none=true for NONE
 	isPrimary bool
 	none      bool
+}
+
+// IsRoleStatement reports whether query is USE ROLE or USE SECONDARY
+// ROLES (well formed or not): a statement the engine answers itself, which
+// is never sent to the database and cannot be prepared.
+func IsRoleStatement(query string) bool {
+	_, ok, _ := parseRoleStatement(query)
+	return ok
 }
 
 // parseRoleStatement recognises the two statements; ok is false for any
@@ -136,8 +142,8 @@ func checkRoles(v policy.View, u session.User, st roleStatement) error {
 }
 
 // planRoleStatement plans a USE ROLE / USE SECONDARY ROLES: nothing is
-// sent; finish applies it to the connection.
-func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query string, st roleStatement, snapVersion *uint64) (*plan, error) {
+// sent; Finish applies it to the connection.
+func (e *Engine) planRoleStatement(ctx context.Context, cs *ConnState, query string, st roleStatement, snapVersion *uint64) (*Plan, error) {
 	u, err := e.user(ctx)
 	if err != nil {
 		return nil, err
@@ -152,13 +158,13 @@ func (e *engine) planRoleStatement(ctx context.Context, cs *connState, query str
 		e.stats.failClosed("access_denied")
 		return nil, err
 	}
-	return &plan{query: query, fingerprint: v.Fingerprint(), local: &st,
-		result: &rewriter.Result{Kind: rewriter.KindSession}, user: u.Name, who: u,
+	return &Plan{Query: query, Fingerprint: v.Fingerprint(), local: &st,
+		Result: &rewriter.Result{Kind: rewriter.KindSession}, who: u,
 		version: *snapVersion, sqlFingerprint: audit.Fingerprint(query)}, nil
 }
 
 // applyRoleStatement records a successful role statement on the connection.
-func (cs *connState) applyRoleStatement(user string, st *roleStatement) {
+func (cs *ConnState) applyRoleStatement(user string, st *roleStatement) {
 	if cs.roles == nil || cs.roles.user != user {
 		cs.roles = &roleOverride{user: user}
 	}
@@ -171,15 +177,3 @@ func (cs *connState) applyRoleStatement(user string, st *roleStatement) {
 		cs.roles.secondary = nil
 	}
 }
-
-// localResult and localRows answer a statement sqe handled itself.
-type localResult struct{}
-
-func (localResult) LastInsertId() (int64, error) { return 0, nil }
-func (localResult) RowsAffected() (int64, error) { return 0, nil }
-
-type localRows struct{}
-
-func (localRows) Columns() []string              { return nil }
-func (localRows) Close() error                   { return nil }
-func (localRows) Next(dest []driver.Value) error { return io.EOF }

@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 import (
 	"context"
@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/internal/redact"
 	"github.com/sqe-project/sqe/rewriter"
 )
 
 // record reports one logical statement to the metrics and the audit sink.
 // An attempt that failed with driver.ErrBadConn is not a logical statement
 // of its own: database/sql retries it, and the retry is reported.
-func (e *engine) record(ctx context.Context, p *plan, err error) {
+func (e *Engine) record(ctx context.Context, p *Plan, err error) {
 	if errors.Is(err, driver.ErrBadConn) {
 		return
 	}
-	refused := p == nil || p.refused
+	refused := p == nil || p.Refused
 	decision, kind := "allowed", ""
 	switch {
 	case refused:
@@ -29,8 +30,8 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 	var re *rewriter.Error
 	isRewriterErr := err != nil && errors.As(err, &re)
 	switch {
-	case p != nil && p.result != nil:
-		kind = string(p.result.Kind)
+	case p != nil && p.Result != nil:
+		kind = string(p.Result.Kind)
 	case isRewriterErr:
 		kind = string(re.Statement)
 	}
@@ -40,7 +41,7 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 	}
 	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: !refused}
 	if p != nil {
-		r.Duration = time.Since(p.started)
+		r.Duration = time.Since(p.Started)
 		r.SnapshotVersion = p.version
 		r.PolicyRevision = p.revision
 		r.SQLFingerprint = p.sqlFingerprint
@@ -55,7 +56,7 @@ func (e *engine) record(ctx context.Context, p *plan, err error) {
 		// The same text whoever the caller: an error of a statement that
 		// read nothing under policy reaches its caller unredacted, but the
 		// record keeps no value.
-		r.Error = redactValues(err).Error()
+		r.Error = redact.Values(err).Error()
 		if refused && isRewriterErr && re.Table != "" {
 			r.Tables = []audit.Table{{Name: re.Table, Policies: nonEmpty(re.Policy)}}
 		}

@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 import (
 	"os"
@@ -8,36 +8,35 @@ import (
 	"github.com/sqe-project/sqe/policy"
 )
 
-// WithPolicyFile follows the file unless WithoutPolicyWatch says not to,
-// and closing the engine (sql.DB.Close closes the connector, which closes
-// it) stops the watcher.
+// A policy file is followed unless NoPolicyWatch (sqe's
+// WithoutPolicyWatch) says not to, and closing the engine (sql.DB.Close
+// closes the connector, which closes it) stops the watcher.
 func TestPolicyFileWatchOption(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(path, []byte("version: 1\ndefault: allow\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name  string
-		opts  []Option
-		watch bool
+		name    string
+		noWatch bool
+		watch   bool
 	}{
-		{"default", nil, true},
-		{"WithoutPolicyWatch", []Option{WithoutPolicyWatch()}, false},
+		{"default", false, true},
+		{"NoPolicyWatch", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := append([]Option{WithPolicyFile(path), WithDialect("mysql"), WithoutAudit()}, tc.opts...)
-			p, err := newEngine(newConfig(opts), nil)
+			e, err := New(Config{PolicyFile: path, NoPolicyWatch: tc.noWatch, Dialect: "mysql", AuditOff: true}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, ok := p.(*engine).source.(*policy.FileSource)
+			src, ok := e.source.(*policy.FileSource)
 			if !ok {
-				t.Fatalf("source %T", p.(*engine).source)
+				t.Fatalf("source %T", e.source)
 			}
 			if on, _ := src.Watching(); on != tc.watch {
 				t.Errorf("watching %v, want %v", on, tc.watch)
 			}
-			if err := p.close(); err != nil {
+			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
 			if on, _ := src.Watching(); on {

@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/ranger"
@@ -21,9 +23,12 @@ import (
 	"github.com/sqe-project/sqe/session"
 )
 
-// engine is the planner: it resolves the caller's view, rewrites the
-// statement for it (through the rewrite cache) and tracks connection state.
-type engine struct {
+// Engine plans statements for callers: it resolves the caller's view,
+// rewrites the statement for it (through the rewrite cache), tracks each
+// connection's state, and finishes each statement (audit, metrics, its
+// effect on the connection). One Engine serves every connection of a
+// connector and is safe for concurrent use; a ConnState is not.
+type Engine struct {
 	dialect     rewriter.Dialect
 	source      policy.Source
 	ownSource   bool // the engine created the source and closes it
@@ -38,28 +43,57 @@ type engine struct {
 	metrics     *metrics
 }
 
-func newEngine(cfg *config, base driver.Connector) (planner, error) {
-	d, err := dialectOf(cfg.dialect, base)
+// allowedNames are the application's own functions and types.
+type allowedNames struct{ functions, types []string }
+
+// Config is what an Engine is built from; the sqe package's options fill
+// it in (the option named in each comment).
+type Config struct {
+	PolicyFile string // WithPolicyFile
+	// NoPolicyWatch: WithoutPolicyWatch; the policy file is read once.
+	NoPolicyWatch bool
+	Source        policy.Source    // WithPolicy
+	DefaultUser   *session.User    // WithDefaultUser
+	Dialect       string           // WithDialect ("": told by the driver)
+	Catalog       rewriter.Catalog // WithCatalog
+	TagSources    []policy.TagSource
+	CacheSize     int   // WithRewriteCacheSize
+	CacheBytes    int64 // WithRewriteCacheBytes
+	// AllowedFunctions and AllowedTypes: the application's own functions
+	// and types its SQL may use besides the built-ins.
+	AllowedFunctions []string
+	AllowedTypes     []string
+
+	AuditSink     audit.Sink // nil: audit.NewSlogSink(nil)
+	AuditOff      bool
+	AuditBuffer   int
+	MeterProvider metric.MeterProvider // nil: the global one
+}
+
+// New returns the engine for the connections of base (whose driver tells
+// the dialect when cfg names none).
+func New(cfg Config, base driver.Connector) (*Engine, error) {
+	d, err := dialectOf(cfg.Dialect, base)
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{
+	e := &Engine{
 		dialect:     d,
-		source:      cfg.source,
-		defaultUser: cfg.defaultUser,
-		static:      cfg.catalog,
-		tagSources:  cfg.tagSources,
-		allowed:     allowedNames{functions: cfg.allowedFunctions, types: cfg.allowedTypes},
+		source:      cfg.Source,
+		defaultUser: cfg.DefaultUser,
+		static:      cfg.Catalog,
+		tagSources:  cfg.TagSources,
+		allowed:     allowedNames{functions: cfg.AllowedFunctions, types: cfg.AllowedTypes},
 		schemas:     newSchemaCache(),
-		cache:       newRewriteCache(cfg.cacheSize, cfg.cacheBytes),
+		cache:       newRewriteCache(cfg.CacheSize, cfg.CacheBytes),
 		stats:       &counters{},
 	}
 	check := expressionCheck(d)
 	if e.source == nil {
-		if cfg.policyFile == "" {
+		if cfg.PolicyFile == "" {
 			return nil, errors.New("sqe: no policy: use WithPolicyFile or WithPolicy (or policy= in the DSN)")
 		}
-		src, err := openPolicyFile(cfg.policyFile, check, !cfg.noPolicyWatch)
+		src, err := openPolicyFile(cfg.PolicyFile, check, !cfg.NoPolicyWatch)
 		if err != nil {
 			return nil, err
 		}
@@ -69,18 +103,18 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 			return nil, err
 		}
 	}
-	m, err := newMetrics(cfg.meterProvider)
+	m, err := newMetrics(cfg.MeterProvider)
 	if err != nil {
 		return nil, fmt.Errorf("sqe: metrics: %w", err)
 	}
 	e.metrics = m
 	e.stats.onFail = m.refused
-	if !cfg.auditOff {
-		sink := cfg.auditSink
+	if !cfg.AuditOff {
+		sink := cfg.AuditSink
 		if sink == nil {
 			sink = audit.NewSlogSink(nil)
 		}
-		e.audit = audit.NewAsync(sink, cfg.auditBuffer)
+		e.audit = audit.NewAsync(sink, cfg.AuditBuffer)
 	}
 	dropped := func() uint64 {
 		if e.audit == nil {
@@ -88,16 +122,16 @@ func newEngine(cfg *config, base driver.Connector) (planner, error) {
 		}
 		return e.audit.Dropped()
 	}
-	if err := m.observe(cfg.meterProvider, dropped, e.sourceReloads); err != nil {
-		_ = e.close()
+	if err := m.observe(cfg.MeterProvider, dropped, e.sourceReloads); err != nil {
+		_ = e.Close()
 		return nil, fmt.Errorf("sqe: metrics: %w", err)
 	}
 	return e, nil
 }
 
-// confirmingCodes returns the server error codes that confirm the
+// ConfirmingCodes returns the server error codes that confirm the
 // dialect's refusal (see rewriter.Server).
-func (e *engine) confirmingCodes(refusal *rewriter.Error) []string {
+func (e *Engine) ConfirmingCodes(refusal *rewriter.Error) []string {
 	return e.dialect.ConfirmingCodes(refusal)
 }
 
@@ -122,19 +156,19 @@ func dialectOf(name string, base driver.Connector) (rewriter.Dialect, error) {
 	return rewriter.Find(name)
 }
 
-func (e *engine) user(ctx context.Context) (session.User, error) {
+func (e *Engine) user(ctx context.Context) (session.User, error) {
 	if u, ok := session.FromContext(ctx); ok {
 		return u, nil
 	}
 	if e.defaultUser != nil {
 		return *e.defaultUser, nil
 	}
-	return session.User{}, ErrNoSession
+	return session.User{}, session.ErrNoSession
 }
 
 // view resolves the caller on ctx, with the connection's USE ROLE state,
 // into a statement-local View.
-func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
+func (e *Engine) view(ctx context.Context, cs *ConnState) (policy.View, error) {
 	u, err := e.caller(ctx, cs)
 	if err != nil {
 		return nil, err
@@ -155,7 +189,7 @@ func (e *engine) view(ctx context.Context, cs *connState) (policy.View, error) {
 
 // caller is the session user on ctx with the connection's USE ROLE state
 // applied.
-func (e *engine) caller(ctx context.Context, cs *connState) (session.User, error) {
+func (e *Engine) caller(ctx context.Context, cs *ConnState) (session.User, error) {
 	u, err := e.user(ctx)
 	if err != nil {
 		e.stats.failClosed("no_session")
@@ -183,7 +217,7 @@ type fingerprintMemo struct {
 // memoized per caller: a native policy set, whose decisions depend on the
 // caller and the snapshot only (a Ranger snapshot may also depend on the
 // time of day).
-func (e *engine) memoSnapshot() policy.Snapshot {
+func (e *Engine) memoSnapshot() policy.Snapshot {
 	snap, err := e.source.Snapshot()
 	if err != nil {
 		return nil
@@ -194,7 +228,7 @@ func (e *engine) memoSnapshot() policy.Snapshot {
 	return snap
 }
 
-func (e *engine) viewFor(u session.User) (policy.View, error) {
+func (e *Engine) viewFor(u session.User) (policy.View, error) {
 	v, err := policy.ViewWithRetry(e.source, u)
 	if err != nil {
 		if errors.Is(err, policy.ErrNotLoaded) {
@@ -224,7 +258,10 @@ var _ policy.View = versionedView{}
 
 func (v versionedView) SnapshotVersion() uint64 { return v.version }
 
-func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error) {
+// Fingerprint identifies the caller's policy view on ctx, with the
+// connection's USE ROLE state: a statement prepared under one fingerprint
+// is prepared again for another.
+func (e *Engine) Fingerprint(ctx context.Context, cs *ConnState) (string, error) {
 	if m := e.memoFor(ctx, cs); m != nil {
 		return m.fp, nil
 	}
@@ -241,7 +278,7 @@ func (e *engine) fingerprint(ctx context.Context, cs *connState) (string, error)
 // the caller in place (session.Peek) and copies nothing; nil means the
 // statement takes the full path (e.view), which also reports a missing
 // caller.
-func (e *engine) memoFor(ctx context.Context, cs *connState) *fingerprintMemo {
+func (e *Engine) memoFor(ctx context.Context, cs *ConnState) *fingerprintMemo {
 	m := cs.memo()
 	if m == nil || cs.roles != nil {
 		return nil
@@ -268,7 +305,7 @@ func sameUser(a, b session.User) bool {
 
 // tagVersion identifies the tag sources' state: the versions of those
 // that have one, in order ("" without sources).
-func (e *engine) tagVersion() string {
+func (e *Engine) tagVersion() string {
 	if len(e.tagSources) == 0 {
 		return ""
 	}
@@ -283,31 +320,32 @@ func (e *engine) tagVersion() string {
 }
 
 // catalogVersion is the version of the table metadata rewrites read.
-func (e *engine) catalogVersion() uint64 {
+func (e *Engine) catalogVersion() uint64 {
 	if e.static != nil {
 		return e.static.Version()
 	}
 	return e.schemas.version.Load()
 }
 
-func (e *engine) catalog(cs *connState) rewriter.Catalog {
+func (e *Engine) catalog(cs *ConnState) rewriter.Catalog {
 	if e.static != nil {
 		return e.static
 	}
 	return &connCatalog{cache: e.schemas, dialect: e.dialect, query: cs.query}
 }
 
-// plan plans query for the caller on ctx. A refused statement returns,
-// with its error, a plan marked refused that holds what auditing the
-// refusal needs (the SQL's fingerprint, the snapshot version, the start);
-// it is only ever passed to finish.
-func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, error) {
+// Plan plans query for the caller on ctx, as it will run on the
+// connection whose state is cs. A refused statement returns, with its
+// error, a plan marked Refused that holds what auditing the refusal needs
+// (the SQL's fingerprint, the snapshot version, the start); it is only
+// ever passed to Finish.
+func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, error) {
 	started := time.Now()
 	ctx = e.anonymousContext(ctx, query)
 	var version uint64
 	p, err := e.planAt(ctx, cs, query, started, &version)
 	if err != nil {
-		return &plan{query: query, refused: true, started: started, version: version,
+		return &Plan{Query: query, Refused: true, Started: started, version: version,
 			sqlFingerprint: audit.Fingerprint(query)}, err
 	}
 	return p, nil
@@ -315,7 +353,7 @@ func (e *engine) plan(ctx context.Context, cs *connState, query string) (*plan, 
 
 // planAt is plan; it sets *snapVersion as soon as it knows the snapshot
 // the statement is planned under.
-func (e *engine) planAt(ctx context.Context, cs *connState, query string, started time.Time, snapVersion *uint64) (*plan, error) {
+func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, started time.Time, snapVersion *uint64) (*Plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
@@ -323,7 +361,7 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 		}
 		p, err := e.planRoleStatement(ctx, cs, query, st, snapVersion)
 		if p != nil {
-			p.started = started
+			p.Started = started
 		}
 		return p, err
 	}
@@ -414,9 +452,9 @@ func (e *engine) planAt(ctx context.Context, cs *connState, query string, starte
 	return e.newPlan(query, fp, u, version, c, started), nil
 }
 
-func (e *engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *plan {
-	return &plan{query: query, sql: c.result.SQL, fingerprint: fp, result: c.result, started: started,
-		user: u.Name, who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision,
+func (e *Engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *Plan {
+	return &Plan{Query: query, SQL: c.result.SQL, Fingerprint: fp, Result: c.result, Started: started,
+		who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision,
 		unaudited: c.unaudited}
 }
 
@@ -550,17 +588,21 @@ func failReason(err error) string {
 	return "error"
 }
 
-func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) {
+// Finish ends one logical statement after it ran or was refused (err):
+// it reports it (metrics, audit) and, on success, applies its effect on
+// the connection's state. p is nil, or marked Refused, when planning
+// failed. Each logical statement is finished once.
+func (e *Engine) Finish(ctx context.Context, cs *ConnState, p *Plan, err error) {
 	e.record(ctx, p, err)
 	if errors.Is(err, policy.ErrCheckViolation) {
 		// Refused after planning, when the arguments were known (see
 		// Conn.checkWrites); planAt counted every other refusal.
 		e.stats.failClosed(failReason(err))
 	}
-	if p == nil || p.result == nil {
+	if p == nil || p.Result == nil {
 		return
 	}
-	eff := p.result.Effect
+	eff := p.Result.Effect
 	if eff.InvalidateCatalog {
 		e.schemas.invalidate()
 	}
@@ -573,7 +615,7 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 		}
 		return
 	}
-	cs.hold(eff, p.who.Name, p.fingerprint)
+	cs.hold(eff, p.who.Name, p.Fingerprint)
 	if eff.Session != nil {
 		cs.session = eff.Session
 	}
@@ -583,7 +625,21 @@ func (e *engine) finish(ctx context.Context, cs *connState, p *plan, err error) 
 	}
 }
 
-func (e *engine) close() error {
+// FlushAudit waits until the audit sink has received every record
+// emitted so far, then goes on auditing through a new dispatcher. Call it
+// only while no statement runs (tests, a program about to read its sink).
+func (e *Engine) FlushAudit() {
+	if e.audit == nil {
+		return
+	}
+	_ = e.audit.Close()
+	e.audit = audit.NewAsync(e.audit.Sink(), 0)
+}
+
+// Close releases what the engine holds: the audit dispatcher (after it
+// delivered what was emitted), the metric callbacks, and the policy
+// source it opened itself.
+func (e *Engine) Close() error {
 	if e.audit != nil {
 		_ = e.audit.Close()
 	}
@@ -598,7 +654,7 @@ func (e *engine) close() error {
 
 // loadSession reads the connection state that name resolution and quoting
 // depend on, once per connection and again after a statement changed it.
-func (e *engine) loadSession(ctx context.Context, cs *connState) error {
+func (e *Engine) loadSession(ctx context.Context, cs *ConnState) error {
 	if cs.loaded {
 		return nil
 	}
@@ -611,20 +667,20 @@ func (e *engine) loadSession(ctx context.Context, cs *connState) error {
 		if s, ok := e.static.(interface{ SearchPath() []string }); ok {
 			path = s.SearchPath()
 		}
-		cs.session, cs.loaded = e.dialect.FixedSession(schema, path), true
+		cs.SetSession(e.dialect.FixedSession(schema, path))
 		return nil
 	}
 	s, err := e.dialect.ReadSession(ctx, cs.query)
 	if err != nil {
 		return fmt.Errorf("sqe: reading the connection's session state: %w", err)
 	}
-	cs.session, cs.loaded = s, true
+	cs.SetSession(s)
 	return nil
 }
 
 // sourceReloads reads the policy source's reload counters, for sources
 // that keep them.
-func (e *engine) sourceReloads() (ok, failed uint64, known bool) {
+func (e *Engine) sourceReloads() (ok, failed uint64, known bool) {
 	if r, isCounting := e.source.(policy.StatsReporter); isCounting {
 		st := r.Stats()
 		return st.Reloads, st.ReloadFailures, true
@@ -705,9 +761,10 @@ func checkGivenSource(src policy.Source, dialect string, check func(*policy.Comp
 	return nil
 }
 
-// discarded counts and audits a connection closed because it held state
-// opened by SQL text when database/sql was about to hand it out again.
-func (e *engine) discarded(cs *connState, why string) {
+// Discarded counts and audits a connection closed because it held state
+// opened by SQL text (why names it) when database/sql was about to hand
+// it out again.
+func (e *Engine) Discarded(cs *ConnState, why string) {
 	e.stats.discarded.Add(1)
 	if e.audit == nil {
 		return
