@@ -1,4 +1,4 @@
-package sqe
+package engine
 
 import (
 	"context"
