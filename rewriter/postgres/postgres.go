@@ -73,79 +73,62 @@ func parse(text string) (*pg.ParseResult, error) {
 	return tree, nil
 }
 
-// readForms keeps the read forms parseReadForm read, by text: a table's
-// read form is the same text for every statement that misses the rewrite
-// cache until its policy or columns change.
-var readForms struct {
-	sync.RWMutex
-	m map[string]*pg.ParseResult
+// parsedTexts remembers the trees a parse of text gave, by text, and
+// hands out copies (a copy of a tree costs a fraction of the parse, which
+// crosses into C and decodes protobuf). It holds at most max trees; past
+// that, texts are parsed each time. Failures are not remembered.
+type parsedTexts[T proto.Message] struct {
+	max int
+	mu  sync.RWMutex
+	m   map[string]T
 }
 
-// maxCachedReadForms bounds readForms; past it, read forms are parsed
-// each time.
-const maxCachedReadForms = 1024
-
-// parseReadForm parses a table's read form (TablePlan.DerivedSelect).
-// The caller owns the tree it gets (a copy of the cached one).
-func parseReadForm(text string) (*pg.ParseResult, error) {
-	readForms.RLock()
-	t, ok := readForms.m[text]
-	readForms.RUnlock()
+// get returns a copy of parse(text)'s tree, which the caller owns.
+func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, error) {
+	c.mu.RLock()
+	t, ok := c.m[text]
+	c.mu.RUnlock()
 	if ok {
-		return proto.Clone(t).(*pg.ParseResult), nil
+		return proto.Clone(t).(T), nil
 	}
 	t, err := parse(text)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
-	readForms.Lock()
-	if readForms.m == nil {
-		readForms.m = map[string]*pg.ParseResult{}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]T{}
 	}
-	if len(readForms.m) < maxCachedReadForms {
-		readForms.m[text] = proto.Clone(t).(*pg.ParseResult)
+	if len(c.m) < c.max {
+		c.m[text] = proto.Clone(t).(T)
 	}
-	readForms.Unlock()
+	c.mu.Unlock()
 	return t, nil
 }
 
-// exprCache keeps the expressions parseExpr read, by text: the policy's
-// filters, masks and conditions are parsed again on every rewrite that is
-// not cached, and a copy of the tree costs a fraction of the parse.
-var exprCache struct {
-	sync.RWMutex
-	m map[string]*pg.Node
-}
+// readForms keeps the read forms parseReadForm read: a table's read form
+// is the same text for every statement that misses the rewrite cache
+// until its policy or columns change.
+var readForms = parsedTexts[*pg.ParseResult]{max: 1024}
 
-// maxCachedExprs bounds exprCache; past it, expressions are parsed each
-// time (a policy set has far fewer).
+// parseReadForm parses a table's read form (TablePlan.DerivedSelect).
+// The caller owns the tree it gets.
+func parseReadForm(text string) (*pg.ParseResult, error) { return readForms.get(text, parse) }
+
+// exprCache keeps the expressions parseExpr read: the policy's filters,
+// masks and conditions are parsed again on every rewrite that is not
+// cached.
+var exprCache = parsedTexts[*pg.Node]{max: maxCachedExprs}
+
+// maxCachedExprs bounds exprCache and canonicalExprs (a policy set has far
+// fewer expressions).
 const maxCachedExprs = 4096
 
 // parseExpr parses exactly one expression: the text is placed in a SELECT
 // list, and the result must be that SELECT with one unnamed target and no
 // other clause, so that nothing in the text reaches outside it. The caller
-// owns the tree it gets (a copy of the cached one).
-func parseExpr(text string) (*pg.Node, error) {
-	exprCache.RLock()
-	e, ok := exprCache.m[text]
-	exprCache.RUnlock()
-	if ok {
-		return proto.Clone(e).(*pg.Node), nil
-	}
-	e, err := parseExprUncached(text)
-	if err != nil {
-		return nil, err
-	}
-	exprCache.Lock()
-	if exprCache.m == nil {
-		exprCache.m = map[string]*pg.Node{}
-	}
-	if len(exprCache.m) < maxCachedExprs {
-		exprCache.m[text] = proto.Clone(e).(*pg.Node)
-	}
-	exprCache.Unlock()
-	return e, nil
-}
+// owns the tree it gets.
+func parseExpr(text string) (*pg.Node, error) { return exprCache.get(text, parseExprUncached) }
 
 func parseExprUncached(text string) (*pg.Node, error) {
 	if strings.TrimSpace(text) == "" {
