@@ -72,7 +72,7 @@ func buildCondition(c Condition, sd *svcDef, lenient bool) (condEval, condInfo) 
 	case "RangerHiveResourcesAccessedTogetherCondition", "RangerHiveResourcesNotAccessedTogetherCondition":
 		return newTogetherCond(sd, c.Values, cls == "RangerHiveResourcesNotAccessedTogetherCondition"),
 			condInfo{supported: true, readsStatement: true, mayFail: "condition " + quote(c.Type) +
-				" reads every resource the statement accesses, which sqe knows only for a statement whose tables are given to the View (ForStatementTables), and fails without them"}
+				" reads every resource the statement accesses, which sqe knows only for a statement whose tables are given to the View (ForStatementTables); the sqe driver does not give them yet, so through it the condition counts against the caller"}
 	case "RangerContextAttributeValueInCondition", "RangerContextAttributeValueNotInCondition":
 		name := def.EvaluatorOptions["attributeName"]
 		if name == "" || len(c.Values) == 0 {
