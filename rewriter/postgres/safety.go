@@ -180,7 +180,8 @@ func conjunctGuard(plan *rewriter.TablePlan, alias string) (guard *pg.Node, ok b
 	if err != nil || !has {
 		return nil, false, err
 	}
-	if !simpleFilter(e) {
+	if !simpleFilter(e) || len(plan.Decision.TagMasks) > 0 {
+		// (tag masks not resolved to columns may mask any column)
 		return nil, false, nil
 	}
 	visible := map[string]bool{}
