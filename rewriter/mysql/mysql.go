@@ -247,11 +247,22 @@ func parseError(sql string, at int, piece string, err error) error {
 // request's text.
 func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) (*rewriter.Result, error) {
 	stmt, err := parse(sql)
+	var ret *returningStmt
 	if err != nil {
-		return nil, parseError(req.SQL, at, sql, err)
+		if sess, _ := req.Session.(Session); sess.MariaDB {
+			ret = readReturning(sql)
+		}
+		if ret == nil {
+			return nil, parseError(req.SQL, at, sql, err)
+		}
+		stmt = ret.write
 	}
 	nameColumns := columnNames(stmt, sql)
 	r := newRewrite(ctx, req)
+	if ret != nil {
+		r.returning = ret.list
+		nameColumns = columnNames(&sqlparser.Select{SelectExprs: ret.list}, "select "+ret.listText)
+	}
 	if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
 		r.SetConditions(true, collectConditionColumns(sel))
 	}
@@ -262,30 +273,37 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		}
 		return nil, err
 	}
+	if r.returning != nil {
+		return nil, rewriter.Unsupported("RETURNING of %s is not supported", statementName(stmt))
+	}
 	if r.replacement != nil {
 		stmt = r.replacement
 	} else {
 		nameColumns()
 	}
-	if err := r.verify(stmt); err != nil {
+	var out sqlparser.SQLNode = stmt
+	if ret != nil {
+		out = ret
+	}
+	if err := r.verify(out); err != nil {
 		return nil, err
 	}
-	text, err := format(stmt, r.session.NoBackslashEscapes)
+	text, err := format(out, r.session.NoBackslashEscapes)
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := transactionCharacteristics(stmt); ok {
+	if t, ok := transactionCharacteristics(stmt); ok && ret == nil {
 		text = t
 	}
 	check := text
 	if r.session.NoBackslashEscapes {
 		// The parser reads backslashes as escapes: check the same tree
 		// printed for it (literals differ only in how they are escaped).
-		if check, err = format(stmt, false); err != nil {
+		if check, err = format(out, false); err != nil {
 			return nil, err
 		}
 	}
-	if err := verifyPrinted(stmt, check); err != nil {
+	if err := verifyPrinted(out, check); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

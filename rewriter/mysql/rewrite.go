@@ -26,6 +26,9 @@ type rewrite struct {
 	varPrefix string
 	// session is the connection's state (req.Session).
 	session Session
+	// returning is the RETURNING list of a MariaDB write, until the
+	// write's rewrite takes it (returningOf).
+	returning *sqlparser.SelectExprs
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {

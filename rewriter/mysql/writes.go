@@ -146,7 +146,10 @@ func (r *rewrite) delete(d *sqlparser.Delete, root *scope) error {
 	}
 	sc.tables = []*tableRef{ref}
 	sc.targets = []*tableRef{ref}
-	return r.whereAndOrder(&d.Where, d.OrderBy, []*tableRef{ref}, sc)
+	if err := r.whereAndOrder(&d.Where, d.OrderBy, []*tableRef{ref}, sc); err != nil {
+		return err
+	}
+	return r.returningOf(ref, sc)
 }
 
 // writeEntry is a named base table in the FROM of a multi-table write.
@@ -681,5 +684,5 @@ func (r *rewrite) insert(ins *sqlparser.Insert, root *scope) error {
 			return err
 		}
 	}
-	return nil
+	return r.returningOf(ref, sc)
 }

@@ -1,0 +1,179 @@
+package sqe_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe"
+	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/session"
+)
+
+// MariaDB's INSERT/REPLACE/DELETE … RETURNING (GORM writes it on 10.5 and
+// later) returns what the caller may read of the written rows: masked
+// columns masked under their own names, restricted columns never, and
+// only rows the caller's row filter admits (a DELETE touches no other).
+// On MySQL, which has no RETURNING, the statement stays a syntax error.
+func TestMariaDBReturning(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		var version string
+		if err := e.raw.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.ToLower(version), "mariadb") {
+			_, _, err := query(as(admin), e.db, "DELETE FROM customers WHERE id = 1 RETURNING id")
+			if !errors.Is(err, sqe.ErrSyntax) {
+				t.Fatalf("MySQL %s: %v, want a syntax error", version, err)
+			}
+			continue
+		}
+		// inTx runs fn in a transaction that is rolled back, on sqe as u.
+		inTx := func(u session.User, fn func(tx *sql.Tx)) {
+			t.Helper()
+			tx, err := e.db.BeginTx(as(u), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			fn(tx)
+		}
+		t.Run("insert returns masked values", func(t *testing.T) {
+			inTx(support, func(tx *sql.Tx) {
+				got, cols, err := query(as(support), tx,
+					"INSERT INTO customers (id, name, region, ssn, email) VALUES (?, ?, ?, ?, ?) RETURNING id, ssn, email, UPPER(ssn), name",
+					7, "Dee", "EU", "123-45-6789", "dee@eu.test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(cols, []string{"id", "ssn", "email", "UPPER(ssn)", "name"}) {
+					t.Errorf("columns %v", cols)
+				}
+				// What the caller reads of the row afterwards.
+				want, _, err := query(as(support), tx, "SELECT id, ssn, email, UPPER(ssn), name FROM customers WHERE id = 7")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 1 || strings.Contains(fmt.Sprint(got), "123-45") || strings.Contains(fmt.Sprint(got), "dee@") {
+					t.Fatalf("RETURNING gave %v; a SELECT gives %v", got, want)
+				}
+			})
+		})
+		t.Run("delete returns only admitted rows", func(t *testing.T) {
+			inTx(analyst, func(tx *sql.Tx) {
+				got, cols, err := query(as(analyst), tx, "DELETE FROM customers ORDER BY id RETURNING *")
+				assertNoCanary(t, analyst, "DELETE … RETURNING *", got, err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(cols, []string{"id", "name", "region", "ssn", "email"}) {
+					t.Errorf("columns %v (salary is restricted)", cols)
+				}
+				if fmt.Sprint(got) != "[[1 Ada EU 111-22-9999 ada@eu.test] [2 Bea EU 999-00-1111 bea@eu.test]]" {
+					t.Errorf("returned %v", got)
+				}
+				left, _, err := query(as(admin), tx, "SELECT id FROM customers")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(left) != "[[3]]" {
+					t.Errorf("left %v: the hidden row must stay", left)
+				}
+			})
+			inTx(support, func(tx *sql.Tx) {
+				got, _, err := query(as(support), tx, "DELETE FROM customers WHERE ssn LIKE '%9' OR email IS NULL RETURNING id, ssn, CONCAT(ssn, COALESCE(email, '-'))")
+				assertNoCanary(t, support, "DELETE … RETURNING masked", got, err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// ssn is read masked in the condition too: 'xxx-xx-9999' ends
+				// in 9, the others do not; email is NULL for everyone.
+				if len(got) != 3 {
+					t.Errorf("returned %v", got)
+				}
+			})
+		})
+		t.Run("refusals reach no server", func(t *testing.T) {
+			for _, c := range []struct {
+				u    session.User
+				q    string
+				want error
+			}{
+				{support, "DELETE FROM customers WHERE name = '%s' RETURNING salary", sqe.ErrColumnDenied},
+				{analyst, "INSERT INTO customers (id, name, region) VALUES (8, '%s', 'EU') RETURNING id + salary", sqe.ErrColumnDenied},
+				{analyst, "DELETE FROM customers WHERE name = '%s' RETURNING (SELECT note FROM secrets)", sqe.ErrAccessDenied},
+				{support, "DELETE FROM customers WHERE name = '%s' RETURNING id FROM secrets", sqe.ErrSyntax},
+			} {
+				inTx(c.u, func(tx *sql.Tx) {
+					needle := testdb.UniqueName("retn")
+					mark := e.mark(t)
+					_, _, err := query(as(c.u), tx, fmt.Sprintf(c.q, needle))
+					if !errors.Is(err, c.want) {
+						t.Fatalf("%s as %s: %v, want %v", c.q, c.u.Name, err, c.want)
+					}
+					if mark.Contains(needle) {
+						t.Errorf("%s as %s: refused, but it reached the server", c.q, c.u.Name)
+					}
+					n, _, err := query(as(admin), tx, "SELECT COUNT(*) FROM customers")
+					if err != nil || fmt.Sprint(n) != "[[3]]" {
+						t.Fatalf("after a refusal: %v %v", n, err)
+					}
+				})
+			}
+		})
+		t.Run("prepared, as an ORM runs it", func(t *testing.T) {
+			inTx(admin, func(tx *sql.Tx) {
+				stmt, err := tx.PrepareContext(as(admin), "INSERT INTO customers (id, name, salary) VALUES (?, ?, ?) RETURNING id, salary")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stmt.Close()
+				for i := range 3 {
+					var id, total int
+					if err := stmt.QueryRowContext(as(admin), 20+i, "n", 10*i).Scan(&id, &total); err != nil {
+						t.Fatal(err)
+					}
+					if id != 20+i || total != 10*i {
+						t.Fatalf("returned %d, %d", id, total)
+					}
+				}
+			})
+		})
+		t.Run("the admin sees what the server returns", func(t *testing.T) {
+			for _, q := range []string{
+				"DELETE FROM customers WHERE id > 1 RETURNING *",
+				"REPLACE INTO customers (id, name, salary) VALUES (1, 'x', 5) RETURNING *, salary * 2",
+				"INSERT INTO customers (id, name, ssn, salary) SELECT id + 50, name, ssn, salary FROM customers RETURNING customers.id, ssn",
+			} {
+				var want, got [][]string
+				var wantCols, gotCols []string
+				for _, via := range []*sql.DB{e.raw, e.db} {
+					tx, err := via.BeginTx(as(admin), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rows, cols, err := query(as(admin), tx, q)
+					_ = tx.Rollback()
+					if err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					if via == e.raw {
+						want, wantCols = rows, cols
+					} else {
+						got, gotCols = rows, cols
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(gotCols, wantCols) {
+					t.Errorf("%s: sqe %v %v, the server %v %v", q, gotCols, got, wantCols, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package mysql
+
+import (
+	"strconv"
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// MariaDB's INSERT … RETURNING, REPLACE … RETURNING and DELETE …
+// RETURNING (10.5 and later; GORM writes them). The parser reads neither
+// clause, so such a statement is read as the two parts it does read: the
+// write, and its RETURNING list read as a select list. The split is made
+// at the one RETURNING keyword outside parentheses, found by the parser's
+// own tokenizer (so never inside a literal, a quoted name or a comment),
+// and only for a statement that does not parse whole. The write is
+// rewritten as any write is; the list is read over the written table as
+// a write's SET and WHERE read it: a masked column is returned masked
+// (under its own name), a restricted one is ErrColumnDenied, and * is
+// expanded to the visible columns. The printed statement is the printed
+// write, RETURNING, and the printed list; it is read back the same way
+// and checked like any other.
+
+// returningStmt is a write with a RETURNING list.
+type returningStmt struct {
+	write sqlparser.Statement // *sqlparser.Insert or a single-table *sqlparser.Delete
+	list  *sqlparser.SelectExprs
+	// listText is the list as the application wrote it, for the names of
+	// the result's columns.
+	listText string
+}
+
+// Format prints the statement; TrackedBuffer hands each part to the
+// buffer's node formatter (see format).
+func (s *returningStmt) Format(buf *sqlparser.TrackedBuffer) {
+	buf.Myprintf("%v returning %v", s.write, s.list)
+}
+
+// FormatFast prints the statement as Format does.
+func (s *returningStmt) FormatFast(buf *sqlparser.TrackedBuffer) { s.Format(buf) }
+
+// nodes are the parts of the statement that hold table references.
+func (s *returningStmt) nodes() []sqlparser.SQLNode {
+	return []sqlparser.SQLNode{s.write, s.list}
+}
+
+// readReturning reads sql, which did not parse, as a write with a
+// RETURNING list. It returns nil when sql is not of that form: then the
+// parser's own error stands.
+func readReturning(sql string) *returningStmt {
+	at := returningKeyword(sql)
+	if at < 0 {
+		return nil
+	}
+	head, listText := sql[:at], sql[at+len("returning"):]
+	write, err := parse(head)
+	if err != nil {
+		return nil
+	}
+	switch w := write.(type) {
+	case *sqlparser.Insert:
+	case *sqlparser.Delete:
+		if _, single := singleTarget(w.TableExprs); !single || len(w.Targets) > 0 {
+			return nil // MariaDB returns from single-table deletes only
+		}
+	default:
+		return nil
+	}
+	list := readSelectList(listText)
+	if list == nil {
+		return nil
+	}
+	// The list's placeholders follow the write's: number them on.
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if _, ok := node.(*sqlparser.Argument); ok {
+			n++
+		}
+		return true, nil
+	}, write)
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if a, ok := node.(*sqlparser.Argument); ok {
+			if i := argIndex(a); i > 0 {
+				a.Name = "v" + strconv.Itoa(i+n)
+			} else {
+				list = nil // a named argument: not something the application wrote
+				return false, errStopWalk
+			}
+		}
+		return true, nil
+	}, list)
+	if list == nil {
+		return nil
+	}
+	return &returningStmt{write: write, list: list, listText: listText}
+}
+
+// returningKeyword returns the byte offset of the one RETURNING keyword
+// outside parentheses in sql, or -1 when there is none or more than one,
+// or the tokenizer cannot read sql to its end.
+func returningKeyword(sql string) int {
+	tk := parser.NewStringTokenizer(sql)
+	depth, found := 0, -1
+	for {
+		prev := tk.Pos
+		typ, _ := tk.Scan()
+		switch {
+		case typ == 0:
+			if depth != 0 {
+				return -1
+			}
+			return found
+		case typ == sqlparser.LEX_ERROR || tk.Pos <= prev:
+			return -1
+		case typ == '(':
+			depth++
+		case typ == ')':
+			depth--
+		case typ == sqlparser.RETURNING && depth == 0:
+			start := tk.Pos - len("returning")
+			if found >= 0 || start < 0 || !strings.EqualFold(sql[start:tk.Pos], "returning") {
+				return -1
+			}
+			found = start
+		}
+	}
+}
+
+// readSelectList parses text as a select list and nothing more: no FROM,
+// INTO, WHERE, … and no SELECT option (the parser would read those as
+// the rest of a SELECT), no trailing semicolon. It returns nil otherwise.
+func readSelectList(text string) *sqlparser.SelectExprs {
+	tk := parser.NewStringTokenizer(text)
+	depth, first := 0, true
+	for {
+		prev := tk.Pos
+		typ, val := tk.Scan()
+		if typ == 0 {
+			break
+		}
+		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
+			return nil
+		}
+		switch {
+		case typ == '(':
+			depth++
+		case typ == ')':
+			depth--
+		case depth == 0 && (selectListEnds[typ] || typ == sqlparser.SELECT || typ == sqlparser.RETURNING):
+			return nil
+		case first && typ != sqlparser.ID && selectOptions[strings.ToUpper(val)]:
+			return nil
+		}
+		first = false
+	}
+	if first || depth != 0 {
+		return nil
+	}
+	stmt, err := parse("select " + text)
+	if err != nil {
+		return nil
+	}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) == 0 || sel.With != nil || sel.Distinct ||
+		sel.Into != nil || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || len(sel.Windows) > 0 ||
+		len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Lock != sqlparser.NoLock {
+		return nil
+	}
+	return sel.SelectExprs
+}
+
+// returningOf rewrites the pending RETURNING list of the write to ref (sc
+// is the write's scope): it returns what the caller may read of the
+// written rows. It does nothing for a statement without one.
+func (r *rewrite) returningOf(ref *tableRef, sc *scope) error {
+	list := r.returning
+	if list == nil {
+		return nil
+	}
+	r.returning = nil
+	rsc := sc.child()
+	rsc.tables = []*tableRef{ref}
+	rsc.targets = []*tableRef{ref}
+	out := make([]sqlparser.SelectExpr, 0, len(list.Exprs))
+	for _, se := range list.Exprs {
+		switch e := se.(type) {
+		case *sqlparser.StarExpr:
+			if q := e.TableName; !q.IsEmpty() && !strings.EqualFold(q.Name.String(), ref.alias) {
+				return rewriter.Unsupported("%s.* names no table of the statement", q.Name.String())
+			}
+			if ref.plan.Passthrough() {
+				out = append(out, e)
+				continue
+			}
+			for _, c := range ref.plan.Columns {
+				ae := &sqlparser.AliasedExpr{Expr: &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(c.Name)}}
+				if _, masked := ref.plan.Mask(c.Name); masked {
+					ae.As = sqlparser.NewIdentifierCI(c.Name)
+				}
+				out = append(out, ae)
+			}
+		case *sqlparser.AliasedExpr:
+			// A masked column keeps its own name, not the mask's text.
+			if c, ok := e.Expr.(*sqlparser.ColName); ok && e.As.IsEmpty() && !ref.plan.Passthrough() {
+				if _, masked := ref.plan.Mask(c.Name.String()); masked {
+					e.As = c.Name
+				}
+			}
+			out = append(out, e)
+		default:
+			return rewriter.Unsupported("unexpected RETURNING entry")
+		}
+	}
+	list.Exprs = out
+	return r.exprs(list, rsc, nil)
+}
