@@ -377,6 +377,7 @@ var advMySQL = []advCase{
 	ok("SELECT @adv := ssn FROM customers ORDER BY id"),
 	ok("SELECT ssn INTO @advv FROM customers WHERE id = 1"),
 	ok("SET @advw = (SELECT GROUP_CONCAT(ssn ORDER BY id) FROM customers)"),
+	ok("SET @advw := (SELECT GROUP_CONCAT(ssn ORDER BY id) FROM customers), @advx := 1"),
 	{sql: "SELECT ssn FROM customers WHERE id = ?", args: []any{1}, expect: "ok"},
 	{sql: "INSERT INTO customers (id, name, region) VALUES (?, ?, ?)", args: []any{16, "n16", "US"}, write: true},
 	{sql: "INSERT INTO customers (id, name, region) VALUES (?, ?, ?), (?, ?, ?)", args: []any{17, "n17", "EU", 18, "n18", "APAC"}, write: true},

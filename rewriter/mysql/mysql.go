@@ -249,9 +249,13 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	stmt, err := parse(sql)
 	var ret *returningStmt
 	if err != nil {
-		if sess, _ := req.Session.(Session); sess.MariaDB {
+		if set, ok := readSetAssignments(sql); ok {
+			stmt, err = set, nil
+		} else if sess, _ := req.Session.(Session); sess.MariaDB {
 			ret = readReturning(sql)
 		}
+	}
+	if err != nil {
 		if ret == nil {
 			return nil, parseError(req.SQL, at, sql, err)
 		}
