@@ -111,6 +111,11 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				}
 			}
 			return false
+		case *sqlparser.Nextval:
+			// The parser reads MariaDB's NEXT VALUE FOR s as Vitess's own
+			// SELECT NEXT n VALUES FROM s, which no MySQL or MariaDB runs.
+			err = rewriter.Unsupported("NEXT VALUE FOR (sequences) is not supported through sqe")
+			return false
 		case *sqlparser.StarExpr:
 			r.stripSchema(&e.TableName, sc)
 		case *sqlparser.Variable:
