@@ -71,5 +71,5 @@ func reads(sql string) bool {
 	if _, ok := readSetAssignments(sql); ok {
 		return true
 	}
-	return readReturning(sql) != nil
+	return readReturning(sql) != nil || readSetOperation(sql) != nil
 }

@@ -247,30 +247,45 @@ func parseError(sql string, at int, piece string, err error) error {
 // request's text.
 func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) (*rewriter.Result, error) {
 	stmt, err := parse(sql)
+	if start, end := reservedAsName(sql); err == nil && start >= 0 {
+		return nil, rewriter.SyntaxError(req.SQL, start+at, end+at, '`', "")
+	}
+	// What the parser does not read whole: a MariaDB write with RETURNING,
+	// or a query with INTERSECT or EXCEPT.
 	var ret *returningStmt
+	var setOp *setOpStmt
 	if err != nil {
 		if set, ok := readSetAssignments(sql); ok {
 			stmt, err = set, nil
+		} else if setOp = readSetOperation(sql); setOp != nil {
+			err = nil
 		} else if sess, _ := req.Session.(Session); sess.MariaDB {
-			ret = readReturning(sql)
+			if ret = readReturning(sql); ret != nil {
+				stmt, err = ret.write, nil
+			}
 		}
-	}
-	if err != nil {
-		if ret == nil {
+		if err != nil {
 			return nil, parseError(req.SQL, at, sql, err)
 		}
-		stmt = ret.write
 	}
-	nameColumns := columnNames(stmt, sql)
 	r := newRewrite(ctx, req)
-	if ret != nil {
-		r.returning = ret.list
-		nameColumns = columnNames(&sqlparser.Select{SelectExprs: ret.list}, "select "+ret.listText)
+	var nameColumns func()
+	var res *rewriter.Result
+	switch {
+	case setOp != nil:
+		nameColumns = columnNames(setOp.operands[0], setOp.firstText)
+		res, err = r.setOperation(setOp)
+	default:
+		nameColumns = columnNames(stmt, sql)
+		if ret != nil {
+			r.returning = ret.list
+			nameColumns = columnNames(&sqlparser.Select{SelectExprs: ret.list}, "select "+ret.listText)
+		}
+		if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
+			r.SetConditions(true, collectConditionColumns(sel))
+		}
+		res, err = r.statement(stmt)
 	}
-	if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
-		r.SetConditions(true, collectConditionColumns(sel))
-	}
-	res, err := r.statement(stmt)
 	if err != nil {
 		if res != nil {
 			rewriter.SetStatementKind(err, res.Kind)
@@ -286,8 +301,11 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		nameColumns()
 	}
 	var out sqlparser.SQLNode = stmt
-	if ret != nil {
+	switch {
+	case ret != nil:
 		out = ret
+	case setOp != nil:
+		out = setOp
 	}
 	if err := r.verify(out); err != nil {
 		return nil, err
@@ -296,7 +314,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := transactionCharacteristics(stmt); ok && ret == nil {
+	if t, ok := transactionCharacteristics(stmt); ok && out == sqlparser.SQLNode(stmt) {
 		text = t
 	}
 	check := text

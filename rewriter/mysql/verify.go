@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"errors"
+	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -37,23 +38,38 @@ var errStopWalk = errors.New("stop")
 // that it is the rewritten tree (rewriter.VerifyPrinted).
 func verifyPrinted(stmt sqlparser.SQLNode, text string) error {
 	var again sqlparser.SQLNode
-	again, err := parse(text)
-	if _, isReturning := stmt.(*returningStmt); isReturning && err != nil {
+	switch stmt.(type) {
+	case *returningStmt:
 		if ret := readReturning(text); ret != nil {
-			again, err = ret, nil
+			again = ret
+		}
+	case *setOpStmt:
+		if s := readSetOperation(text); s != nil {
+			again = s
+		}
+	default:
+		if s, err := parse(text); err == nil {
+			again = s
 		}
 	}
-	if err != nil {
+	if again == nil {
 		return rewriter.Unsupported("the rewritten statement does not print faithfully")
 	}
 	return rewriter.VerifyPrinted(printed(stmt), printed(again))
 }
 
-// parts are the trees a statement is made of: the statement itself, or a
-// MariaDB write and its RETURNING list.
+// compound is a statement sqe reads around the parser, as parts the
+// parser reads (returningStmt, setOpStmt).
+type compound interface {
+	sqlparser.SQLNode
+	nodes() []sqlparser.SQLNode
+}
+
+// parts are the trees a statement is made of: the statement itself, or
+// the parts of a compound one.
 func parts(stmt sqlparser.SQLNode) []sqlparser.SQLNode {
-	if ret, ok := stmt.(*returningStmt); ok {
-		return ret.nodes()
+	if c, ok := stmt.(compound); ok {
+		return c.nodes()
 	}
 	return []sqlparser.SQLNode{stmt}
 }
@@ -65,6 +81,8 @@ func printed(stmt sqlparser.SQLNode) rewriter.Printed {
 	switch s := stmt.(type) {
 	case *returningStmt:
 		p.Kind = statementName(s.write) + " RETURNING"
+	case *setOpStmt:
+		p.Kind = "query of " + strings.Join(s.ops, ", ")
 	case sqlparser.Statement:
 		p.Kind = statementName(s)
 	}

@@ -1,0 +1,220 @@
+package mysql
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// INTERSECT and EXCEPT (MariaDB 10.3 and later, MySQL 8.0.31 and later).
+// The parser reads UNION but neither of these, so a query that does not
+// parse whole and has one of them outside parentheses is read as its
+// operands, split at every set operator outside parentheses (found by the
+// parser's tokenizer). Each operand is a query of its own: one plain
+// SELECT, or a parenthesized query expression. A plain operand may carry
+// no clause that would bind to the whole operation (WITH, ORDER BY,
+// LIMIT, INTO, locking); such a query is left unread. Each operand is
+// rewritten as a read, and the statement is printed as the operands, each
+// in parentheses, joined by the operators as written: the server groups
+// them by its own precedence exactly as it grouped the original, because
+// each operand was a single query there too.
+
+// setOpStmt is a query of operands joined by set operators.
+type setOpStmt struct {
+	operands []sqlparser.TableStatement
+	// ops[i] joins operands[i] and operands[i+1]: "union", "intersect
+	// all", "except distinct", …
+	ops []string
+	// firstText is the first operand as written, for the names of the
+	// result's columns.
+	firstText string
+}
+
+// Format prints the statement; TrackedBuffer hands each operand to the
+// buffer's node formatter (see format).
+func (s *setOpStmt) Format(buf *sqlparser.TrackedBuffer) {
+	for i, op := range s.operands {
+		if i > 0 {
+			buf.WriteString(" " + s.ops[i-1] + " ")
+		}
+		buf.Myprintf("(%v)", op)
+	}
+}
+
+// FormatFast prints the statement as Format does.
+func (s *setOpStmt) FormatFast(buf *sqlparser.TrackedBuffer) { s.Format(buf) }
+
+// nodes are the operands.
+func (s *setOpStmt) nodes() []sqlparser.SQLNode {
+	out := make([]sqlparser.SQLNode, len(s.operands))
+	for i, op := range s.operands {
+		out[i] = op
+	}
+	return out
+}
+
+// readSetOperation reads sql, which did not parse, as operands joined by
+// set operators, at least one of them INTERSECT or EXCEPT. It returns nil
+// when sql is not of that form: then the parser's own error stands.
+func readSetOperation(sql string) *setOpStmt {
+	tk := parser.NewStringTokenizer(sql)
+	depth := 0
+	var texts, ops []string
+	start := 0       // of the current operand
+	op := ""         // the operator before the current operand
+	afterOp := false // the last token was op's
+	other := false   // an INTERSECT or EXCEPT was seen
+	for {
+		prev := tk.Pos
+		typ, val := tk.Scan()
+		if typ == 0 {
+			break
+		}
+		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
+			return nil
+		}
+		word := ""
+		switch {
+		case typ == '(':
+			depth++
+		case typ == ')':
+			depth--
+		case depth != 0:
+		case typ == sqlparser.UNION:
+			word = "union"
+		case typ == sqlparser.EXCEPT || typ == sqlparser.ID && strings.EqualFold(val, "except"):
+			word, other = "except", true
+		case typ == sqlparser.ID && strings.EqualFold(val, "intersect"):
+			word, other = "intersect", true
+		case afterOp && (typ == sqlparser.ALL || typ == sqlparser.DISTINCT):
+			op += " " + strings.ToLower(val)
+			start, afterOp = tk.Pos, false
+			continue
+		case typ == ';':
+			return nil
+		}
+		afterOp = false
+		if word != "" {
+			if op != "" && strings.TrimSpace(sql[start:prev]) == "" {
+				return nil // two operators in a row
+			}
+			texts = append(texts, sql[start:prev])
+			if op != "" {
+				ops = append(ops, op)
+			}
+			op, start, afterOp = word, tk.Pos, true
+		}
+	}
+	if !other || depth != 0 || op == "" {
+		return nil
+	}
+	texts = append(texts, sql[start:])
+	ops = append(ops, op)
+	s := &setOpStmt{ops: ops, firstText: texts[0]}
+	for _, text := range texts {
+		operand := readOperand(text)
+		if operand == nil {
+			return nil
+		}
+		s.operands = append(s.operands, operand)
+	}
+	return s
+}
+
+// readOperand parses one operand: a parenthesized query, or a plain
+// SELECT with no clause that binds to the whole operation.
+func readOperand(text string) sqlparser.TableStatement {
+	trimmed := strings.TrimSpace(text)
+	stmt, err := parse(trimmed)
+	if err != nil {
+		return nil
+	}
+	ts, ok := stmt.(sqlparser.TableStatement)
+	if !ok {
+		return nil
+	}
+	if enclosed(trimmed) {
+		return ts
+	}
+	sel, ok := ts.(*sqlparser.Select)
+	if !ok || sel.With != nil || len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Into != nil || sel.Lock != sqlparser.NoLock {
+		return nil
+	}
+	return sel
+}
+
+// enclosed reports whether text is one parenthesized whole: its first
+// parenthesis closes at its end.
+func enclosed(text string) bool {
+	if !strings.HasPrefix(text, "(") {
+		return false
+	}
+	tk := parser.NewStringTokenizer(text)
+	depth := 0
+	for {
+		prev := tk.Pos
+		typ, _ := tk.Scan()
+		if typ == 0 || typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
+			return false
+		}
+		switch typ {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				rest, _ := tk.Scan()
+				return rest == 0
+			}
+		}
+	}
+}
+
+// setOperation rewrites each operand as a read.
+func (r *rewrite) setOperation(s *setOpStmt) (*rewriter.Result, error) {
+	root := &scope{}
+	for _, op := range s.operands {
+		if err := r.tableStatement(op, root); err != nil {
+			return &rewriter.Result{Kind: rewriter.KindSelect}, err
+		}
+	}
+	return &rewriter.Result{Kind: rewriter.KindSelect}, nil
+}
+
+// reservedAsName returns the byte offsets of an unquoted INTERSECT or
+// EXCEPT that the parser would read as a name (SELECT id FROM t
+// INTERSECT reads as an alias): both are reserved words to MySQL and
+// MariaDB, which refuse such a statement, and sqe sends nothing the server
+// would read otherwise. It returns -1, -1 when there is none.
+func reservedAsName(sql string) (int, int) {
+	if !containsFold(sql, "intersect") && !containsFold(sql, "except") {
+		return -1, -1
+	}
+	tk := parser.NewStringTokenizer(sql)
+	for {
+		prev := tk.Pos
+		typ, val := tk.Scan()
+		if typ == 0 || typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
+			return -1, -1
+		}
+		if typ != sqlparser.ID || !strings.EqualFold(val, "intersect") && !strings.EqualFold(val, "except") {
+			continue
+		}
+		if start := tk.Pos - len(val); start >= 0 && strings.EqualFold(sql[start:tk.Pos], val) {
+			return start, tk.Pos
+		}
+	}
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}

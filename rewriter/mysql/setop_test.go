@@ -1,0 +1,95 @@
+package mysql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+func TestSetOperationsReadEachOperandThroughItsPolicy(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, c := range []struct {
+		sql string
+		ops []string
+	}{
+		{"SELECT ssn FROM customers INTERSECT SELECT '123'", []string{"intersect"}},
+		{"SELECT name FROM customers EXCEPT ALL SELECT role FROM region_map", []string{"except all"}},
+		{"SELECT id FROM orders UNION SELECT id FROM customers INTERSECT DISTINCT SELECT customer_id FROM orders", []string{"union", "intersect distinct"}},
+		{"(SELECT ssn FROM customers ORDER BY id LIMIT 2) EXCEPT (SELECT ssn FROM customers WHERE id = 1 UNION SELECT 'x')", []string{"except"}},
+		{"SELECT c.email FROM customers c JOIN orders o ON o.customer_id = c.id intersect SELECT email FROM customers", []string{"intersect"}},
+	} {
+		res, err := rewriteMariaDB(c.sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if res.Kind != rewriter.KindSelect {
+			t.Errorf("%s: kind %s", c.sql, res.Kind)
+		}
+		so := readSetOperation(res.SQL)
+		if so == nil {
+			t.Fatalf("%s: the output is not read back as a set operation:\n%s", c.sql, short(res.SQL))
+		}
+		if strings.Join(so.ops, ",") != strings.Join(c.ops, ",") {
+			t.Errorf("%s: operators %v, want %v", c.sql, so.ops, c.ops)
+		}
+		for _, op := range so.operands {
+			printed := sqlparser.String(op)
+			if strings.Contains(printed, "`salary`") {
+				t.Errorf("%s: restricted column in output", c.sql)
+			}
+			// Every operand reading customers reads it filtered.
+			if strings.Contains(printed, "`customers`") && !strings.Contains(printed, "'EU'") {
+				t.Errorf("%s: an operand reads customers without its filter:\n%s", c.sql, short(printed))
+			}
+		}
+	}
+}
+
+func TestSetOperationRefusals(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, c := range []struct {
+		sql  string
+		want error
+	}{
+		{"SELECT id FROM orders INTERSECT SELECT salary FROM customers", policy.ErrColumnDenied},
+		{"SELECT id FROM orders EXCEPT SELECT id FROM customers WHERE salary > 1", policy.ErrColumnDenied},
+		// Clauses that would bind to the whole operation are not read.
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY 1", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers LIMIT 1", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers FOR UPDATE", rewriter.ErrSyntax},
+		{"SELECT id INTO @x FROM orders INTERSECT SELECT id FROM customers", rewriter.ErrSyntax},
+		{"WITH x AS (SELECT id FROM customers) SELECT id FROM x INTERSECT SELECT id FROM x", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT INTERSECT SELECT id FROM customers", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT", rewriter.ErrSyntax},
+		{"INTERSECT SELECT id FROM orders", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT DELETE FROM customers", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT (SELECT id FROM customers", rewriter.ErrSyntax},
+		// Reserved words the parser would read as names.
+		{"SELECT id FROM customers except", rewriter.ErrSyntax},
+		{"SELECT id intersect FROM customers", rewriter.ErrSyntax},
+	} {
+		res, err := rewriteMariaDB(c.sql, dec)
+		if !errors.Is(err, c.want) {
+			var text string
+			if res != nil {
+				text = res.SQL
+			}
+			t.Errorf("%s: %v (%s), want %v", c.sql, err, short(text), c.want)
+		}
+	}
+}
+
+func TestQuotedIntersectIsAName(t *testing.T) {
+	res, err := rewriteMariaDB("SELECT id AS `intersect`, total AS `Except` FROM orders", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.SQL, "`intersect`") {
+		t.Fatalf("alias lost: %s", res.SQL)
+	}
+}
