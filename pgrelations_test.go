@@ -96,9 +96,9 @@ func TestReindexOnPostgres(t *testing.T) {
 	}
 }
 
-// DROP INDEX needs index access on the index's table; CASCADE (which
-// drops what depends on the index) is refused, and IF EXISTS of an index
-// that does not exist passes.
+// DROP INDEX and ALTER INDEX … RENAME need index access on the index's
+// table; CASCADE (which drops what depends on the index) is refused, and
+// IF EXISTS of an index that does not exist passes.
 func TestDropIndexOnPostgres(t *testing.T) {
 	for _, b := range backends() {
 		if b.name != "postgres" {
@@ -113,6 +113,14 @@ func TestDropIndexOnPostgres(t *testing.T) {
 		if !exists(t, e, "ix_orders_total") || !exists(t, e, "ix_secrets_note") {
 			t.Fatal("a refused DROP INDEX dropped an index")
 		}
+		refused(t, e, maint, "ALTER INDEX ix_secrets_note RENAME TO ix_x", "ALTER INDEX orders RENAME TO ix_x",
+			"ALTER INDEX no_such_index RENAME TO ix_x", "ALTER INDEX pg_catalog.pg_class_oid_index RENAME TO ix_x")
+		refused(t, e, nobody, "ALTER INDEX ix_orders_total RENAME TO ix_x")
+		if !exists(t, e, "ix_secrets_note") || exists(t, e, "ix_x") {
+			t.Fatal("a refused ALTER INDEX renamed an index")
+		}
+		passes(t, e, maint, "ALTER INDEX ix_orders_total RENAME TO ix_orders_total2", "ALTER INDEX IF EXISTS no_such_index RENAME TO ix_y",
+			"ALTER INDEX public.ix_orders_total2 RENAME TO ix_orders_total")
 		passes(t, e, maint, "DROP INDEX ix_orders_total", "DROP INDEX public.ix_customers_region",
 			"DROP INDEX IF EXISTS no_such_index", "DROP INDEX CONCURRENTLY ix_orders_customer")
 		if exists(t, e, "ix_orders_total") || exists(t, e, "ix_customers_region") || exists(t, e, "ix_orders_customer") {

@@ -344,6 +344,18 @@ func (r *rewrite) rename(s *pg.RenameStmt) error {
 			return err
 		}
 		return nil
+	case pg.ObjectType_OBJECT_INDEX:
+		// An index's name is no policy's: renaming it needs index access
+		// on its table, as creating and dropping it do.
+		if s.Newname == "" {
+			return rewriter.Unsupported("rename without a new name")
+		}
+		table, err := r.index(s.Relation, s.MissingOk)
+		if err != nil || table == (policy.TableName{}) {
+			return err
+		}
+		_, err = r.plan(table, policy.Index)
+		return err
 	case pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
 		switch s.RelationType {
 		case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
