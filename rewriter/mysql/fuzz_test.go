@@ -58,13 +58,19 @@ func FuzzRewrite(f *testing.F) {
 		"SET NAMES gbk",
 		"VALUES ROW(1, (SELECT ssn FROM customers LIMIT 1))",
 		"SELECT * FROM (SELECT * FROM customers UNION SELECT * FROM customers) d WHERE EXP(CASE WHEN name = 'x' THEN 1000 ELSE 1 END) > 0",
+		"SELECT ssn FROM customers INTERSECT SELECT email FROM customers c JOIN orders o ON o.customer_id = c.id EXCEPT ALL (SELECT name FROM customers ORDER BY ssn LIMIT 1)",
+		"SET @a := (SELECT ssn FROM customers LIMIT 1), @b := ?",
+		"DELETE FROM customers WHERE ssn LIKE ? ORDER BY id LIMIT 2 RETURNING *, UPPER(email), (SELECT MAX(total) FROM orders o WHERE o.customer_id = customers.id)",
+		"INSERT INTO orders (id, customer_id, total) SELECT id, id, LENGTH(ssn) FROM customers RETURNING id, total",
 		"SELECT JSON_OBJECT('s', ssn), GROUP_CONCAT(email ORDER BY id) FROM customers GROUP BY region HAVING MAX(ssn) > ''",
 	} {
 		f.Add(s)
 	}
 	dec := fuzzDecisions()
 	f.Fuzz(func(t *testing.T, sql string) {
-		res, err := rewriteAll(context.Background(), request(sql, dec))
+		req := request(sql, dec)
+		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms
+		res, err := rewriteAll(context.Background(), req)
 		if err != nil {
 			var re *rewriter.Error
 			if !errors.As(err, &re) {
@@ -88,6 +94,9 @@ func FuzzRewrite(f *testing.F) {
 				for _, op := range so.operands {
 					stmts = append(stmts, op)
 				}
+			} else if ret := readReturning(piece); ret != nil {
+				// A write and the select list it returns, over its target.
+				stmts = append(stmts, ret.write, &sqlparser.Select{SelectExprs: ret.list})
 			} else {
 				t.Fatalf("output does not parse: %v\n%s\n%s", err, sql, res.SQL)
 			}
