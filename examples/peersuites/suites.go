@@ -61,20 +61,7 @@ func Suites() []Suite {
 			Env: func(_, dsn string) []string { return []string{"PGX_TEST_DATABASE=" + dsn} },
 		},
 		gorm(),
-		gormNoReturning(),
 	}
-}
-
-// gormNoReturning is GORM's suite on MariaDB with GORM's use of
-// INSERT/DELETE … RETURNING turned off (mysql.Config
-// DisableWithReturning, raw and through sqe alike): sqe's MySQL parser
-// does not read RETURNING, which hides every other result of the suite.
-func gormNoReturning() Suite {
-	s := gorm()
-	s.Name, s.Servers = "gorm-noreturning", []string{MySQL}
-	env := s.Env
-	s.Env = func(server, dsn string) []string { return append(env(server, dsn), "SQE_PEER_GORM_NO_RETURNING=1") }
-	return s
 }
 
 // gorm is GORM's suite: the module gorm.io/gorm/tests, which the Go
