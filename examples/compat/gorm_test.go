@@ -116,9 +116,8 @@ func openGORM(t *testing.T, e *testenv.Env, db *sql.DB, cfg *gorm.Config) *gorm.
 	case "mysql":
 		// GORM's MySQL dialector reads the server's version while opening
 		// (which needs no user) and on MariaDB ≥ 10.5 then writes
-		// INSERT … RETURNING, which sqe's MySQL parser does not read;
-		// skipping the version check is the only change GORM needs.
-		d = gmysql.New(gmysql.Config{Conn: db, SkipInitializeWithVersion: true})
+		// INSERT … RETURNING: its defaults, as a service would have them.
+		d = gmysql.New(gmysql.Config{Conn: db})
 	case "postgres":
 		d = gpostgres.New(gpostgres.Config{Conn: db})
 	}
@@ -469,18 +468,30 @@ func TestGORMReturning(t *testing.T) {
 			e, g := gormEnv(t, d, nil)
 			support := g.WithContext(testenv.As(testenv.Support))
 			if d == "mysql" {
-				// GORM emits RETURNING on MariaDB only when it detected the
-				// server's version, which openGORM skips: the clause is left out.
-				var gone []Order
-				if err := support.Clauses(clause.Returning{}).Where("id = ?", 1).Delete(&gone).Error; err != nil {
-					t.Fatalf("Delete with a RETURNING clause on MariaDB: %v", err)
+				// MariaDB returns from INSERT and DELETE (GORM writes
+				// RETURNING for them on MariaDB ≥ 10.5): the caller's view.
+				var orders []Order
+				analyst := g.WithContext(testenv.As(testenv.Analyst))
+				if err := analyst.Clauses(clause.Returning{}).Where("total >= ?", 100).Delete(&orders).Error; err != nil || len(orders) != 3 {
+					t.Fatalf("DELETE orders … RETURNING as analyst: %v %+v", err, orders)
 				}
-				// MariaDB's own DELETE … RETURNING is not MySQL syntax: the
-				// MySQL dialect cannot parse it and refuses it.
-				err := support.Exec("DELETE FROM orders WHERE id = ? RETURNING id", 2).Error
-				if !errors.Is(err, sqe.ErrUnsupported) {
-					t.Fatalf("DELETE … RETURNING on MariaDB: %v", err)
+				var gone []Customer
+				if err := support.Clauses(clause.Returning{}).Where("region = ?", "US").Delete(&gone).Error; err != nil {
+					t.Fatalf("DELETE … RETURNING as support: %v", err)
 				}
+				if len(gone) != 1 || gone[0].SSN != "xxx-xx-5555" || gone[0].Email != nil || gone[0].Salary != 0 {
+					t.Fatalf("DELETE … RETURNING as support: %+v", gone)
+				}
+				testenv.NoCanary(t, testenv.Support, "RETURNING", gone)
+				err := support.Clauses(clause.Returning{Columns: []clause.Column{{Name: "salary"}}}).Where("id = ?", 2).Delete(&Customer{}).Error
+				if !errors.Is(err, sqe.ErrColumnDenied) {
+					t.Fatalf("RETURNING salary as support: %v", err)
+				}
+				var gc []Customer
+				if err := analyst.Clauses(clause.Returning{}).Where("id > 0").Delete(&gc).Error; err != nil || len(gc) != 2 {
+					t.Fatalf("DELETE customers … RETURNING as analyst: %v %+v, want the two EU ones", err, gc)
+				}
+				testenv.NoCanary(t, testenv.Analyst, "RETURNING", gc)
 				return
 			}
 			// RETURNING through sqe returns what the caller may see: the
@@ -610,11 +621,10 @@ func TestGORMPreparedStatements(t *testing.T) {
 	}
 }
 
-// TestGORMMySQLVersionDetection pins what happens without
-// SkipInitializeWithVersion: gorm.Open asks SELECT VERSION() on a context
-// without a user, which needs no user (it reads no table), so GORM opens
-// with its defaults; it then detects MariaDB ≥ 10.5 and writes
-// INSERT … RETURNING, which the MySQL dialect cannot parse and refuses.
+// TestGORMMySQLVersionDetection: gorm.Open asks SELECT VERSION() on a
+// context without a user, which needs no user (it reads no table), so
+// GORM opens with its defaults; it then detects MariaDB ≥ 10.5 and writes
+// INSERT … RETURNING, which returns the generated key.
 func TestGORMMySQLVersionDetection(t *testing.T) {
 	e := testenv.New(t, "mysql", gormPolicy)
 	g, err := gorm.Open(gmysql.New(gmysql.Config{Conn: e.Open(t)}), &gorm.Config{Logger: logger.Discard})
@@ -634,16 +644,19 @@ func TestGORMMySQLVersionDetection(t *testing.T) {
 		t.Fatalf("a count without a user: %v", err)
 	}
 	admin := g.WithContext(testenv.As(testenv.Admin))
-	if err := admin.AutoMigrate(&Order{}); err != nil {
+	if err := admin.AutoMigrate(&Customer{}, &Order{}); err != nil {
 		t.Fatal(err)
 	}
-	err = admin.Create(&Order{CustomerID: 1, Total: 1}).Error
-	if strings.Contains(version, "MariaDB") {
-		if !errors.Is(err, sqe.ErrUnsupported) {
-			t.Fatalf("INSERT … RETURNING on %s: %v", version, err)
-		}
-	} else if err != nil {
+	c := Customer{Name: "Ada", Region: "EU"}
+	if err := admin.Create(&c).Error; err != nil {
+		t.Fatalf("Create on %s: %v", version, err)
+	}
+	var id int64
+	if err := e.Raw.QueryRow("SELECT MAX(id) FROM customers").Scan(&id); err != nil {
 		t.Fatal(err)
+	}
+	if c.ID == 0 || c.ID != id {
+		t.Fatalf("Create on %s gave the key %d, the server has %d", version, c.ID, id)
 	}
 }
 

@@ -137,10 +137,9 @@ func openGORM(dialect, dsn, policyFile string) (*gorm.DB, *sql.DB, error) {
 	}
 	var d gorm.Dialector
 	if dialect == "mysql" {
-		// GORM's MySQL dialector queries the server version while opening,
-		// on a context without a user, which sqe refuses (ErrNoSession):
-		// skip that query.
-		d = gmysql.New(gmysql.Config{Conn: db, SkipInitializeWithVersion: true})
+		// GORM's defaults: the version query it runs while opening needs
+		// no user, and MariaDB's RETURNING passes through sqe.
+		d = gmysql.New(gmysql.Config{Conn: db})
 	} else {
 		d = gpostgres.New(gpostgres.Config{Conn: db})
 	}
