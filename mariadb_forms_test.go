@@ -204,3 +204,68 @@ func TestSetWithColonEquals(t *testing.T) {
 		}
 	}
 }
+
+const modifiersPolicy = `version: 1
+default: deny
+tables:
+  %[1]s.made:
+    access:
+      - {name: maker, principals: [role:maker], allow: [select, update, create, alter, drop]}
+  %[1]s.kept:
+    access:
+      - {name: maker, principals: [role:maker], allow: [select, create]}
+  %[1]s.customers:
+    access:
+      - {name: maker, principals: [role:maker], allow: [select, update, alter]}
+    row_filters:
+      - {name: eu-only, principals: [role:maker], filter: "region = 'EU'"}
+`
+
+// MariaDB's CREATE OR REPLACE TABLE needs drop access as well as create
+// (it drops the table first); ALTER ONLINE TABLE is ALTER TABLE; ALTER
+// IGNORE TABLE (which deletes the rows a new unique key would reject) is
+// refused on a table under a row filter. Refused statements reach no
+// server.
+func TestMariaDBSchemaChangeModifiers(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, modifiersPolicy)
+		maker := session.User{Name: "max", Roles: []string{"maker"}}
+		ctx := as(maker)
+		for _, q := range []string{
+			"CREATE TABLE made (id INT PRIMARY KEY, v INT)",
+			"CREATE OR REPLACE TABLE made (id INT PRIMARY KEY, w INT)",
+			"ALTER ONLINE TABLE made ADD COLUMN note VARCHAR(10)",
+			"ALTER IGNORE TABLE made ADD UNIQUE (w)",
+			"CREATE TABLE kept (id INT)",
+		} {
+			if _, err := e.db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		cols, _, err := query(ctx, e.raw, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'made'")
+		if err != nil || fmt.Sprint(cols) != "[[id,w,note]]" {
+			t.Fatalf("made's columns after the changes: %v %v", cols, err)
+		}
+		for _, c := range []struct {
+			q    string
+			want error
+		}{
+			{"CREATE OR REPLACE TABLE kept (id INT, %s INT)", sqe.ErrAccessDenied},
+			{"ALTER IGNORE TABLE customers ADD COLUMN %s INT", sqe.ErrUnsupported},
+			{"ALTER ONLINE TABLE kept ADD COLUMN %s INT", sqe.ErrAccessDenied},
+		} {
+			needle := testdb.UniqueName("modn")
+			mark := e.mark(t)
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.q, err, c.want)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+	}
+}

@@ -71,5 +71,8 @@ func reads(sql string) bool {
 	if _, ok := readSetAssignments(sql); ok {
 		return true
 	}
+	if _, m := readModified(sql); m != nil {
+		return true
+	}
 	return readReturning(sql) != nil || readSetOperation(sql) != nil
 }

@@ -254,9 +254,12 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	// or a query with INTERSECT or EXCEPT.
 	var ret *returningStmt
 	var setOp *setOpStmt
+	var mod *modifier
 	if err != nil {
 		if set, ok := readSetAssignments(sql); ok {
 			stmt, err = set, nil
+		} else if plain, m := readModified(sql); m != nil {
+			stmt, mod, err = plain, m, nil
 		} else if setOp = readSetOperation(sql); setOp != nil {
 			err = nil
 		} else if sess, _ := req.Session.(Session); sess.MariaDB {
@@ -295,6 +298,11 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if r.returning != nil {
 		return nil, rewriter.Unsupported("RETURNING of %s is not supported", statementName(stmt))
 	}
+	if mod != nil {
+		if err := mod.check(r, stmt); err != nil {
+			return nil, err
+		}
+	}
 	if r.replacement != nil {
 		stmt = r.replacement
 	} else {
@@ -325,7 +333,18 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 			return nil, err
 		}
 	}
-	if err := verifyPrinted(out, check); err != nil {
+	if mod != nil {
+		if text, err = mod.print(text); err != nil {
+			return nil, err
+		}
+		if check, err = mod.print(check); err != nil {
+			return nil, err
+		}
+		err = verifyModified(stmt, mod, check)
+	} else {
+		err = verifyPrinted(out, check)
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

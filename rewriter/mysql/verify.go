@@ -58,6 +58,16 @@ func verifyPrinted(stmt sqlparser.SQLNode, text string) error {
 	return rewriter.VerifyPrinted(printed(stmt), printed(again))
 }
 
+// verifyModified is verifyPrinted for a schema change printed with the
+// words the parser does not read (see modifier).
+func verifyModified(stmt sqlparser.Statement, m *modifier, text string) error {
+	again, m2 := readModified(text)
+	if again == nil || *m2 != *m {
+		return rewriter.Unsupported("the rewritten statement does not print faithfully")
+	}
+	return rewriter.VerifyPrinted(printed(stmt), printed(again))
+}
+
 // compound is a statement sqe reads around the parser, as parts the
 // parser reads (returningStmt, setOpStmt).
 type compound interface {
