@@ -75,7 +75,10 @@ var ddlCorpusMySQL = []ddlCase{
 
 	// Forms the parser reads only in part: sqe must refuse them.
 	ddlRefuse("CREATE TABLE m30 (id INT) WITH SYSTEM VERSIONING"),
-	ddlRefuse("CREATE OR REPLACE TABLE m1 (id INT)"),
+	ddlRun("CREATE OR REPLACE TABLE m31 (id INT)"),
+	ddlRun("CREATE OR REPLACE TABLE m31 (id INT PRIMARY KEY, v INT)"),
+	ddlRun("ALTER ONLINE TABLE m31 ADD COLUMN w INT"),
+	ddlRun("ALTER IGNORE TABLE m31 ADD UNIQUE KEY u_v (v)"),
 	ddlRefuse("ALTER TABLE m1 ADD COLUMN IF NOT EXISTS w INT"),
 	ddlRefuse("ALTER TABLE m1 DROP COLUMN IF EXISTS name"),
 	ddlRefuse("ALTER TABLE m1 WAIT 5 ADD COLUMN w INT"),
@@ -515,7 +518,8 @@ var ddlCorpusPostgres = []ddlCase{
 	ddlRun("CREATE UNIQUE INDEX IF NOT EXISTS m1_w ON m1 (w) WHERE w > 0"),
 	ddlRun("CREATE INDEX m1_lower ON m1 (lower(name))"),
 	ddlRun("CREATE INDEX m6_j ON m6 USING gin (j)"),
-	ddlAny("ALTER INDEX m1_name RENAME TO m1_name2"),
+	ddlRun("ALTER INDEX m1_name RENAME TO m1_name2"),
+	ddlRun("ALTER INDEX IF EXISTS m1_name2 RENAME TO m1_name"),
 	ddlRun("DROP INDEX m1_name"),
 	ddlRun("DROP INDEX IF EXISTS m1_nope"),
 	ddlRefuse("DROP INDEX m1_lower CASCADE"),
