@@ -15,7 +15,7 @@ import (
 // record reports one logical statement to the metrics and the audit sink.
 // An attempt that failed with driver.ErrBadConn is not a logical statement
 // of its own: database/sql retries it, and the retry is reported.
-func (e *Engine) record(ctx context.Context, p *Plan, err error) {
+func (e *Engine) record(ctx context.Context, p *Plan, started time.Time, err error) {
 	if errors.Is(err, driver.ErrBadConn) {
 		return
 	}
@@ -41,7 +41,7 @@ func (e *Engine) record(ctx context.Context, p *Plan, err error) {
 	}
 	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: string(kind), Allowed: !refused}
 	if p != nil {
-		r.Duration = time.Since(p.Started)
+		r.Duration = r.Time.Sub(started)
 		r.SnapshotVersion = p.version
 		r.PolicyRevision = p.revision
 		r.SQLFingerprint = p.sqlFingerprint
