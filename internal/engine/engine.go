@@ -340,10 +340,9 @@ func (e *Engine) catalog(cs *ConnState) rewriter.Catalog {
 // (the SQL's fingerprint, the snapshot version); it is only
 // ever passed to Finish.
 func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, error) {
-	started := time.Now()
 	ctx = e.anonymousContext(ctx, query)
 	var version uint64
-	p, err := e.planAt(ctx, cs, query, started, &version)
+	p, err := e.planAt(ctx, cs, query, &version)
 	if err != nil {
 		return &Plan{Query: query, Refused: true, version: version,
 			sqlFingerprint: audit.Fingerprint(query)}, err
@@ -353,7 +352,7 @@ func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, 
 
 // planAt is plan; it sets *snapVersion as soon as it knows the snapshot
 // the statement is planned under.
-func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, started time.Time, snapVersion *uint64) (*Plan, error) {
+func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, snapVersion *uint64) (*Plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
@@ -402,6 +401,8 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, starte
 		e.metrics.cacheHit(ctx)
 		return e.newPlan(query, fp, u, version, c), nil
 	}
+	// A miss: the rewrite's duration is measured from here.
+	started := time.Now()
 	cat := e.catalog(cs)
 	if v == nil {
 		if v, err = e.view(ctx, cs); err != nil {
