@@ -25,6 +25,10 @@ type planner interface {
 	// Refused when planning failed. On success it applies the statement's
 	// effect on the connection's state.
 	Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, started time.Time, err error)
+	// Audits reports whether Finish audits statements, which is when it
+	// needs their start (a statement that is not audited needs no clock
+	// read).
+	Audits() bool
 	// Discarded reports that a connection holding state opened by SQL
 	// text (see engine.ConnState.Held) is closed instead of being handed
 	// to another caller.

@@ -145,6 +145,8 @@ func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engin
 	f.finishes = append(f.finishes, c)
 }
 
+func (f *fakePlanner) Audits() bool { return true }
+
 func (f *fakePlanner) Discarded(cs *engine.ConnState, why string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -30,7 +30,7 @@ import (
 type run struct {
 	c       *Conn
 	ctx     context.Context
-	started time.Time    // for the audit record's duration
+	started time.Time    // for the audit record's duration (zero when not audited)
 	plan    *engine.Plan // nil until planned, and when planning failed
 	// cached is the statement from the connection's cache the statement
 	// runs on (nil when none).
@@ -39,7 +39,13 @@ type run struct {
 }
 
 // newRun starts a logical statement for the caller on ctx.
-func (c *Conn) newRun(ctx context.Context) *run { return &run{c: c, ctx: ctx, started: time.Now()} }
+func (c *Conn) newRun(ctx context.Context) *run {
+	r := &run{c: c, ctx: ctx}
+	if c.timed {
+		r.started = time.Now()
+	}
+	return r
+}
 
 // end ends the statement with err (nil: it succeeded); later calls do
 // nothing. A failed statement's cached prepared statement is dropped.

@@ -768,6 +768,10 @@ func checkGivenSource(src policy.Source, dialect string, check func(*policy.Comp
 	return nil
 }
 
+// Audits reports whether the engine audits statements (not WithoutAudit),
+// which is when Finish needs their start.
+func (e *Engine) Audits() bool { return e.audit != nil }
+
 // Discarded counts and audits a connection closed because it held state
 // opened by SQL text (why names it) when database/sql was about to hand
 // it out again.
