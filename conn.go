@@ -41,6 +41,9 @@ type Conn struct {
 	planner planner
 	raw     bool
 	onClose func() error // runs after the inner connection is closed
+	// timed: the planner audits statements, so each run reads the clock
+	// as it starts (the audit record's duration).
+	timed bool
 
 	// The inner connection's direct execution paths (both nil when it
 	// lacks either) and argument checker.
@@ -73,7 +76,7 @@ var (
 )
 
 func newConn(inner driver.Conn, p planner, raw bool) *Conn {
-	c := &Conn{inner: inner, cs: engine.NewConnState(inner), planner: p, raw: raw}
+	c := &Conn{inner: inner, cs: engine.NewConnState(inner), planner: p, raw: raw, timed: p.Audits()}
 	e, eok := inner.(driver.ExecerContext)
 	q, qok := inner.(driver.QueryerContext)
 	if eok && qok {

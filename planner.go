@@ -2,6 +2,7 @@ package sqe
 
 import (
 	"context"
+	"time"
 
 	"github.com/sqe-project/sqe/internal/engine"
 )
@@ -19,11 +20,15 @@ type planner interface {
 	// Fingerprint identifies the caller's policy view on ctx. A Stmt
 	// prepared under one fingerprint is prepared again for another.
 	Fingerprint(ctx context.Context, cs *engine.ConnState) (string, error)
-	// Finish is called once per logical statement after it ran or was
-	// rejected (see run); p is nil or marked Refused when planning
-	// failed. On success it applies the statement's effect on the
-	// connection's state.
-	Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, err error)
+	// Finish is called once per logical statement, which started at
+	// started, after it ran or was rejected (see run); p is nil or marked
+	// Refused when planning failed. On success it applies the statement's
+	// effect on the connection's state.
+	Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, started time.Time, err error)
+	// Audits reports whether Finish audits statements, which is when it
+	// needs their start (a statement that is not audited needs no clock
+	// read).
+	Audits() bool
 	// Discarded reports that a connection holding state opened by SQL
 	// text (see engine.ConnState.Held) is closed instead of being handed
 	// to another caller.

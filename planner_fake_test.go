@@ -97,7 +97,6 @@ func (f *fakePlanner) doPlan(ctx context.Context, cs *engine.ConnState, query st
 		Query:       query,
 		SQL:         strings.ReplaceAll(tmpl, "{user}", u),
 		Fingerprint: "fp:" + u,
-		Started:     time.Now(),
 	}
 	if f.results {
 		p.Result = &rewriter.Result{SQL: p.SQL, Kind: kindOf(query), Cacheable: true}
@@ -135,7 +134,7 @@ func (f *fakePlanner) Fingerprint(ctx context.Context, _ *engine.ConnState) (str
 	return "fp:" + u, nil
 }
 
-func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, err error) {
+func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, _ time.Time, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := finishCall{err: err, cs: cs, planned: p != nil}
@@ -145,6 +144,8 @@ func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engin
 	}
 	f.finishes = append(f.finishes, c)
 }
+
+func (f *fakePlanner) Audits() bool { return true }
 
 func (f *fakePlanner) Discarded(cs *engine.ConnState, why string) {
 	f.mu.Lock()

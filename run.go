@@ -3,6 +3,7 @@ package sqe
 import (
 	"context"
 	"database/sql/driver"
+	"time"
 
 	"github.com/sqe-project/sqe/internal/engine"
 )
@@ -27,9 +28,10 @@ import (
 //   - a successful prepare: each execution of the prepared statement is a
 //     run of its own.
 type run struct {
-	c    *Conn
-	ctx  context.Context
-	plan *engine.Plan // nil until planned, and when planning failed
+	c       *Conn
+	ctx     context.Context
+	started time.Time    // for the audit record's duration (zero when not audited)
+	plan    *engine.Plan // nil until planned, and when planning failed
 	// cached is the statement from the connection's cache the statement
 	// runs on (nil when none).
 	cached *cachedStmt
@@ -37,7 +39,13 @@ type run struct {
 }
 
 // newRun starts a logical statement for the caller on ctx.
-func (c *Conn) newRun(ctx context.Context) *run { return &run{c: c, ctx: ctx} }
+func (c *Conn) newRun(ctx context.Context) *run {
+	r := &run{c: c, ctx: ctx}
+	if c.timed {
+		r.started = time.Now()
+	}
+	return r
+}
 
 // end ends the statement with err (nil: it succeeded); later calls do
 // nothing. A failed statement's cached prepared statement is dropped.
@@ -50,7 +58,7 @@ func (r *run) end(err error) {
 	if r.cached != nil {
 		c.stmts.release(r.cached, err != nil)
 	}
-	c.planner.Finish(r.ctx, c.cs, r.plan, err)
+	c.planner.Finish(r.ctx, c.cs, r.plan, r.started, err)
 	if c.stmts != nil && r.plan != nil && r.plan.Result != nil && !cacheable(r.plan) {
 		c.stmts.flush()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"time"
 
 	"github.com/sqe-project/sqe/internal/engine"
 )
@@ -32,9 +31,8 @@ import (
 type stmt struct {
 	c     *Conn
 	query string       // as the application sent it
-	p     *engine.Plan // the plan inner was prepared from
+	p     *engine.Plan // the plan inner was prepared from (read-only)
 	inner driver.Stmt  // prepared from p.SQL
-	fresh bool         // p has not been executed yet
 }
 
 var (
@@ -48,7 +46,7 @@ var (
 // newStmt wraps an inner statement. The result implements
 // driver.ColumnConverter exactly when the inner statement does.
 func newStmt(c *Conn, query string, p *engine.Plan, inner driver.Stmt) driver.Stmt {
-	s := &stmt{c: c, query: query, p: p, inner: inner, fresh: true}
+	s := &stmt{c: c, query: query, p: p, inner: inner}
 	//lint:ignore SA1019 kept for drivers that still implement it
 	if _, ok := inner.(driver.ColumnConverter); ok {
 		return stmtCC{s}
@@ -145,16 +143,10 @@ func (s *stmt) bind(r *run) (*engine.Plan, error) {
 		return nil, err
 	}
 	if fp == s.p.Fingerprint {
-		if s.fresh {
-			s.fresh = false
-			r.plan = s.p
-			return s.p, nil
-		}
-		// A new logical statement on the same plan.
-		p := *s.p
-		p.Started = time.Now()
-		r.plan = &p
-		return &p, nil
+		// Each execution is a logical statement of its own (its run
+		// has its own start); the plan is shared and read-only.
+		r.plan = s.p
+		return s.p, nil
 	}
 	p, err := s.c.plan(r, s.query)
 	if err != nil {
@@ -165,7 +157,7 @@ func (s *stmt) bind(r *run) (*engine.Plan, error) {
 		return nil, err
 	}
 	old := s.inner
-	s.inner, s.p, s.fresh = si, p, false
+	s.inner, s.p = si, p
 	// The old statement belonged to another caller's rewrite; a failure to
 	// close it does not concern this execution.
 	_ = old.Close()

@@ -17,12 +17,22 @@ const connRewritesSize = 8
 type connRewrite struct {
 	key rewriteKey
 	c   *cachedRewrite
+	// plan is the Plan built from c for the caller of memo, the
+	// connection's fingerprint memo when it was built: a later statement
+	// whose key matches and whose caller the same memo stands for gets
+	// this Plan again instead of a copy. The memo is replaced (a new
+	// pointer) whenever the caller or the policy snapshot changes, and the
+	// key holds the fingerprint, the tag and catalog versions and the
+	// session state, so the Plan is exactly the one newPlan would build.
+	plan *Plan
+	memo *fingerprintMemo
 }
 
-func (r *connRewrites) get(k rewriteKey) *cachedRewrite {
+// get returns the entry of k (nil when none).
+func (r *connRewrites) get(k rewriteKey) *connRewrite {
 	for i := range r.entries {
 		if e := &r.entries[i]; e.c != nil && e.key == k {
-			return e.c
+			return e
 		}
 	}
 	return nil

@@ -337,15 +337,14 @@ func (e *Engine) catalog(cs *ConnState) rewriter.Catalog {
 // Plan plans query for the caller on ctx, as it will run on the
 // connection whose state is cs. A refused statement returns, with its
 // error, a plan marked Refused that holds what auditing the refusal needs
-// (the SQL's fingerprint, the snapshot version, the start); it is only
+// (the SQL's fingerprint, the snapshot version); it is only
 // ever passed to Finish.
 func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, error) {
-	started := time.Now()
 	ctx = e.anonymousContext(ctx, query)
 	var version uint64
-	p, err := e.planAt(ctx, cs, query, started, &version)
+	p, err := e.planAt(ctx, cs, query, &version)
 	if err != nil {
-		return &Plan{Query: query, Refused: true, Started: started, version: version,
+		return &Plan{Query: query, Refused: true, version: version,
 			sqlFingerprint: audit.Fingerprint(query)}, err
 	}
 	return p, nil
@@ -353,17 +352,13 @@ func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, 
 
 // planAt is plan; it sets *snapVersion as soon as it knows the snapshot
 // the statement is planned under.
-func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, started time.Time, snapVersion *uint64) (*Plan, error) {
+func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, snapVersion *uint64) (*Plan, error) {
 	if st, isRole, err := parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
 			return nil, err
 		}
-		p, err := e.planRoleStatement(ctx, cs, query, st, snapVersion)
-		if p != nil {
-			p.Started = started
-		}
-		return p, err
+		return e.planRoleStatement(ctx, cs, query, st, snapVersion)
 	}
 	// A caller the connection's memo knows, on the same native snapshot,
 	// needs no View (and no copy of the caller) for a cached rewrite.
@@ -372,7 +367,8 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, starte
 	var fp string
 	var version uint64
 	var err error
-	if m := e.memoFor(ctx, cs); m != nil {
+	m := e.memoFor(ctx, cs)
+	if m != nil {
 		fp, u, version = m.fp, m.user, m.version
 	} else {
 		if v, err = e.view(ctx, cs); err != nil {
@@ -386,17 +382,27 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, starte
 		return nil, err
 	}
 	key := rewriteKey{query: query, fingerprint: fp, tags: e.tagVersion(), catalog: e.catalogVersion(), session: cs.session}
-	if c := cs.rewrites.get(key); c != nil {
+	if hit := cs.rewrites.get(key); hit != nil {
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
-		return e.newPlan(query, fp, u, version, c, started), nil
+		if m == nil {
+			return e.newPlan(query, fp, u, version, hit.c), nil
+		}
+		// The memo stands for the caller (u, fp and version are its),
+		// and the key matched: the Plan built for the memo is this one.
+		if hit.memo != m {
+			hit.plan, hit.memo = e.newPlan(query, fp, u, version, hit.c), m
+		}
+		return hit.plan, nil
 	}
 	if c, ok := e.cache.get(key); ok {
 		cs.rewrites.put(key, c)
 		e.stats.cacheHit()
 		e.metrics.cacheHit(ctx)
-		return e.newPlan(query, fp, u, version, c, started), nil
+		return e.newPlan(query, fp, u, version, c), nil
 	}
+	// A miss: the rewrite's duration is measured from here.
+	started := time.Now()
 	cat := e.catalog(cs)
 	if v == nil {
 		if v, err = e.view(ctx, cs); err != nil {
@@ -449,11 +455,11 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, starte
 		cs.rewrites.put(key, c)
 	}
 	e.metrics.rewritten(ctx, time.Since(started))
-	return e.newPlan(query, fp, u, version, c, started), nil
+	return e.newPlan(query, fp, u, version, c), nil
 }
 
-func (e *Engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite, started time.Time) *Plan {
-	return &Plan{Query: query, SQL: c.result.SQL, Fingerprint: fp, Result: c.result, Started: started,
+func (e *Engine) newPlan(query, fp string, u session.User, version uint64, c *cachedRewrite) *Plan {
+	return &Plan{Query: query, SQL: c.result.SQL, Fingerprint: fp, Result: c.result,
 		who: u, version: version, tables: c.tables, sqlFingerprint: c.sqlFingerprint, revision: c.revision,
 		unaudited: c.unaudited}
 }
@@ -588,12 +594,13 @@ func failReason(err error) string {
 	return "error"
 }
 
-// Finish ends one logical statement after it ran or was refused (err):
-// it reports it (metrics, audit) and, on success, applies its effect on
-// the connection's state. p is nil, or marked Refused, when planning
-// failed. Each logical statement is finished once.
-func (e *Engine) Finish(ctx context.Context, cs *ConnState, p *Plan, err error) {
-	e.record(ctx, p, err)
+// Finish ends one logical statement, which started at started, after it
+// ran or was refused (err): it reports it (metrics, audit) and, on
+// success, applies its effect on the connection's state. p is nil, or
+// marked Refused, when planning failed. Each logical statement is
+// finished once.
+func (e *Engine) Finish(ctx context.Context, cs *ConnState, p *Plan, started time.Time, err error) {
+	e.record(ctx, p, started, err)
 	if errors.Is(err, policy.ErrCheckViolation) {
 		// Refused after planning, when the arguments were known (see
 		// Conn.checkWrites); planAt counted every other refusal.
@@ -760,6 +767,10 @@ func checkGivenSource(src policy.Source, dialect string, check func(*policy.Comp
 	}
 	return nil
 }
+
+// Audits reports whether the engine audits statements (not WithoutAudit),
+// which is when Finish needs their start.
+func (e *Engine) Audits() bool { return e.audit != nil }
 
 // Discarded counts and audits a connection closed because it held state
 // opened by SQL text (why names it) when database/sql was about to hand

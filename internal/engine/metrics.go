@@ -36,19 +36,35 @@ var (
 	attrHit  = []metric.AddOption{metric.WithAttributes(attribute.String("result", "hit"))}
 	attrMiss = []metric.AddOption{metric.WithAttributes(attribute.String("result", "miss"))}
 	// outcomes holds the options of every (decision, kind) a statement
-	// can have; read-only after init.
-	outcomes = func() map[[2]string][]metric.AddOption {
-		m := map[[2]string][]metric.AddOption{}
-		kinds := []rewriter.Kind{"", rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate, rewriter.KindDelete,
-			rewriter.KindDDL, rewriter.KindSession, rewriter.KindOther}
-		for _, d := range []string{"allowed", "denied", "error"} {
-			for _, k := range kinds {
-				m[[2]string{d, string(k)}] = outcomeOptions(d, string(k))
+	// can have, indexed by decision and by the kind's place in
+	// outcomeKinds (no string hashing per statement); read-only after
+	// init.
+	outcomes = func() (o [len(decisions)][len(outcomeKinds)][]metric.AddOption) {
+		for d, decision := range decisions {
+			for k, kind := range outcomeKinds {
+				o[d][k] = outcomeOptions(decision, string(kind))
 			}
 		}
-		return m
+		return o
 	}()
 )
+
+// decision is how a statement ended, as the sqe.statements counter names
+// it (decisions).
+type decision int
+
+const (
+	decisionAllowed decision = iota
+	decisionDenied
+	decisionError
+)
+
+var decisions = [...]string{decisionAllowed: "allowed", decisionDenied: "denied", decisionError: "error"}
+
+// outcomeKinds are the statement kinds whose options outcomes holds; ""
+// is a statement refused before its kind was known.
+var outcomeKinds = [...]rewriter.Kind{"", rewriter.KindSelect, rewriter.KindInsert, rewriter.KindUpdate,
+	rewriter.KindDelete, rewriter.KindDDL, rewriter.KindSession, rewriter.KindOther}
 
 func outcomeOptions(decision, kind string) []metric.AddOption {
 	return []metric.AddOption{metric.WithAttributes(attribute.String("decision", decision), attribute.String("kind", kind))}
@@ -115,12 +131,14 @@ func (m *metrics) rewritten(ctx context.Context, d time.Duration) {
 	m.rewrite.Record(ctx, d.Seconds())
 }
 
-func (m *metrics) statement(ctx context.Context, decision, kind string) {
-	opts, ok := outcomes[[2]string{decision, kind}]
-	if !ok {
-		opts = outcomeOptions(decision, kind)
+func (m *metrics) statement(ctx context.Context, d decision, kind rewriter.Kind) {
+	for k, known := range outcomeKinds {
+		if kind == known {
+			m.statements.Add(ctx, 1, outcomes[d][k]...)
+			return
+		}
 	}
-	m.statements.Add(ctx, 1, opts...)
+	m.statements.Add(ctx, 1, outcomeOptions(decisions[d], string(kind))...)
 }
 
 func (m *metrics) refused(reason string) {

@@ -15,33 +15,33 @@ import (
 // record reports one logical statement to the metrics and the audit sink.
 // An attempt that failed with driver.ErrBadConn is not a logical statement
 // of its own: database/sql retries it, and the retry is reported.
-func (e *Engine) record(ctx context.Context, p *Plan, err error) {
+func (e *Engine) record(ctx context.Context, p *Plan, started time.Time, err error) {
 	if errors.Is(err, driver.ErrBadConn) {
 		return
 	}
 	refused := p == nil || p.Refused
-	decision, kind := "allowed", ""
+	d := decisionAllowed
 	switch {
 	case refused:
-		decision = "denied"
+		d = decisionDenied
 	case err != nil:
-		decision = "error"
+		d = decisionError
 	}
-	var re *rewriter.Error
-	isRewriterErr := err != nil && errors.As(err, &re)
+	re := rewriterError(err)
+	var kind rewriter.Kind
 	switch {
 	case p != nil && p.Result != nil:
-		kind = string(p.Result.Kind)
-	case isRewriterErr:
-		kind = string(re.Statement)
+		kind = p.Result.Kind
+	case re != nil:
+		kind = re.Statement
 	}
-	e.metrics.statement(ctx, decision, kind)
+	e.metrics.statement(ctx, d, kind)
 	if e.audit == nil || (p != nil && p.unaudited && !refused && err == nil) {
 		return
 	}
-	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: kind, Allowed: !refused}
+	r := &audit.Record{Time: time.Now(), Dialect: e.dialect.Name(), Kind: string(kind), Allowed: !refused}
 	if p != nil {
-		r.Duration = time.Since(p.Started)
+		r.Duration = r.Time.Sub(started)
 		r.SnapshotVersion = p.version
 		r.PolicyRevision = p.revision
 		r.SQLFingerprint = p.sqlFingerprint
@@ -57,11 +57,25 @@ func (e *Engine) record(ctx context.Context, p *Plan, err error) {
 		// read nothing under policy reaches its caller unredacted, but the
 		// record keeps no value.
 		r.Error = redact.Values(err).Error()
-		if refused && isRewriterErr && re.Table != "" {
+		if refused && re != nil && re.Table != "" {
 			r.Tables = []audit.Table{{Name: re.Table, Policies: nonEmpty(re.Policy)}}
 		}
 	}
 	e.audit.Emit(r)
+}
+
+// rewriterError returns the *rewriter.Error in err's chain (nil when
+// none). A statement that succeeded asks nothing (and allocates nothing:
+// errors.As needs its target on the heap).
+func rewriterError(err error) *rewriter.Error {
+	if err == nil {
+		return nil
+	}
+	var re *rewriter.Error
+	if errors.As(err, &re) {
+		return re
+	}
+	return nil
 }
 
 func nonEmpty(s string) []string {

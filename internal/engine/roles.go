@@ -46,12 +46,25 @@ func IsRoleStatement(query string) bool {
 	return ok
 }
 
+// startsWithUse reports whether query, after leading white space (the
+// characters the expressions below allow there), starts with USE and one
+// more character: the only statements parseRoleStatement may match. It
+// looks at bytes (no cut set to build): every statement passes here.
+func startsWithUse(query string) bool {
+	i := 0
+	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n' || query[i] == '\f' || query[i] == '\r') {
+		i++
+	}
+	rest := query[i:]
+	return len(rest) >= 4 && strings.EqualFold(rest[:3], "use")
+}
+
 // parseRoleStatement recognises the two statements; ok is false for any
 // other SQL. A role name may be bare, "double-quoted" or `backquoted`.
 func parseRoleStatement(query string) (st roleStatement, ok bool, err error) {
 	// Every statement passes here: only one that starts with USE (after
 	// the white space the expressions allow) is worth matching.
-	if rest := strings.TrimLeft(query, " \t\n\f\r"); len(rest) < 4 || !strings.EqualFold(rest[:3], "use") {
+	if !startsWithUse(query) {
 		return st, false, nil
 	}
 	if m := useRoleRE.FindStringSubmatch(query); m != nil {
