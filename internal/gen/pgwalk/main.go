@@ -1,0 +1,319 @@
+// Command pgwalk generates the typed parse-tree walk of package
+// rewriter/postgres from the protobuf descriptors of pg_query_go: one
+// function per message type of pg_query.proto, visiting the message and
+// then, in declaration order, every field that holds a message (a Node,
+// a list of them, or a typed message), so that the walk reaches every node
+// the reflective walk over the same descriptors would, without reflection.
+//
+// Go names come from the generated Go types themselves (struct tags, and
+// the wrapper types a oneof holds once a value is set), not from a copy of
+// protoc-gen-go's naming rules.
+//
+// Usage (from rewriter/postgres/walk.go's go:generate line):
+//
+//	go run ../../internal/gen/pgwalk -o walk_gen.go
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// message is one message type of pg_query.proto with its Go names.
+type message struct {
+	desc   protoreflect.MessageDescriptor
+	goName string  // Go type name in package pg_query
+	fields []field // the fields that hold messages, in declaration order
+	maps   bool    // has a map field (not walked)
+}
+
+// field is one field of a message that holds a message.
+type field struct {
+	protoName string // name in pg_query.proto (what walkFields skips by)
+	goName    string // struct field name; for a oneof, the oneof's field
+	kind      fieldKind
+	elemType  string // Go type name of the message it holds
+	// for a oneof member: the wrapper type and its field
+	wrapper, wrapperField string
+}
+
+type fieldKind int
+
+const (
+	single fieldKind = iota // *T
+	list                    // []*T
+	oneof                   // one member of a oneof holding *T
+)
+
+func main() {
+	out := flag.String("o", "walk_gen.go", "output file")
+	flag.Parse()
+	msgs := messages(pg.File_pg_query_proto)
+	reach := reachable((&pg.ParseResult{}).ProtoReflect().Descriptor())
+	for _, m := range msgs {
+		if m.maps && reach[m.desc.FullName()] {
+			log.Fatalf("pgwalk: %s, which a parse result can hold, has a map field the walk would not enter", m.desc.FullName())
+		}
+	}
+	src, err := format.Source(generate(msgs))
+	if err != nil {
+		log.Fatalf("pgwalk: formatting the generated code: %v", err)
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		log.Fatalf("pgwalk: %v", err)
+	}
+}
+
+// reachable is the set of message types a message of type md can hold,
+// at any depth, md included.
+func reachable(md protoreflect.MessageDescriptor) map[protoreflect.FullName]bool {
+	seen := map[protoreflect.FullName]bool{}
+	var visit func(protoreflect.MessageDescriptor)
+	visit = func(md protoreflect.MessageDescriptor) {
+		if seen[md.FullName()] {
+			return
+		}
+		seen[md.FullName()] = true
+		fds := md.Fields()
+		for i := 0; i < fds.Len(); i++ {
+			if sub := fds.Get(i).Message(); sub != nil {
+				visit(sub)
+			}
+		}
+	}
+	visit(md)
+	return seen
+}
+
+// messages lists every message type declared in the file (nested ones
+// too), sorted by Go name.
+func messages(fd protoreflect.FileDescriptor) []message {
+	var out []message
+	var add func(protoreflect.MessageDescriptors)
+	add = func(mds protoreflect.MessageDescriptors) {
+		for i := 0; i < mds.Len(); i++ {
+			md := mds.Get(i)
+			if md.IsMapEntry() {
+				continue
+			}
+			out = append(out, describe(md))
+			add(md.Messages())
+		}
+	}
+	add(fd.Messages())
+	sort.Slice(out, func(i, j int) bool { return out[i].goName < out[j].goName })
+	return out
+}
+
+// describe reads a message's Go names from its generated Go type.
+func describe(md protoreflect.MessageDescriptor) message {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		log.Fatalf("pgwalk: %s is not registered: %v", md.FullName(), err)
+	}
+	goType := reflect.TypeOf(mt.Zero().Interface()).Elem()
+	m := message{desc: md, goName: goType.Name()}
+	fds := md.Fields()
+	for i := 0; i < fds.Len(); i++ {
+		fd := fds.Get(i)
+		if fd.Message() == nil {
+			continue
+		}
+		if fd.IsMap() {
+			// The reflective walk never entered maps either; no statement
+			// holds one (checked in main for what ParseResult reaches).
+			m.maps = true
+			continue
+		}
+		elem, err := protoregistry.GlobalTypes.FindMessageByName(fd.Message().FullName())
+		if err != nil {
+			log.Fatalf("pgwalk: %s is not registered: %v", fd.Message().FullName(), err)
+		}
+		f := field{protoName: string(fd.Name()), elemType: reflect.TypeOf(elem.Zero().Interface()).Elem().Name()}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			f.kind = oneof
+			f.goName, f.wrapper, f.wrapperField = oneofNames(mt, fd)
+		} else {
+			if fd.IsList() {
+				f.kind = list
+			}
+			f.goName = structField(goType, fd)
+		}
+		m.fields = append(m.fields, f)
+	}
+	return m
+}
+
+// structField is the Go struct field that holds fd, by its protobuf tag.
+func structField(t reflect.Type, fd protoreflect.FieldDescriptor) string {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		for _, part := range strings.Split(sf.Tag.Get("protobuf"), ",") {
+			if part == "name="+string(fd.Name()) {
+				return sf.Name
+			}
+		}
+	}
+	log.Fatalf("pgwalk: no Go field for %s", fd.FullName())
+	return ""
+}
+
+// oneofNames sets fd on a new message and reads back which Go field (the
+// oneof's), wrapper type and wrapper field now hold the value.
+func oneofNames(mt protoreflect.MessageType, fd protoreflect.FieldDescriptor) (oneofField, wrapper, wrapperField string) {
+	m := mt.New()
+	m.Set(fd, protoreflect.ValueOfMessage(m.NewField(fd).Message()))
+	v := reflect.ValueOf(m.Interface()).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		sf := v.Type().Field(i)
+		if sf.Tag.Get("protobuf_oneof") != string(fd.ContainingOneof().Name()) {
+			continue
+		}
+		w := v.Field(i).Elem() // *Wrapper
+		if w.Kind() != reflect.Pointer || w.Elem().NumField() != 1 {
+			log.Fatalf("pgwalk: unexpected oneof wrapper for %s", fd.FullName())
+		}
+		return sf.Name, w.Elem().Type().Name(), w.Elem().Type().Field(0).Name
+	}
+	log.Fatalf("pgwalk: no Go field for oneof %s", fd.ContainingOneof().FullName())
+	return "", "", ""
+}
+
+func generate(msgs []message) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("// Code generated by internal/gen/pgwalk from pg_query_go's protobuf descriptors. DO NOT EDIT.\n\n")
+	p("package postgres\n\n")
+	p("import (\n\t\"fmt\"\n\n\tpg %q\n\t\"google.golang.org/protobuf/proto\"\n)\n\n", "github.com/pganalyze/pg_query_go/v6")
+
+	var node *message
+	for i := range msgs {
+		if msgs[i].goName == "Node" {
+			node = &msgs[i]
+		}
+	}
+	if node == nil {
+		log.Fatal("pgwalk: no Node message")
+	}
+
+	// walk's dispatch on the message type.
+	p("// walkMessage visits m (held by wrapper, or nil) and everything under it.\n")
+	p("// It panics on a message type pg_query.proto does not declare.\n")
+	p("func walkMessage(m proto.Message, wrapper *pg.Node, fn visitor) error {\n\tswitch x := m.(type) {\n")
+	for _, m := range msgs {
+		if m.goName == "Node" {
+			p("\tcase *pg.Node:\n\t\treturn walkNode(x, fn)\n")
+			continue
+		}
+		p("\tcase *pg.%s:\n\t\treturn walk%s(x, wrapper, fn)\n", m.goName, m.goName)
+	}
+	p("\t}\n\tpanic(fmt.Sprintf(\"walk: message type %%T is not in pg_query.proto\", m))\n}\n\n")
+
+	// The children of each type, for walkFields.
+	p("// walkChildren visits the children of m, except the fields whose\n")
+	p("// pg_query.proto names are in skip. A Node's child is the message it holds,\n")
+	p("// visited as if it sat in a typed field (no wrapper).\n")
+	p("// It panics on a message type pg_query.proto does not declare.\n")
+	p("func walkChildren(m proto.Message, fn visitor, skip []string) error {\n\tswitch x := m.(type) {\n")
+	for _, m := range msgs {
+		p("\tcase *pg.%s:\n", m.goName)
+		if len(m.fields) == 0 {
+			p("\t\treturn nil\n")
+		} else {
+			p("\t\treturn children%s(x, fn, skip)\n", m.goName)
+		}
+	}
+	p("\t}\n\tpanic(fmt.Sprintf(\"walk: message type %%T is not in pg_query.proto\", m))\n}\n\n")
+
+	// Node: the oneof of every node type.
+	p("// walkNode visits the message n holds, with n as its wrapper.\n")
+	p("func walkNode(n *pg.Node, fn visitor) error {\n\tif n == nil {\n\t\treturn nil\n\t}\n\tswitch v := n.Node.(type) {\n")
+	for _, f := range node.fields {
+		if f.kind != oneof {
+			log.Fatalf("pgwalk: Node.%s is not in its oneof", f.protoName)
+		}
+		p("\tcase *pg.%s:\n\t\tif v != nil {\n\t\t\treturn walk%s(v.%s, n, fn)\n\t\t}\n", f.wrapper, f.elemType, f.wrapperField)
+	}
+	p("\t}\n\treturn nil\n}\n\n")
+
+	// nodeTypeName: the name of the type a Node holds.
+	p("// nodeTypeName is the message type name of what n holds, \"\" for nothing.\n")
+	p("func nodeTypeName(n *pg.Node) string {\n\tswitch n.GetNode().(type) {\n")
+	for _, f := range node.fields {
+		p("\tcase *pg.%s:\n\t\treturn %q\n", f.wrapper, f.elemType)
+	}
+	p("\t}\n\treturn \"\"\n}\n\n")
+
+	// One walker per type, and its children.
+	for _, m := range msgs {
+		if m.goName == "Node" {
+			p("// childrenNode visits the message n holds without n as its wrapper\n")
+			p("// (walkFields on a Node).\n")
+			p("func childrenNode(n *pg.Node, fn visitor, skip []string) error {\n\tif n == nil {\n\t\treturn nil\n\t}\n\tswitch v := n.Node.(type) {\n")
+			for _, f := range m.fields {
+				p("\tcase *pg.%s:\n\t\tif v != nil && !skipped(skip, %q) {\n\t\t\treturn walk%s(v.%s, nil, fn)\n\t\t}\n", f.wrapper, f.protoName, f.elemType, f.wrapperField)
+			}
+			p("\t}\n\treturn nil\n}\n\n")
+			continue
+		}
+		p("func walk%s(x *pg.%s, wrapper *pg.Node, fn visitor) error {\n", m.goName, m.goName)
+		p("\tif x == nil {\n\t\treturn nil\n\t}\n")
+		if len(m.fields) == 0 {
+			p("\t_, err := fn(x, wrapper)\n\treturn err\n}\n\n")
+			continue
+		}
+		p("\tif descend, err := fn(x, wrapper); err != nil || !descend {\n\t\treturn err\n\t}\n")
+		p("\treturn children%s(x, fn, nil)\n}\n\n", m.goName)
+
+		p("func children%s(x *pg.%s, fn visitor, skip []string) error {\n", m.goName, m.goName)
+		p("\tif x == nil {\n\t\treturn nil\n\t}\n")
+		// Oneof members are grouped into one switch per oneof.
+		done := map[string]bool{}
+		for _, f := range m.fields {
+			switch f.kind {
+			case single:
+				p("\tif !skipped(skip, %q) {\n\t\tif err := %s; err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n",
+					f.protoName, call(f.elemType, "x."+f.goName))
+			case list:
+				p("\tif !skipped(skip, %q) {\n\t\tfor i := 0; i < len(x.%s); i++ {\n\t\t\tif err := %s; err != nil {\n\t\t\t\treturn err\n\t\t\t}\n\t\t}\n\t}\n",
+					f.protoName, f.goName, call(f.elemType, "x."+f.goName+"[i]"))
+			case oneof:
+				if done[f.goName] {
+					continue
+				}
+				done[f.goName] = true
+				p("\tswitch v := x.%s.(type) {\n", f.goName)
+				for _, g := range m.fields {
+					if g.kind == oneof && g.goName == f.goName {
+						p("\tcase *pg.%s:\n\t\tif v != nil && !skipped(skip, %q) {\n\t\t\tif err := %s; err != nil {\n\t\t\t\treturn err\n\t\t\t}\n\t\t}\n",
+							g.wrapper, g.protoName, call(g.elemType, "v."+g.wrapperField))
+					}
+				}
+				p("\t}\n")
+			}
+		}
+		p("\treturn nil\n}\n\n")
+	}
+	return b.Bytes()
+}
+
+// call is the walk of one child of type elemType: a Node is transparent
+// (what it holds is visited with it as wrapper), any other message has no
+// wrapper.
+func call(elemType, expr string) string {
+	if elemType == "Node" {
+		return "walkNode(" + expr + ", fn)"
+	}
+	return "walk" + elemType + "(" + expr + ", nil, fn)"
+}
