@@ -261,14 +261,15 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
 		return nil, err
 	}
-	if err := r.verify(stmt); err != nil {
+	want, err := r.verify(stmt)
+	if err != nil {
 		return nil, err
 	}
 	text, err := deparse(stmt)
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyPrinted(stmt, text); err != nil {
+	if err := verifyPrinted(want, text); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)
