@@ -79,8 +79,10 @@ func parse(text string) (*pg.ParseResult, error) {
 // that, texts are parsed each time. Failures are not remembered.
 type parsedTexts[T proto.Message] struct {
 	max int
-	mu  sync.RWMutex
-	m   map[string]T
+	// copy is the typed deep copy of a tree (copyNode, …: tree_gen.go).
+	copy func(T) T
+	mu   sync.RWMutex
+	m    map[string]T
 }
 
 // get returns a copy of parse(text)'s tree, which the caller owns.
@@ -89,7 +91,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 	t, ok := c.m[text]
 	c.mu.RUnlock()
 	if ok {
-		return proto.Clone(t).(T), nil
+		return c.copy(t), nil
 	}
 	t, err := parse(text)
 	if err != nil {
@@ -100,7 +102,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 		c.m = map[string]T{}
 	}
 	if len(c.m) < c.max {
-		c.m[text] = proto.Clone(t).(T)
+		c.m[text] = c.copy(t)
 	}
 	c.mu.Unlock()
 	return t, nil
@@ -109,7 +111,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 // readForms keeps the read forms parseReadForm read: a table's read form
 // is the same text for every statement that misses the rewrite cache
 // until its policy or columns change.
-var readForms = parsedTexts[*pg.ParseResult]{max: 1024}
+var readForms = parsedTexts[*pg.ParseResult]{max: 1024, copy: copyParseResult}
 
 // parseReadForm parses a table's read form (TablePlan.DerivedSelect).
 // The caller owns the tree it gets.
@@ -118,7 +120,7 @@ func parseReadForm(text string) (*pg.ParseResult, error) { return readForms.get(
 // exprCache keeps the expressions parseExpr read: the policy's filters,
 // masks and conditions are parsed again on every rewrite that is not
 // cached.
-var exprCache = parsedTexts[*pg.Node]{max: maxCachedExprs}
+var exprCache = parsedTexts[*pg.Node]{max: maxCachedExprs, copy: copyNode}
 
 // maxCachedExprs bounds exprCache and canonicalExprs (a policy set has far
 // fewer expressions).

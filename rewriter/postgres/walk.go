@@ -1,6 +1,6 @@
 package postgres
 
-//go:generate go run ../../internal/gen/pgwalk -o walk_gen.go
+//go:generate go run ../../internal/gen/pgtree -o tree_gen.go
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ type visitor func(m proto.Message, wrapper *pg.Node) (descend bool, err error)
 
 // walk visits m and everything under it, in the order the fields are
 // declared in pg_query.proto. The walk is generated from pg_query_go's
-// protobuf descriptors (walk_gen.go): it has a case for every message type
+// protobuf descriptors (tree_gen.go): it has a case for every message type
 // and visits every field that holds a message, so no node type can hide
 // from it (TestWalkCoversEveryMessageType). A message type it does not know
 // is a panic, which the rewrite turns into a refusal.

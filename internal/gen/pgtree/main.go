@@ -1,9 +1,12 @@
-// Command pgwalk generates the typed parse-tree walk of package
-// rewriter/postgres from the protobuf descriptors of pg_query_go: one
-// function per message type of pg_query.proto, visiting the message and
-// then, in declaration order, every field that holds a message (a Node,
-// a list of them, or a typed message), so that the walk reaches every node
-// the reflective walk over the same descriptors would, without reflection.
+// Command pgtree generates the typed parse-tree code of package
+// rewriter/postgres from the protobuf descriptors of pg_query_go:
+//
+//   - the walk: one function per message type of pg_query.proto, visiting
+//     the message and then, in declaration order, every field that holds a
+//     message (a Node, a list of them, or a typed message), so that the
+//     walk reaches every node the reflective walk over the same
+//     descriptors would, without reflection;
+//   - the deep copy: one function per message type, copying every field.
 //
 // Go names come from the generated Go types themselves (struct tags, and
 // the wrapper types a oneof holds once a value is set), not from a copy of
@@ -11,7 +14,7 @@
 //
 // Usage (from rewriter/postgres/walk.go's go:generate line):
 //
-//	go run ../../internal/gen/pgwalk -o walk_gen.go
+//	go run ../../internal/gen/pgtree -o tree_gen.go
 package main
 
 import (
@@ -35,7 +38,8 @@ type message struct {
 	desc   protoreflect.MessageDescriptor
 	goName string  // Go type name in package pg_query
 	fields []field // the fields that hold messages, in declaration order
-	maps   bool    // has a map field (not walked)
+	all    []field // every field but maps, in declaration order (for the copy)
+	maps   bool    // has a map field (not walked, not copied)
 }
 
 // field is one field of a message that holds a message.
@@ -43,7 +47,8 @@ type field struct {
 	protoName string // name in pg_query.proto (what walkFields skips by)
 	goName    string // struct field name; for a oneof, the oneof's field
 	kind      fieldKind
-	elemType  string // Go type name of the message it holds
+	elemType  string // Go type name of the message it holds; "" for a scalar
+	bytes     bool   // a bytes field (copied, not shared)
 	// for a oneof member: the wrapper type and its field
 	wrapper, wrapperField string
 }
@@ -57,21 +62,21 @@ const (
 )
 
 func main() {
-	out := flag.String("o", "walk_gen.go", "output file")
+	out := flag.String("o", "tree_gen.go", "output file")
 	flag.Parse()
 	msgs := messages(pg.File_pg_query_proto)
 	reach := reachable((&pg.ParseResult{}).ProtoReflect().Descriptor())
 	for _, m := range msgs {
 		if m.maps && reach[m.desc.FullName()] {
-			log.Fatalf("pgwalk: %s, which a parse result can hold, has a map field the walk would not enter", m.desc.FullName())
+			log.Fatalf("pgtree: %s, which a parse result can hold, has a map field the walk would not enter", m.desc.FullName())
 		}
 	}
 	src, err := format.Source(generate(msgs))
 	if err != nil {
-		log.Fatalf("pgwalk: formatting the generated code: %v", err)
+		log.Fatalf("pgtree: formatting the generated code: %v", err)
 	}
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		log.Fatalf("pgwalk: %v", err)
+		log.Fatalf("pgtree: %v", err)
 	}
 }
 
@@ -120,27 +125,27 @@ func messages(fd protoreflect.FileDescriptor) []message {
 func describe(md protoreflect.MessageDescriptor) message {
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 	if err != nil {
-		log.Fatalf("pgwalk: %s is not registered: %v", md.FullName(), err)
+		log.Fatalf("pgtree: %s is not registered: %v", md.FullName(), err)
 	}
 	goType := reflect.TypeOf(mt.Zero().Interface()).Elem()
 	m := message{desc: md, goName: goType.Name()}
 	fds := md.Fields()
 	for i := 0; i < fds.Len(); i++ {
 		fd := fds.Get(i)
-		if fd.Message() == nil {
-			continue
-		}
 		if fd.IsMap() {
 			// The reflective walk never entered maps either; no statement
 			// holds one (checked in main for what ParseResult reaches).
 			m.maps = true
 			continue
 		}
-		elem, err := protoregistry.GlobalTypes.FindMessageByName(fd.Message().FullName())
-		if err != nil {
-			log.Fatalf("pgwalk: %s is not registered: %v", fd.Message().FullName(), err)
+		f := field{protoName: string(fd.Name()), bytes: fd.Kind() == protoreflect.BytesKind}
+		if fd.Message() != nil {
+			elem, err := protoregistry.GlobalTypes.FindMessageByName(fd.Message().FullName())
+			if err != nil {
+				log.Fatalf("pgtree: %s is not registered: %v", fd.Message().FullName(), err)
+			}
+			f.elemType = reflect.TypeOf(elem.Zero().Interface()).Elem().Name()
 		}
-		f := field{protoName: string(fd.Name()), elemType: reflect.TypeOf(elem.Zero().Interface()).Elem().Name()}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			f.kind = oneof
 			f.goName, f.wrapper, f.wrapperField = oneofNames(mt, fd)
@@ -150,7 +155,10 @@ func describe(md protoreflect.MessageDescriptor) message {
 			}
 			f.goName = structField(goType, fd)
 		}
-		m.fields = append(m.fields, f)
+		m.all = append(m.all, f)
+		if f.elemType != "" {
+			m.fields = append(m.fields, f)
+		}
 	}
 	return m
 }
@@ -165,7 +173,7 @@ func structField(t reflect.Type, fd protoreflect.FieldDescriptor) string {
 			}
 		}
 	}
-	log.Fatalf("pgwalk: no Go field for %s", fd.FullName())
+	log.Fatalf("pgtree: no Go field for %s", fd.FullName())
 	return ""
 }
 
@@ -173,7 +181,7 @@ func structField(t reflect.Type, fd protoreflect.FieldDescriptor) string {
 // oneof's), wrapper type and wrapper field now hold the value.
 func oneofNames(mt protoreflect.MessageType, fd protoreflect.FieldDescriptor) (oneofField, wrapper, wrapperField string) {
 	m := mt.New()
-	m.Set(fd, protoreflect.ValueOfMessage(m.NewField(fd).Message()))
+	m.Set(fd, m.NewField(fd))
 	v := reflect.ValueOf(m.Interface()).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		sf := v.Type().Field(i)
@@ -182,20 +190,20 @@ func oneofNames(mt protoreflect.MessageType, fd protoreflect.FieldDescriptor) (o
 		}
 		w := v.Field(i).Elem() // *Wrapper
 		if w.Kind() != reflect.Pointer || w.Elem().NumField() != 1 {
-			log.Fatalf("pgwalk: unexpected oneof wrapper for %s", fd.FullName())
+			log.Fatalf("pgtree: unexpected oneof wrapper for %s", fd.FullName())
 		}
 		return sf.Name, w.Elem().Type().Name(), w.Elem().Type().Field(0).Name
 	}
-	log.Fatalf("pgwalk: no Go field for oneof %s", fd.ContainingOneof().FullName())
+	log.Fatalf("pgtree: no Go field for oneof %s", fd.ContainingOneof().FullName())
 	return "", "", ""
 }
 
 func generate(msgs []message) []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("// Code generated by internal/gen/pgwalk from pg_query_go's protobuf descriptors. DO NOT EDIT.\n\n")
+	p("// Code generated by internal/gen/pgtree from pg_query_go's protobuf descriptors. DO NOT EDIT.\n\n")
 	p("package postgres\n\n")
-	p("import (\n\t\"fmt\"\n\n\tpg %q\n\t\"google.golang.org/protobuf/proto\"\n)\n\n", "github.com/pganalyze/pg_query_go/v6")
+	p("import (\n\t\"fmt\"\n\t\"slices\"\n\n\tpg %q\n\t\"google.golang.org/protobuf/proto\"\n)\n\n", "github.com/pganalyze/pg_query_go/v6")
 
 	var node *message
 	for i := range msgs {
@@ -204,7 +212,7 @@ func generate(msgs []message) []byte {
 		}
 	}
 	if node == nil {
-		log.Fatal("pgwalk: no Node message")
+		log.Fatal("pgtree: no Node message")
 	}
 
 	// walk's dispatch on the message type.
@@ -241,7 +249,7 @@ func generate(msgs []message) []byte {
 	p("func walkNode(n *pg.Node, fn visitor) error {\n\tif n == nil {\n\t\treturn nil\n\t}\n\tswitch v := n.Node.(type) {\n")
 	for _, f := range node.fields {
 		if f.kind != oneof {
-			log.Fatalf("pgwalk: Node.%s is not in its oneof", f.protoName)
+			log.Fatalf("pgtree: Node.%s is not in its oneof", f.protoName)
 		}
 		p("\tcase *pg.%s:\n\t\tif v != nil {\n\t\t\treturn walk%s(v.%s, n, fn)\n\t\t}\n", f.wrapper, f.elemType, f.wrapperField)
 	}
@@ -305,7 +313,74 @@ func generate(msgs []message) []byte {
 		}
 		p("\treturn nil\n}\n\n")
 	}
+	generateCopies(p, msgs)
 	return b.Bytes()
+}
+
+// generateCopies writes one deep copy per message type: every field but
+// the protobuf runtime's own state, and no message, list or bytes shared
+// with the original. A message type with a map field (no parse result
+// holds one) has no copy.
+func generateCopies(p func(string, ...any), msgs []message) {
+	p("// copyMessage is a deep copy of m (copyNode, copySelectStmt, … for each\n")
+	p("// message type). It panics on a message type pg_query.proto does not\n")
+	p("// declare or one it has no copy for.\n")
+	p("func copyMessage(m proto.Message) proto.Message {\n\tswitch x := m.(type) {\n")
+	for _, m := range msgs {
+		if !m.maps {
+			p("\tcase *pg.%s:\n\t\treturn copy%s(x)\n", m.goName, m.goName)
+		}
+	}
+	p("\t}\n\tpanic(fmt.Sprintf(\"copy: no copy of message type %%T\", m))\n}\n\n")
+	for _, m := range msgs {
+		if m.maps {
+			continue
+		}
+		p("// copy%s is a deep copy of x.\n", m.goName)
+		p("func copy%s(x *pg.%s) *pg.%s {\n\tif x == nil {\n\t\treturn nil\n\t}\n", m.goName, m.goName, m.goName)
+		p("\ty := &pg.%s{", m.goName)
+		for _, f := range m.all {
+			if f.kind == single && f.elemType == "" && !f.bytes {
+				p("%s: x.%s, ", f.goName, f.goName)
+			}
+		}
+		p("}\n")
+		done := map[string]bool{}
+		for _, f := range m.all {
+			switch {
+			case f.kind == single && f.elemType != "":
+				p("\ty.%s = copy%s(x.%s)\n", f.goName, f.elemType, f.goName)
+			case f.kind == single && f.bytes:
+				p("\tif len(x.%s) > 0 {\n\t\ty.%s = slices.Clone(x.%s)\n\t}\n", f.goName, f.goName, f.goName)
+			case f.kind == list && f.elemType != "":
+				p("\tif len(x.%s) > 0 {\n\t\ty.%s = make([]*pg.%s, len(x.%s))\n\t\tfor i, e := range x.%s {\n\t\t\ty.%s[i] = copy%s(e)\n\t\t}\n\t}\n",
+					f.goName, f.goName, f.elemType, f.goName, f.goName, f.goName, f.elemType)
+			case f.kind == list && f.bytes:
+				p("\tif len(x.%s) > 0 {\n\t\ty.%s = make([][]byte, len(x.%s))\n\t\tfor i, e := range x.%s {\n\t\t\ty.%s[i] = slices.Clone(e)\n\t\t}\n\t}\n",
+					f.goName, f.goName, f.goName, f.goName, f.goName)
+			case f.kind == list:
+				p("\tif len(x.%s) > 0 {\n\t\ty.%s = slices.Clone(x.%s)\n\t}\n", f.goName, f.goName, f.goName)
+			case f.kind == oneof && !done[f.goName]:
+				done[f.goName] = true
+				p("\tswitch v := x.%s.(type) {\n", f.goName)
+				for _, g := range m.all {
+					if g.kind != oneof || g.goName != f.goName {
+						continue
+					}
+					val := "v." + g.wrapperField
+					switch {
+					case g.elemType != "":
+						val = "copy" + g.elemType + "(v." + g.wrapperField + ")"
+					case g.bytes:
+						val = "slices.Clone(v." + g.wrapperField + ")"
+					}
+					p("\tcase *pg.%s:\n\t\tif v != nil {\n\t\t\ty.%s = &pg.%s{%s: %s}\n\t\t}\n", g.wrapper, g.goName, g.wrapper, g.wrapperField, val)
+				}
+				p("\t}\n")
+			}
+		}
+		p("\treturn y\n}\n\n")
+	}
 }
 
 // call is the walk of one child of type elemType: a Node is transparent
