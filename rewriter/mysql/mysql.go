@@ -267,7 +267,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	} else {
 		nameColumns()
 	}
-	if err := r.verify(stmt); err != nil {
+	want, err := r.verify(stmt)
+	if err != nil {
 		return nil, err
 	}
 	text, err := format(stmt, r.session.NoBackslashEscapes)
@@ -285,7 +286,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 			return nil, err
 		}
 	}
-	if err := verifyPrinted(stmt, check); err != nil {
+	if err := verifyPrinted(want, check); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)
