@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/rewriter"
@@ -190,9 +191,15 @@ var treeVersion = sync.OnceValue(func() int32 {
 	return tree.Version
 })
 
-// deparse prints one statement.
+// deparse prints one statement: pg.Deparse, with the tree encoded by the
+// generated encoder (marshalParseResult, byte for byte proto.Marshal's
+// encoding) rather than by protobuf's reflection.
 func deparse(stmt *pg.Node) (string, error) {
-	text, err := pg.Deparse(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: stmt}}})
+	encoded, err := marshalParseResult(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: stmt}}})
+	if err != nil {
+		return "", rewriter.Unsupported("rewritten statement cannot be printed")
+	}
+	text, err := parser.DeparseFromProtobuf(encoded)
 	if err != nil {
 		return "", rewriter.Unsupported("rewritten statement cannot be printed")
 	}

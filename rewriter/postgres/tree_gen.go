@@ -4,9 +4,11 @@ package postgres
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -18408,4 +18410,16986 @@ func copyXmlSerialize(x *pg.XmlSerialize) *pg.XmlSerialize {
 	y.Expr = copyNode(x.Expr)
 	y.TypeName = copyTypeName(x.TypeName)
 	return y
+}
+
+// marshalMessage is the protobuf encoding of m, as proto.Marshal writes
+// it. It panics on a message type pg_query.proto does not declare or one
+// it has no encoder for.
+func marshalMessage(m proto.Message) ([]byte, error) {
+	var e encoder
+	switch x := m.(type) {
+	case *pg.A_ArrayExpr:
+		e.sizeA_ArrayExpr(x)
+		return e.finish(func() { e.encodeA_ArrayExpr(x) })
+	case *pg.A_Const:
+		e.sizeA_Const(x)
+		return e.finish(func() { e.encodeA_Const(x) })
+	case *pg.A_Expr:
+		e.sizeA_Expr(x)
+		return e.finish(func() { e.encodeA_Expr(x) })
+	case *pg.A_Indices:
+		e.sizeA_Indices(x)
+		return e.finish(func() { e.encodeA_Indices(x) })
+	case *pg.A_Indirection:
+		e.sizeA_Indirection(x)
+		return e.finish(func() { e.encodeA_Indirection(x) })
+	case *pg.A_Star:
+		e.sizeA_Star(x)
+		return e.finish(func() { e.encodeA_Star(x) })
+	case *pg.AccessPriv:
+		e.sizeAccessPriv(x)
+		return e.finish(func() { e.encodeAccessPriv(x) })
+	case *pg.Aggref:
+		e.sizeAggref(x)
+		return e.finish(func() { e.encodeAggref(x) })
+	case *pg.Alias:
+		e.sizeAlias(x)
+		return e.finish(func() { e.encodeAlias(x) })
+	case *pg.AlterCollationStmt:
+		e.sizeAlterCollationStmt(x)
+		return e.finish(func() { e.encodeAlterCollationStmt(x) })
+	case *pg.AlterDatabaseRefreshCollStmt:
+		e.sizeAlterDatabaseRefreshCollStmt(x)
+		return e.finish(func() { e.encodeAlterDatabaseRefreshCollStmt(x) })
+	case *pg.AlterDatabaseSetStmt:
+		e.sizeAlterDatabaseSetStmt(x)
+		return e.finish(func() { e.encodeAlterDatabaseSetStmt(x) })
+	case *pg.AlterDatabaseStmt:
+		e.sizeAlterDatabaseStmt(x)
+		return e.finish(func() { e.encodeAlterDatabaseStmt(x) })
+	case *pg.AlterDefaultPrivilegesStmt:
+		e.sizeAlterDefaultPrivilegesStmt(x)
+		return e.finish(func() { e.encodeAlterDefaultPrivilegesStmt(x) })
+	case *pg.AlterDomainStmt:
+		e.sizeAlterDomainStmt(x)
+		return e.finish(func() { e.encodeAlterDomainStmt(x) })
+	case *pg.AlterEnumStmt:
+		e.sizeAlterEnumStmt(x)
+		return e.finish(func() { e.encodeAlterEnumStmt(x) })
+	case *pg.AlterEventTrigStmt:
+		e.sizeAlterEventTrigStmt(x)
+		return e.finish(func() { e.encodeAlterEventTrigStmt(x) })
+	case *pg.AlterExtensionContentsStmt:
+		e.sizeAlterExtensionContentsStmt(x)
+		return e.finish(func() { e.encodeAlterExtensionContentsStmt(x) })
+	case *pg.AlterExtensionStmt:
+		e.sizeAlterExtensionStmt(x)
+		return e.finish(func() { e.encodeAlterExtensionStmt(x) })
+	case *pg.AlterFdwStmt:
+		e.sizeAlterFdwStmt(x)
+		return e.finish(func() { e.encodeAlterFdwStmt(x) })
+	case *pg.AlterForeignServerStmt:
+		e.sizeAlterForeignServerStmt(x)
+		return e.finish(func() { e.encodeAlterForeignServerStmt(x) })
+	case *pg.AlterFunctionStmt:
+		e.sizeAlterFunctionStmt(x)
+		return e.finish(func() { e.encodeAlterFunctionStmt(x) })
+	case *pg.AlterObjectDependsStmt:
+		e.sizeAlterObjectDependsStmt(x)
+		return e.finish(func() { e.encodeAlterObjectDependsStmt(x) })
+	case *pg.AlterObjectSchemaStmt:
+		e.sizeAlterObjectSchemaStmt(x)
+		return e.finish(func() { e.encodeAlterObjectSchemaStmt(x) })
+	case *pg.AlterOpFamilyStmt:
+		e.sizeAlterOpFamilyStmt(x)
+		return e.finish(func() { e.encodeAlterOpFamilyStmt(x) })
+	case *pg.AlterOperatorStmt:
+		e.sizeAlterOperatorStmt(x)
+		return e.finish(func() { e.encodeAlterOperatorStmt(x) })
+	case *pg.AlterOwnerStmt:
+		e.sizeAlterOwnerStmt(x)
+		return e.finish(func() { e.encodeAlterOwnerStmt(x) })
+	case *pg.AlterPolicyStmt:
+		e.sizeAlterPolicyStmt(x)
+		return e.finish(func() { e.encodeAlterPolicyStmt(x) })
+	case *pg.AlterPublicationStmt:
+		e.sizeAlterPublicationStmt(x)
+		return e.finish(func() { e.encodeAlterPublicationStmt(x) })
+	case *pg.AlterRoleSetStmt:
+		e.sizeAlterRoleSetStmt(x)
+		return e.finish(func() { e.encodeAlterRoleSetStmt(x) })
+	case *pg.AlterRoleStmt:
+		e.sizeAlterRoleStmt(x)
+		return e.finish(func() { e.encodeAlterRoleStmt(x) })
+	case *pg.AlterSeqStmt:
+		e.sizeAlterSeqStmt(x)
+		return e.finish(func() { e.encodeAlterSeqStmt(x) })
+	case *pg.AlterStatsStmt:
+		e.sizeAlterStatsStmt(x)
+		return e.finish(func() { e.encodeAlterStatsStmt(x) })
+	case *pg.AlterSubscriptionStmt:
+		e.sizeAlterSubscriptionStmt(x)
+		return e.finish(func() { e.encodeAlterSubscriptionStmt(x) })
+	case *pg.AlterSystemStmt:
+		e.sizeAlterSystemStmt(x)
+		return e.finish(func() { e.encodeAlterSystemStmt(x) })
+	case *pg.AlterTSConfigurationStmt:
+		e.sizeAlterTSConfigurationStmt(x)
+		return e.finish(func() { e.encodeAlterTSConfigurationStmt(x) })
+	case *pg.AlterTSDictionaryStmt:
+		e.sizeAlterTSDictionaryStmt(x)
+		return e.finish(func() { e.encodeAlterTSDictionaryStmt(x) })
+	case *pg.AlterTableCmd:
+		e.sizeAlterTableCmd(x)
+		return e.finish(func() { e.encodeAlterTableCmd(x) })
+	case *pg.AlterTableMoveAllStmt:
+		e.sizeAlterTableMoveAllStmt(x)
+		return e.finish(func() { e.encodeAlterTableMoveAllStmt(x) })
+	case *pg.AlterTableSpaceOptionsStmt:
+		e.sizeAlterTableSpaceOptionsStmt(x)
+		return e.finish(func() { e.encodeAlterTableSpaceOptionsStmt(x) })
+	case *pg.AlterTableStmt:
+		e.sizeAlterTableStmt(x)
+		return e.finish(func() { e.encodeAlterTableStmt(x) })
+	case *pg.AlterTypeStmt:
+		e.sizeAlterTypeStmt(x)
+		return e.finish(func() { e.encodeAlterTypeStmt(x) })
+	case *pg.AlterUserMappingStmt:
+		e.sizeAlterUserMappingStmt(x)
+		return e.finish(func() { e.encodeAlterUserMappingStmt(x) })
+	case *pg.AlternativeSubPlan:
+		e.sizeAlternativeSubPlan(x)
+		return e.finish(func() { e.encodeAlternativeSubPlan(x) })
+	case *pg.ArrayCoerceExpr:
+		e.sizeArrayCoerceExpr(x)
+		return e.finish(func() { e.encodeArrayCoerceExpr(x) })
+	case *pg.ArrayExpr:
+		e.sizeArrayExpr(x)
+		return e.finish(func() { e.encodeArrayExpr(x) })
+	case *pg.BitString:
+		e.sizeBitString(x)
+		return e.finish(func() { e.encodeBitString(x) })
+	case *pg.BoolExpr:
+		e.sizeBoolExpr(x)
+		return e.finish(func() { e.encodeBoolExpr(x) })
+	case *pg.Boolean:
+		e.sizeBoolean(x)
+		return e.finish(func() { e.encodeBoolean(x) })
+	case *pg.BooleanTest:
+		e.sizeBooleanTest(x)
+		return e.finish(func() { e.encodeBooleanTest(x) })
+	case *pg.CTECycleClause:
+		e.sizeCTECycleClause(x)
+		return e.finish(func() { e.encodeCTECycleClause(x) })
+	case *pg.CTESearchClause:
+		e.sizeCTESearchClause(x)
+		return e.finish(func() { e.encodeCTESearchClause(x) })
+	case *pg.CallContext:
+		e.sizeCallContext(x)
+		return e.finish(func() { e.encodeCallContext(x) })
+	case *pg.CallStmt:
+		e.sizeCallStmt(x)
+		return e.finish(func() { e.encodeCallStmt(x) })
+	case *pg.CaseExpr:
+		e.sizeCaseExpr(x)
+		return e.finish(func() { e.encodeCaseExpr(x) })
+	case *pg.CaseTestExpr:
+		e.sizeCaseTestExpr(x)
+		return e.finish(func() { e.encodeCaseTestExpr(x) })
+	case *pg.CaseWhen:
+		e.sizeCaseWhen(x)
+		return e.finish(func() { e.encodeCaseWhen(x) })
+	case *pg.CheckPointStmt:
+		e.sizeCheckPointStmt(x)
+		return e.finish(func() { e.encodeCheckPointStmt(x) })
+	case *pg.ClosePortalStmt:
+		e.sizeClosePortalStmt(x)
+		return e.finish(func() { e.encodeClosePortalStmt(x) })
+	case *pg.ClusterStmt:
+		e.sizeClusterStmt(x)
+		return e.finish(func() { e.encodeClusterStmt(x) })
+	case *pg.CoalesceExpr:
+		e.sizeCoalesceExpr(x)
+		return e.finish(func() { e.encodeCoalesceExpr(x) })
+	case *pg.CoerceToDomain:
+		e.sizeCoerceToDomain(x)
+		return e.finish(func() { e.encodeCoerceToDomain(x) })
+	case *pg.CoerceToDomainValue:
+		e.sizeCoerceToDomainValue(x)
+		return e.finish(func() { e.encodeCoerceToDomainValue(x) })
+	case *pg.CoerceViaIO:
+		e.sizeCoerceViaIO(x)
+		return e.finish(func() { e.encodeCoerceViaIO(x) })
+	case *pg.CollateClause:
+		e.sizeCollateClause(x)
+		return e.finish(func() { e.encodeCollateClause(x) })
+	case *pg.CollateExpr:
+		e.sizeCollateExpr(x)
+		return e.finish(func() { e.encodeCollateExpr(x) })
+	case *pg.ColumnDef:
+		e.sizeColumnDef(x)
+		return e.finish(func() { e.encodeColumnDef(x) })
+	case *pg.ColumnRef:
+		e.sizeColumnRef(x)
+		return e.finish(func() { e.encodeColumnRef(x) })
+	case *pg.CommentStmt:
+		e.sizeCommentStmt(x)
+		return e.finish(func() { e.encodeCommentStmt(x) })
+	case *pg.CommonTableExpr:
+		e.sizeCommonTableExpr(x)
+		return e.finish(func() { e.encodeCommonTableExpr(x) })
+	case *pg.CompositeTypeStmt:
+		e.sizeCompositeTypeStmt(x)
+		return e.finish(func() { e.encodeCompositeTypeStmt(x) })
+	case *pg.Constraint:
+		e.sizeConstraint(x)
+		return e.finish(func() { e.encodeConstraint(x) })
+	case *pg.ConstraintsSetStmt:
+		e.sizeConstraintsSetStmt(x)
+		return e.finish(func() { e.encodeConstraintsSetStmt(x) })
+	case *pg.ConvertRowtypeExpr:
+		e.sizeConvertRowtypeExpr(x)
+		return e.finish(func() { e.encodeConvertRowtypeExpr(x) })
+	case *pg.CopyStmt:
+		e.sizeCopyStmt(x)
+		return e.finish(func() { e.encodeCopyStmt(x) })
+	case *pg.CreateAmStmt:
+		e.sizeCreateAmStmt(x)
+		return e.finish(func() { e.encodeCreateAmStmt(x) })
+	case *pg.CreateCastStmt:
+		e.sizeCreateCastStmt(x)
+		return e.finish(func() { e.encodeCreateCastStmt(x) })
+	case *pg.CreateConversionStmt:
+		e.sizeCreateConversionStmt(x)
+		return e.finish(func() { e.encodeCreateConversionStmt(x) })
+	case *pg.CreateDomainStmt:
+		e.sizeCreateDomainStmt(x)
+		return e.finish(func() { e.encodeCreateDomainStmt(x) })
+	case *pg.CreateEnumStmt:
+		e.sizeCreateEnumStmt(x)
+		return e.finish(func() { e.encodeCreateEnumStmt(x) })
+	case *pg.CreateEventTrigStmt:
+		e.sizeCreateEventTrigStmt(x)
+		return e.finish(func() { e.encodeCreateEventTrigStmt(x) })
+	case *pg.CreateExtensionStmt:
+		e.sizeCreateExtensionStmt(x)
+		return e.finish(func() { e.encodeCreateExtensionStmt(x) })
+	case *pg.CreateFdwStmt:
+		e.sizeCreateFdwStmt(x)
+		return e.finish(func() { e.encodeCreateFdwStmt(x) })
+	case *pg.CreateForeignServerStmt:
+		e.sizeCreateForeignServerStmt(x)
+		return e.finish(func() { e.encodeCreateForeignServerStmt(x) })
+	case *pg.CreateForeignTableStmt:
+		e.sizeCreateForeignTableStmt(x)
+		return e.finish(func() { e.encodeCreateForeignTableStmt(x) })
+	case *pg.CreateFunctionStmt:
+		e.sizeCreateFunctionStmt(x)
+		return e.finish(func() { e.encodeCreateFunctionStmt(x) })
+	case *pg.CreateOpClassItem:
+		e.sizeCreateOpClassItem(x)
+		return e.finish(func() { e.encodeCreateOpClassItem(x) })
+	case *pg.CreateOpClassStmt:
+		e.sizeCreateOpClassStmt(x)
+		return e.finish(func() { e.encodeCreateOpClassStmt(x) })
+	case *pg.CreateOpFamilyStmt:
+		e.sizeCreateOpFamilyStmt(x)
+		return e.finish(func() { e.encodeCreateOpFamilyStmt(x) })
+	case *pg.CreatePLangStmt:
+		e.sizeCreatePLangStmt(x)
+		return e.finish(func() { e.encodeCreatePLangStmt(x) })
+	case *pg.CreatePolicyStmt:
+		e.sizeCreatePolicyStmt(x)
+		return e.finish(func() { e.encodeCreatePolicyStmt(x) })
+	case *pg.CreatePublicationStmt:
+		e.sizeCreatePublicationStmt(x)
+		return e.finish(func() { e.encodeCreatePublicationStmt(x) })
+	case *pg.CreateRangeStmt:
+		e.sizeCreateRangeStmt(x)
+		return e.finish(func() { e.encodeCreateRangeStmt(x) })
+	case *pg.CreateRoleStmt:
+		e.sizeCreateRoleStmt(x)
+		return e.finish(func() { e.encodeCreateRoleStmt(x) })
+	case *pg.CreateSchemaStmt:
+		e.sizeCreateSchemaStmt(x)
+		return e.finish(func() { e.encodeCreateSchemaStmt(x) })
+	case *pg.CreateSeqStmt:
+		e.sizeCreateSeqStmt(x)
+		return e.finish(func() { e.encodeCreateSeqStmt(x) })
+	case *pg.CreateStatsStmt:
+		e.sizeCreateStatsStmt(x)
+		return e.finish(func() { e.encodeCreateStatsStmt(x) })
+	case *pg.CreateStmt:
+		e.sizeCreateStmt(x)
+		return e.finish(func() { e.encodeCreateStmt(x) })
+	case *pg.CreateSubscriptionStmt:
+		e.sizeCreateSubscriptionStmt(x)
+		return e.finish(func() { e.encodeCreateSubscriptionStmt(x) })
+	case *pg.CreateTableAsStmt:
+		e.sizeCreateTableAsStmt(x)
+		return e.finish(func() { e.encodeCreateTableAsStmt(x) })
+	case *pg.CreateTableSpaceStmt:
+		e.sizeCreateTableSpaceStmt(x)
+		return e.finish(func() { e.encodeCreateTableSpaceStmt(x) })
+	case *pg.CreateTransformStmt:
+		e.sizeCreateTransformStmt(x)
+		return e.finish(func() { e.encodeCreateTransformStmt(x) })
+	case *pg.CreateTrigStmt:
+		e.sizeCreateTrigStmt(x)
+		return e.finish(func() { e.encodeCreateTrigStmt(x) })
+	case *pg.CreateUserMappingStmt:
+		e.sizeCreateUserMappingStmt(x)
+		return e.finish(func() { e.encodeCreateUserMappingStmt(x) })
+	case *pg.CreatedbStmt:
+		e.sizeCreatedbStmt(x)
+		return e.finish(func() { e.encodeCreatedbStmt(x) })
+	case *pg.CurrentOfExpr:
+		e.sizeCurrentOfExpr(x)
+		return e.finish(func() { e.encodeCurrentOfExpr(x) })
+	case *pg.DeallocateStmt:
+		e.sizeDeallocateStmt(x)
+		return e.finish(func() { e.encodeDeallocateStmt(x) })
+	case *pg.DeclareCursorStmt:
+		e.sizeDeclareCursorStmt(x)
+		return e.finish(func() { e.encodeDeclareCursorStmt(x) })
+	case *pg.DefElem:
+		e.sizeDefElem(x)
+		return e.finish(func() { e.encodeDefElem(x) })
+	case *pg.DefineStmt:
+		e.sizeDefineStmt(x)
+		return e.finish(func() { e.encodeDefineStmt(x) })
+	case *pg.DeleteStmt:
+		e.sizeDeleteStmt(x)
+		return e.finish(func() { e.encodeDeleteStmt(x) })
+	case *pg.DiscardStmt:
+		e.sizeDiscardStmt(x)
+		return e.finish(func() { e.encodeDiscardStmt(x) })
+	case *pg.DistinctExpr:
+		e.sizeDistinctExpr(x)
+		return e.finish(func() { e.encodeDistinctExpr(x) })
+	case *pg.DoStmt:
+		e.sizeDoStmt(x)
+		return e.finish(func() { e.encodeDoStmt(x) })
+	case *pg.DropOwnedStmt:
+		e.sizeDropOwnedStmt(x)
+		return e.finish(func() { e.encodeDropOwnedStmt(x) })
+	case *pg.DropRoleStmt:
+		e.sizeDropRoleStmt(x)
+		return e.finish(func() { e.encodeDropRoleStmt(x) })
+	case *pg.DropStmt:
+		e.sizeDropStmt(x)
+		return e.finish(func() { e.encodeDropStmt(x) })
+	case *pg.DropSubscriptionStmt:
+		e.sizeDropSubscriptionStmt(x)
+		return e.finish(func() { e.encodeDropSubscriptionStmt(x) })
+	case *pg.DropTableSpaceStmt:
+		e.sizeDropTableSpaceStmt(x)
+		return e.finish(func() { e.encodeDropTableSpaceStmt(x) })
+	case *pg.DropUserMappingStmt:
+		e.sizeDropUserMappingStmt(x)
+		return e.finish(func() { e.encodeDropUserMappingStmt(x) })
+	case *pg.DropdbStmt:
+		e.sizeDropdbStmt(x)
+		return e.finish(func() { e.encodeDropdbStmt(x) })
+	case *pg.ExecuteStmt:
+		e.sizeExecuteStmt(x)
+		return e.finish(func() { e.encodeExecuteStmt(x) })
+	case *pg.ExplainStmt:
+		e.sizeExplainStmt(x)
+		return e.finish(func() { e.encodeExplainStmt(x) })
+	case *pg.FetchStmt:
+		e.sizeFetchStmt(x)
+		return e.finish(func() { e.encodeFetchStmt(x) })
+	case *pg.FieldSelect:
+		e.sizeFieldSelect(x)
+		return e.finish(func() { e.encodeFieldSelect(x) })
+	case *pg.FieldStore:
+		e.sizeFieldStore(x)
+		return e.finish(func() { e.encodeFieldStore(x) })
+	case *pg.Float:
+		e.sizeFloat(x)
+		return e.finish(func() { e.encodeFloat(x) })
+	case *pg.FromExpr:
+		e.sizeFromExpr(x)
+		return e.finish(func() { e.encodeFromExpr(x) })
+	case *pg.FuncCall:
+		e.sizeFuncCall(x)
+		return e.finish(func() { e.encodeFuncCall(x) })
+	case *pg.FuncExpr:
+		e.sizeFuncExpr(x)
+		return e.finish(func() { e.encodeFuncExpr(x) })
+	case *pg.FunctionParameter:
+		e.sizeFunctionParameter(x)
+		return e.finish(func() { e.encodeFunctionParameter(x) })
+	case *pg.GrantRoleStmt:
+		e.sizeGrantRoleStmt(x)
+		return e.finish(func() { e.encodeGrantRoleStmt(x) })
+	case *pg.GrantStmt:
+		e.sizeGrantStmt(x)
+		return e.finish(func() { e.encodeGrantStmt(x) })
+	case *pg.GroupingFunc:
+		e.sizeGroupingFunc(x)
+		return e.finish(func() { e.encodeGroupingFunc(x) })
+	case *pg.GroupingSet:
+		e.sizeGroupingSet(x)
+		return e.finish(func() { e.encodeGroupingSet(x) })
+	case *pg.ImportForeignSchemaStmt:
+		e.sizeImportForeignSchemaStmt(x)
+		return e.finish(func() { e.encodeImportForeignSchemaStmt(x) })
+	case *pg.IndexElem:
+		e.sizeIndexElem(x)
+		return e.finish(func() { e.encodeIndexElem(x) })
+	case *pg.IndexStmt:
+		e.sizeIndexStmt(x)
+		return e.finish(func() { e.encodeIndexStmt(x) })
+	case *pg.InferClause:
+		e.sizeInferClause(x)
+		return e.finish(func() { e.encodeInferClause(x) })
+	case *pg.InferenceElem:
+		e.sizeInferenceElem(x)
+		return e.finish(func() { e.encodeInferenceElem(x) })
+	case *pg.InlineCodeBlock:
+		e.sizeInlineCodeBlock(x)
+		return e.finish(func() { e.encodeInlineCodeBlock(x) })
+	case *pg.InsertStmt:
+		e.sizeInsertStmt(x)
+		return e.finish(func() { e.encodeInsertStmt(x) })
+	case *pg.IntList:
+		e.sizeIntList(x)
+		return e.finish(func() { e.encodeIntList(x) })
+	case *pg.Integer:
+		e.sizeInteger(x)
+		return e.finish(func() { e.encodeInteger(x) })
+	case *pg.IntoClause:
+		e.sizeIntoClause(x)
+		return e.finish(func() { e.encodeIntoClause(x) })
+	case *pg.JoinExpr:
+		e.sizeJoinExpr(x)
+		return e.finish(func() { e.encodeJoinExpr(x) })
+	case *pg.JsonAggConstructor:
+		e.sizeJsonAggConstructor(x)
+		return e.finish(func() { e.encodeJsonAggConstructor(x) })
+	case *pg.JsonArgument:
+		e.sizeJsonArgument(x)
+		return e.finish(func() { e.encodeJsonArgument(x) })
+	case *pg.JsonArrayAgg:
+		e.sizeJsonArrayAgg(x)
+		return e.finish(func() { e.encodeJsonArrayAgg(x) })
+	case *pg.JsonArrayConstructor:
+		e.sizeJsonArrayConstructor(x)
+		return e.finish(func() { e.encodeJsonArrayConstructor(x) })
+	case *pg.JsonArrayQueryConstructor:
+		e.sizeJsonArrayQueryConstructor(x)
+		return e.finish(func() { e.encodeJsonArrayQueryConstructor(x) })
+	case *pg.JsonBehavior:
+		e.sizeJsonBehavior(x)
+		return e.finish(func() { e.encodeJsonBehavior(x) })
+	case *pg.JsonConstructorExpr:
+		e.sizeJsonConstructorExpr(x)
+		return e.finish(func() { e.encodeJsonConstructorExpr(x) })
+	case *pg.JsonExpr:
+		e.sizeJsonExpr(x)
+		return e.finish(func() { e.encodeJsonExpr(x) })
+	case *pg.JsonFormat:
+		e.sizeJsonFormat(x)
+		return e.finish(func() { e.encodeJsonFormat(x) })
+	case *pg.JsonFuncExpr:
+		e.sizeJsonFuncExpr(x)
+		return e.finish(func() { e.encodeJsonFuncExpr(x) })
+	case *pg.JsonIsPredicate:
+		e.sizeJsonIsPredicate(x)
+		return e.finish(func() { e.encodeJsonIsPredicate(x) })
+	case *pg.JsonKeyValue:
+		e.sizeJsonKeyValue(x)
+		return e.finish(func() { e.encodeJsonKeyValue(x) })
+	case *pg.JsonObjectAgg:
+		e.sizeJsonObjectAgg(x)
+		return e.finish(func() { e.encodeJsonObjectAgg(x) })
+	case *pg.JsonObjectConstructor:
+		e.sizeJsonObjectConstructor(x)
+		return e.finish(func() { e.encodeJsonObjectConstructor(x) })
+	case *pg.JsonOutput:
+		e.sizeJsonOutput(x)
+		return e.finish(func() { e.encodeJsonOutput(x) })
+	case *pg.JsonParseExpr:
+		e.sizeJsonParseExpr(x)
+		return e.finish(func() { e.encodeJsonParseExpr(x) })
+	case *pg.JsonReturning:
+		e.sizeJsonReturning(x)
+		return e.finish(func() { e.encodeJsonReturning(x) })
+	case *pg.JsonScalarExpr:
+		e.sizeJsonScalarExpr(x)
+		return e.finish(func() { e.encodeJsonScalarExpr(x) })
+	case *pg.JsonSerializeExpr:
+		e.sizeJsonSerializeExpr(x)
+		return e.finish(func() { e.encodeJsonSerializeExpr(x) })
+	case *pg.JsonTable:
+		e.sizeJsonTable(x)
+		return e.finish(func() { e.encodeJsonTable(x) })
+	case *pg.JsonTableColumn:
+		e.sizeJsonTableColumn(x)
+		return e.finish(func() { e.encodeJsonTableColumn(x) })
+	case *pg.JsonTablePath:
+		e.sizeJsonTablePath(x)
+		return e.finish(func() { e.encodeJsonTablePath(x) })
+	case *pg.JsonTablePathScan:
+		e.sizeJsonTablePathScan(x)
+		return e.finish(func() { e.encodeJsonTablePathScan(x) })
+	case *pg.JsonTablePathSpec:
+		e.sizeJsonTablePathSpec(x)
+		return e.finish(func() { e.encodeJsonTablePathSpec(x) })
+	case *pg.JsonTableSiblingJoin:
+		e.sizeJsonTableSiblingJoin(x)
+		return e.finish(func() { e.encodeJsonTableSiblingJoin(x) })
+	case *pg.JsonValueExpr:
+		e.sizeJsonValueExpr(x)
+		return e.finish(func() { e.encodeJsonValueExpr(x) })
+	case *pg.List:
+		e.sizeList(x)
+		return e.finish(func() { e.encodeList(x) })
+	case *pg.ListenStmt:
+		e.sizeListenStmt(x)
+		return e.finish(func() { e.encodeListenStmt(x) })
+	case *pg.LoadStmt:
+		e.sizeLoadStmt(x)
+		return e.finish(func() { e.encodeLoadStmt(x) })
+	case *pg.LockStmt:
+		e.sizeLockStmt(x)
+		return e.finish(func() { e.encodeLockStmt(x) })
+	case *pg.LockingClause:
+		e.sizeLockingClause(x)
+		return e.finish(func() { e.encodeLockingClause(x) })
+	case *pg.MergeAction:
+		e.sizeMergeAction(x)
+		return e.finish(func() { e.encodeMergeAction(x) })
+	case *pg.MergeStmt:
+		e.sizeMergeStmt(x)
+		return e.finish(func() { e.encodeMergeStmt(x) })
+	case *pg.MergeSupportFunc:
+		e.sizeMergeSupportFunc(x)
+		return e.finish(func() { e.encodeMergeSupportFunc(x) })
+	case *pg.MergeWhenClause:
+		e.sizeMergeWhenClause(x)
+		return e.finish(func() { e.encodeMergeWhenClause(x) })
+	case *pg.MinMaxExpr:
+		e.sizeMinMaxExpr(x)
+		return e.finish(func() { e.encodeMinMaxExpr(x) })
+	case *pg.MultiAssignRef:
+		e.sizeMultiAssignRef(x)
+		return e.finish(func() { e.encodeMultiAssignRef(x) })
+	case *pg.NamedArgExpr:
+		e.sizeNamedArgExpr(x)
+		return e.finish(func() { e.encodeNamedArgExpr(x) })
+	case *pg.NextValueExpr:
+		e.sizeNextValueExpr(x)
+		return e.finish(func() { e.encodeNextValueExpr(x) })
+	case *pg.Node:
+		e.sizeNode(x)
+		return e.finish(func() { e.encodeNode(x) })
+	case *pg.NotifyStmt:
+		e.sizeNotifyStmt(x)
+		return e.finish(func() { e.encodeNotifyStmt(x) })
+	case *pg.NullIfExpr:
+		e.sizeNullIfExpr(x)
+		return e.finish(func() { e.encodeNullIfExpr(x) })
+	case *pg.NullTest:
+		e.sizeNullTest(x)
+		return e.finish(func() { e.encodeNullTest(x) })
+	case *pg.ObjectWithArgs:
+		e.sizeObjectWithArgs(x)
+		return e.finish(func() { e.encodeObjectWithArgs(x) })
+	case *pg.OidList:
+		e.sizeOidList(x)
+		return e.finish(func() { e.encodeOidList(x) })
+	case *pg.OnConflictClause:
+		e.sizeOnConflictClause(x)
+		return e.finish(func() { e.encodeOnConflictClause(x) })
+	case *pg.OnConflictExpr:
+		e.sizeOnConflictExpr(x)
+		return e.finish(func() { e.encodeOnConflictExpr(x) })
+	case *pg.OpExpr:
+		e.sizeOpExpr(x)
+		return e.finish(func() { e.encodeOpExpr(x) })
+	case *pg.PLAssignStmt:
+		e.sizePLAssignStmt(x)
+		return e.finish(func() { e.encodePLAssignStmt(x) })
+	case *pg.Param:
+		e.sizeParam(x)
+		return e.finish(func() { e.encodeParam(x) })
+	case *pg.ParamRef:
+		e.sizeParamRef(x)
+		return e.finish(func() { e.encodeParamRef(x) })
+	case *pg.ParseResult:
+		e.sizeParseResult(x)
+		return e.finish(func() { e.encodeParseResult(x) })
+	case *pg.PartitionBoundSpec:
+		e.sizePartitionBoundSpec(x)
+		return e.finish(func() { e.encodePartitionBoundSpec(x) })
+	case *pg.PartitionCmd:
+		e.sizePartitionCmd(x)
+		return e.finish(func() { e.encodePartitionCmd(x) })
+	case *pg.PartitionElem:
+		e.sizePartitionElem(x)
+		return e.finish(func() { e.encodePartitionElem(x) })
+	case *pg.PartitionRangeDatum:
+		e.sizePartitionRangeDatum(x)
+		return e.finish(func() { e.encodePartitionRangeDatum(x) })
+	case *pg.PartitionSpec:
+		e.sizePartitionSpec(x)
+		return e.finish(func() { e.encodePartitionSpec(x) })
+	case *pg.PrepareStmt:
+		e.sizePrepareStmt(x)
+		return e.finish(func() { e.encodePrepareStmt(x) })
+	case *pg.PublicationObjSpec:
+		e.sizePublicationObjSpec(x)
+		return e.finish(func() { e.encodePublicationObjSpec(x) })
+	case *pg.PublicationTable:
+		e.sizePublicationTable(x)
+		return e.finish(func() { e.encodePublicationTable(x) })
+	case *pg.Query:
+		e.sizeQuery(x)
+		return e.finish(func() { e.encodeQuery(x) })
+	case *pg.RTEPermissionInfo:
+		e.sizeRTEPermissionInfo(x)
+		return e.finish(func() { e.encodeRTEPermissionInfo(x) })
+	case *pg.RangeFunction:
+		e.sizeRangeFunction(x)
+		return e.finish(func() { e.encodeRangeFunction(x) })
+	case *pg.RangeSubselect:
+		e.sizeRangeSubselect(x)
+		return e.finish(func() { e.encodeRangeSubselect(x) })
+	case *pg.RangeTableFunc:
+		e.sizeRangeTableFunc(x)
+		return e.finish(func() { e.encodeRangeTableFunc(x) })
+	case *pg.RangeTableFuncCol:
+		e.sizeRangeTableFuncCol(x)
+		return e.finish(func() { e.encodeRangeTableFuncCol(x) })
+	case *pg.RangeTableSample:
+		e.sizeRangeTableSample(x)
+		return e.finish(func() { e.encodeRangeTableSample(x) })
+	case *pg.RangeTblEntry:
+		e.sizeRangeTblEntry(x)
+		return e.finish(func() { e.encodeRangeTblEntry(x) })
+	case *pg.RangeTblFunction:
+		e.sizeRangeTblFunction(x)
+		return e.finish(func() { e.encodeRangeTblFunction(x) })
+	case *pg.RangeTblRef:
+		e.sizeRangeTblRef(x)
+		return e.finish(func() { e.encodeRangeTblRef(x) })
+	case *pg.RangeVar:
+		e.sizeRangeVar(x)
+		return e.finish(func() { e.encodeRangeVar(x) })
+	case *pg.RawStmt:
+		e.sizeRawStmt(x)
+		return e.finish(func() { e.encodeRawStmt(x) })
+	case *pg.ReassignOwnedStmt:
+		e.sizeReassignOwnedStmt(x)
+		return e.finish(func() { e.encodeReassignOwnedStmt(x) })
+	case *pg.RefreshMatViewStmt:
+		e.sizeRefreshMatViewStmt(x)
+		return e.finish(func() { e.encodeRefreshMatViewStmt(x) })
+	case *pg.ReindexStmt:
+		e.sizeReindexStmt(x)
+		return e.finish(func() { e.encodeReindexStmt(x) })
+	case *pg.RelabelType:
+		e.sizeRelabelType(x)
+		return e.finish(func() { e.encodeRelabelType(x) })
+	case *pg.RenameStmt:
+		e.sizeRenameStmt(x)
+		return e.finish(func() { e.encodeRenameStmt(x) })
+	case *pg.ReplicaIdentityStmt:
+		e.sizeReplicaIdentityStmt(x)
+		return e.finish(func() { e.encodeReplicaIdentityStmt(x) })
+	case *pg.ResTarget:
+		e.sizeResTarget(x)
+		return e.finish(func() { e.encodeResTarget(x) })
+	case *pg.ReturnStmt:
+		e.sizeReturnStmt(x)
+		return e.finish(func() { e.encodeReturnStmt(x) })
+	case *pg.RoleSpec:
+		e.sizeRoleSpec(x)
+		return e.finish(func() { e.encodeRoleSpec(x) })
+	case *pg.RowCompareExpr:
+		e.sizeRowCompareExpr(x)
+		return e.finish(func() { e.encodeRowCompareExpr(x) })
+	case *pg.RowExpr:
+		e.sizeRowExpr(x)
+		return e.finish(func() { e.encodeRowExpr(x) })
+	case *pg.RowMarkClause:
+		e.sizeRowMarkClause(x)
+		return e.finish(func() { e.encodeRowMarkClause(x) })
+	case *pg.RuleStmt:
+		e.sizeRuleStmt(x)
+		return e.finish(func() { e.encodeRuleStmt(x) })
+	case *pg.SQLValueFunction:
+		e.sizeSQLValueFunction(x)
+		return e.finish(func() { e.encodeSQLValueFunction(x) })
+	case *pg.ScalarArrayOpExpr:
+		e.sizeScalarArrayOpExpr(x)
+		return e.finish(func() { e.encodeScalarArrayOpExpr(x) })
+	case *pg.ScanResult:
+		e.sizeScanResult(x)
+		return e.finish(func() { e.encodeScanResult(x) })
+	case *pg.ScanToken:
+		e.sizeScanToken(x)
+		return e.finish(func() { e.encodeScanToken(x) })
+	case *pg.SecLabelStmt:
+		e.sizeSecLabelStmt(x)
+		return e.finish(func() { e.encodeSecLabelStmt(x) })
+	case *pg.SelectStmt:
+		e.sizeSelectStmt(x)
+		return e.finish(func() { e.encodeSelectStmt(x) })
+	case *pg.SetOperationStmt:
+		e.sizeSetOperationStmt(x)
+		return e.finish(func() { e.encodeSetOperationStmt(x) })
+	case *pg.SetToDefault:
+		e.sizeSetToDefault(x)
+		return e.finish(func() { e.encodeSetToDefault(x) })
+	case *pg.SinglePartitionSpec:
+		e.sizeSinglePartitionSpec(x)
+		return e.finish(func() { e.encodeSinglePartitionSpec(x) })
+	case *pg.SortBy:
+		e.sizeSortBy(x)
+		return e.finish(func() { e.encodeSortBy(x) })
+	case *pg.SortGroupClause:
+		e.sizeSortGroupClause(x)
+		return e.finish(func() { e.encodeSortGroupClause(x) })
+	case *pg.StatsElem:
+		e.sizeStatsElem(x)
+		return e.finish(func() { e.encodeStatsElem(x) })
+	case *pg.String:
+		e.sizeString(x)
+		return e.finish(func() { e.encodeString(x) })
+	case *pg.SubLink:
+		e.sizeSubLink(x)
+		return e.finish(func() { e.encodeSubLink(x) })
+	case *pg.SubPlan:
+		e.sizeSubPlan(x)
+		return e.finish(func() { e.encodeSubPlan(x) })
+	case *pg.SubscriptingRef:
+		e.sizeSubscriptingRef(x)
+		return e.finish(func() { e.encodeSubscriptingRef(x) })
+	case *pg.SummaryResult_FilterColumn:
+		e.sizeSummaryResult_FilterColumn(x)
+		return e.finish(func() { e.encodeSummaryResult_FilterColumn(x) })
+	case *pg.SummaryResult_Function:
+		e.sizeSummaryResult_Function(x)
+		return e.finish(func() { e.encodeSummaryResult_Function(x) })
+	case *pg.SummaryResult_Table:
+		e.sizeSummaryResult_Table(x)
+		return e.finish(func() { e.encodeSummaryResult_Table(x) })
+	case *pg.TableFunc:
+		e.sizeTableFunc(x)
+		return e.finish(func() { e.encodeTableFunc(x) })
+	case *pg.TableLikeClause:
+		e.sizeTableLikeClause(x)
+		return e.finish(func() { e.encodeTableLikeClause(x) })
+	case *pg.TableSampleClause:
+		e.sizeTableSampleClause(x)
+		return e.finish(func() { e.encodeTableSampleClause(x) })
+	case *pg.TargetEntry:
+		e.sizeTargetEntry(x)
+		return e.finish(func() { e.encodeTargetEntry(x) })
+	case *pg.TransactionStmt:
+		e.sizeTransactionStmt(x)
+		return e.finish(func() { e.encodeTransactionStmt(x) })
+	case *pg.TriggerTransition:
+		e.sizeTriggerTransition(x)
+		return e.finish(func() { e.encodeTriggerTransition(x) })
+	case *pg.TruncateStmt:
+		e.sizeTruncateStmt(x)
+		return e.finish(func() { e.encodeTruncateStmt(x) })
+	case *pg.TypeCast:
+		e.sizeTypeCast(x)
+		return e.finish(func() { e.encodeTypeCast(x) })
+	case *pg.TypeName:
+		e.sizeTypeName(x)
+		return e.finish(func() { e.encodeTypeName(x) })
+	case *pg.UnlistenStmt:
+		e.sizeUnlistenStmt(x)
+		return e.finish(func() { e.encodeUnlistenStmt(x) })
+	case *pg.UpdateStmt:
+		e.sizeUpdateStmt(x)
+		return e.finish(func() { e.encodeUpdateStmt(x) })
+	case *pg.VacuumRelation:
+		e.sizeVacuumRelation(x)
+		return e.finish(func() { e.encodeVacuumRelation(x) })
+	case *pg.VacuumStmt:
+		e.sizeVacuumStmt(x)
+		return e.finish(func() { e.encodeVacuumStmt(x) })
+	case *pg.Var:
+		e.sizeVar(x)
+		return e.finish(func() { e.encodeVar(x) })
+	case *pg.VariableSetStmt:
+		e.sizeVariableSetStmt(x)
+		return e.finish(func() { e.encodeVariableSetStmt(x) })
+	case *pg.VariableShowStmt:
+		e.sizeVariableShowStmt(x)
+		return e.finish(func() { e.encodeVariableShowStmt(x) })
+	case *pg.ViewStmt:
+		e.sizeViewStmt(x)
+		return e.finish(func() { e.encodeViewStmt(x) })
+	case *pg.WindowClause:
+		e.sizeWindowClause(x)
+		return e.finish(func() { e.encodeWindowClause(x) })
+	case *pg.WindowDef:
+		e.sizeWindowDef(x)
+		return e.finish(func() { e.encodeWindowDef(x) })
+	case *pg.WindowFunc:
+		e.sizeWindowFunc(x)
+		return e.finish(func() { e.encodeWindowFunc(x) })
+	case *pg.WindowFuncRunCondition:
+		e.sizeWindowFuncRunCondition(x)
+		return e.finish(func() { e.encodeWindowFuncRunCondition(x) })
+	case *pg.WithCheckOption:
+		e.sizeWithCheckOption(x)
+		return e.finish(func() { e.encodeWithCheckOption(x) })
+	case *pg.WithClause:
+		e.sizeWithClause(x)
+		return e.finish(func() { e.encodeWithClause(x) })
+	case *pg.XmlExpr:
+		e.sizeXmlExpr(x)
+		return e.finish(func() { e.encodeXmlExpr(x) })
+	case *pg.XmlSerialize:
+		e.sizeXmlSerialize(x)
+		return e.finish(func() { e.encodeXmlSerialize(x) })
+	}
+	panic(fmt.Sprintf("encode: no encoder of message type %T", m))
+}
+
+func (e *encoder) sizeA_ArrayExpr(x *pg.A_ArrayExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Elements {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_ArrayExpr(x *pg.A_ArrayExpr) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Elements {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeA_Const(x *pg.A_Const) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Isnull {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	switch v := x.Val.(type) {
+	case *pg.A_Const_Ival:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeInteger(v.Ival))
+		}
+	case *pg.A_Const_Fval:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeFloat(v.Fval))
+		}
+	case *pg.A_Const_Boolval:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeBoolean(v.Boolval))
+		}
+	case *pg.A_Const_Sval:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeString(v.Sval))
+		}
+	case *pg.A_Const_Bsval:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeBitString(v.Bsval))
+		}
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_Const(x *pg.A_Const) {
+	if x == nil {
+		return
+	}
+	if x.Isnull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Location))
+	}
+	switch v := x.Val.(type) {
+	case *pg.A_Const_Ival:
+		if v != nil {
+			e.message(10)
+			e.encodeInteger(v.Ival)
+		}
+	case *pg.A_Const_Fval:
+		if v != nil {
+			e.message(18)
+			e.encodeFloat(v.Fval)
+		}
+	case *pg.A_Const_Boolval:
+		if v != nil {
+			e.message(26)
+			e.encodeBoolean(v.Boolval)
+		}
+	case *pg.A_Const_Sval:
+		if v != nil {
+			e.message(34)
+			e.encodeString(v.Sval)
+		}
+	case *pg.A_Const_Bsval:
+		if v != nil {
+			e.message(42)
+			e.encodeBitString(v.Bsval)
+		}
+	}
+}
+
+func (e *encoder) sizeA_Expr(x *pg.A_Expr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	for _, v := range x.Name {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Lexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Lexpr))
+	}
+	if x.Rexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rexpr))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_Expr(x *pg.A_Expr) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	for _, v := range x.Name {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Lexpr != nil {
+		e.message(26)
+		e.encodeNode(x.Lexpr)
+	}
+	if x.Rexpr != nil {
+		e.message(34)
+		e.encodeNode(x.Rexpr)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeA_Indices(x *pg.A_Indices) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.IsSlice {
+		n += 2
+	}
+	if x.Lidx != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Lidx))
+	}
+	if x.Uidx != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Uidx))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_Indices(x *pg.A_Indices) {
+	if x == nil {
+		return
+	}
+	if x.IsSlice {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Lidx != nil {
+		e.message(18)
+		e.encodeNode(x.Lidx)
+	}
+	if x.Uidx != nil {
+		e.message(26)
+		e.encodeNode(x.Uidx)
+	}
+}
+
+func (e *encoder) sizeA_Indirection(x *pg.A_Indirection) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	for _, v := range x.Indirection {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_Indirection(x *pg.A_Indirection) {
+	if x == nil {
+		return
+	}
+	if x.Arg != nil {
+		e.message(10)
+		e.encodeNode(x.Arg)
+	}
+	for _, v := range x.Indirection {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeA_Star(x *pg.A_Star) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeA_Star(x *pg.A_Star) {
+	if x == nil {
+		return
+	}
+}
+
+func (e *encoder) sizeAccessPriv(x *pg.AccessPriv) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.PrivName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.PrivName))
+		e.checkUTF8(x.PrivName)
+	}
+	for _, v := range x.Cols {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAccessPriv(x *pg.AccessPriv) {
+	if x == nil {
+		return
+	}
+	if len(x.PrivName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.PrivName)
+	}
+	for _, v := range x.Cols {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAggref(x *pg.Aggref) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Aggfnoid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Aggfnoid))
+	}
+	if x.Aggtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Aggtype))
+	}
+	if x.Aggcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Aggcollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Aggargtypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Aggdirectargs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Aggorder {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Aggdistinct {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Aggfilter != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Aggfilter))
+	}
+	if x.Aggstar {
+		n += 2
+	}
+	if x.Aggvariadic {
+		n += 2
+	}
+	if len(x.Aggkind) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Aggkind))
+		e.checkUTF8(x.Aggkind)
+	}
+	if x.Agglevelsup != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Agglevelsup))
+	}
+	if x.Aggsplit != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Aggsplit))
+	}
+	if x.Aggno != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Aggno))
+	}
+	if x.Aggtransno != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Aggtransno))
+	}
+	if x.Location != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAggref(x *pg.Aggref) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Aggfnoid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Aggfnoid))
+	}
+	if x.Aggtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Aggtype))
+	}
+	if x.Aggcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Aggcollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Aggargtypes {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Aggdirectargs {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Aggorder {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Aggdistinct {
+		e.message(82)
+		e.encodeNode(v)
+	}
+	if x.Aggfilter != nil {
+		e.message(90)
+		e.encodeNode(x.Aggfilter)
+	}
+	if x.Aggstar {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	if x.Aggvariadic {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), 1)
+	}
+	if len(x.Aggkind) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 114), x.Aggkind)
+	}
+	if x.Agglevelsup != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 120), uint64(x.Agglevelsup))
+	}
+	if x.Aggsplit != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 128), uint64(x.Aggsplit))
+	}
+	if x.Aggno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 136), uint64(x.Aggno))
+	}
+	if x.Aggtransno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 144), uint64(x.Aggtransno))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 152), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeAlias(x *pg.Alias) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Aliasname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Aliasname))
+		e.checkUTF8(x.Aliasname)
+	}
+	for _, v := range x.Colnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlias(x *pg.Alias) {
+	if x == nil {
+		return
+	}
+	if len(x.Aliasname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Aliasname)
+	}
+	for _, v := range x.Colnames {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterCollationStmt(x *pg.AlterCollationStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Collname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterCollationStmt(x *pg.AlterCollationStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Collname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterDatabaseRefreshCollStmt(x *pg.AlterDatabaseRefreshCollStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Dbname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Dbname))
+		e.checkUTF8(x.Dbname)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterDatabaseRefreshCollStmt(x *pg.AlterDatabaseRefreshCollStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Dbname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Dbname)
+	}
+}
+
+func (e *encoder) sizeAlterDatabaseSetStmt(x *pg.AlterDatabaseSetStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Dbname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Dbname))
+		e.checkUTF8(x.Dbname)
+	}
+	if x.Setstmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeVariableSetStmt(x.Setstmt))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterDatabaseSetStmt(x *pg.AlterDatabaseSetStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Dbname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Dbname)
+	}
+	if x.Setstmt != nil {
+		e.message(18)
+		e.encodeVariableSetStmt(x.Setstmt)
+	}
+}
+
+func (e *encoder) sizeAlterDatabaseStmt(x *pg.AlterDatabaseStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Dbname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Dbname))
+		e.checkUTF8(x.Dbname)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterDatabaseStmt(x *pg.AlterDatabaseStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Dbname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Dbname)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterDefaultPrivilegesStmt(x *pg.AlterDefaultPrivilegesStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Action != nil {
+		n += 1 + protowire.SizeBytes(e.sizeGrantStmt(x.Action))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterDefaultPrivilegesStmt(x *pg.AlterDefaultPrivilegesStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Options {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Action != nil {
+		e.message(18)
+		e.encodeGrantStmt(x.Action)
+	}
+}
+
+func (e *encoder) sizeAlterDomainStmt(x *pg.AlterDomainStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Subtype) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Subtype))
+		e.checkUTF8(x.Subtype)
+	}
+	for _, v := range x.TypeName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Def != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Def))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterDomainStmt(x *pg.AlterDomainStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Subtype) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Subtype)
+	}
+	for _, v := range x.TypeName {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Name)
+	}
+	if x.Def != nil {
+		e.message(34)
+		e.encodeNode(x.Def)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+}
+
+func (e *encoder) sizeAlterEnumStmt(x *pg.AlterEnumStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.TypeName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.OldVal) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.OldVal))
+		e.checkUTF8(x.OldVal)
+	}
+	if len(x.NewVal) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.NewVal))
+		e.checkUTF8(x.NewVal)
+	}
+	if len(x.NewValNeighbor) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.NewValNeighbor))
+		e.checkUTF8(x.NewValNeighbor)
+	}
+	if x.NewValIsAfter {
+		n += 2
+	}
+	if x.SkipIfNewValExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterEnumStmt(x *pg.AlterEnumStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.TypeName {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if len(x.OldVal) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.OldVal)
+	}
+	if len(x.NewVal) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.NewVal)
+	}
+	if len(x.NewValNeighbor) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.NewValNeighbor)
+	}
+	if x.NewValIsAfter {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.SkipIfNewValExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+}
+
+func (e *encoder) sizeAlterEventTrigStmt(x *pg.AlterEventTrigStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Trigname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Trigname))
+		e.checkUTF8(x.Trigname)
+	}
+	if len(x.Tgenabled) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Tgenabled))
+		e.checkUTF8(x.Tgenabled)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterEventTrigStmt(x *pg.AlterEventTrigStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Trigname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Trigname)
+	}
+	if len(x.Tgenabled) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Tgenabled)
+	}
+}
+
+func (e *encoder) sizeAlterExtensionContentsStmt(x *pg.AlterExtensionContentsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Extname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Extname))
+		e.checkUTF8(x.Extname)
+	}
+	if x.Action != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Action))
+	}
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterExtensionContentsStmt(x *pg.AlterExtensionContentsStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Extname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Extname)
+	}
+	if x.Action != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Action))
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		e.message(34)
+		e.encodeNode(x.Object)
+	}
+}
+
+func (e *encoder) sizeAlterExtensionStmt(x *pg.AlterExtensionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Extname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Extname))
+		e.checkUTF8(x.Extname)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterExtensionStmt(x *pg.AlterExtensionStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Extname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Extname)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterFdwStmt(x *pg.AlterFdwStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Fdwname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Fdwname))
+		e.checkUTF8(x.Fdwname)
+	}
+	for _, v := range x.FuncOptions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterFdwStmt(x *pg.AlterFdwStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Fdwname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Fdwname)
+	}
+	for _, v := range x.FuncOptions {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterForeignServerStmt(x *pg.AlterForeignServerStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	if len(x.Version) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Version))
+		e.checkUTF8(x.Version)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.HasVersion {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterForeignServerStmt(x *pg.AlterForeignServerStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Servername)
+	}
+	if len(x.Version) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Version)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.HasVersion {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeAlterFunctionStmt(x *pg.AlterFunctionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.Func != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Func))
+	}
+	for _, v := range x.Actions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterFunctionStmt(x *pg.AlterFunctionStmt) {
+	if x == nil {
+		return
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Objtype))
+	}
+	if x.Func != nil {
+		e.message(18)
+		e.encodeObjectWithArgs(x.Func)
+	}
+	for _, v := range x.Actions {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterObjectDependsStmt(x *pg.AlterObjectDependsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.ObjectType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if x.Extname != nil {
+		n += 1 + protowire.SizeBytes(e.sizeString(x.Extname))
+	}
+	if x.Remove {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterObjectDependsStmt(x *pg.AlterObjectDependsStmt) {
+	if x == nil {
+		return
+	}
+	if x.ObjectType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Object != nil {
+		e.message(26)
+		e.encodeNode(x.Object)
+	}
+	if x.Extname != nil {
+		e.message(34)
+		e.encodeString(x.Extname)
+	}
+	if x.Remove {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeAlterObjectSchemaStmt(x *pg.AlterObjectSchemaStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.ObjectType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if len(x.Newschema) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Newschema))
+		e.checkUTF8(x.Newschema)
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterObjectSchemaStmt(x *pg.AlterObjectSchemaStmt) {
+	if x == nil {
+		return
+	}
+	if x.ObjectType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Object != nil {
+		e.message(26)
+		e.encodeNode(x.Object)
+	}
+	if len(x.Newschema) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.Newschema)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeAlterOpFamilyStmt(x *pg.AlterOpFamilyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Opfamilyname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Amname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Amname))
+		e.checkUTF8(x.Amname)
+	}
+	if x.IsDrop {
+		n += 2
+	}
+	for _, v := range x.Items {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterOpFamilyStmt(x *pg.AlterOpFamilyStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Opfamilyname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if len(x.Amname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Amname)
+	}
+	if x.IsDrop {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	for _, v := range x.Items {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterOperatorStmt(x *pg.AlterOperatorStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Opername != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Opername))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterOperatorStmt(x *pg.AlterOperatorStmt) {
+	if x == nil {
+		return
+	}
+	if x.Opername != nil {
+		e.message(10)
+		e.encodeObjectWithArgs(x.Opername)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterOwnerStmt(x *pg.AlterOwnerStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.ObjectType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if x.Newowner != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Newowner))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterOwnerStmt(x *pg.AlterOwnerStmt) {
+	if x == nil {
+		return
+	}
+	if x.ObjectType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.ObjectType))
+	}
+	if x.Relation != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Object != nil {
+		e.message(26)
+		e.encodeNode(x.Object)
+	}
+	if x.Newowner != nil {
+		e.message(34)
+		e.encodeRoleSpec(x.Newowner)
+	}
+}
+
+func (e *encoder) sizeAlterPolicyStmt(x *pg.AlterPolicyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.PolicyName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.PolicyName))
+		e.checkUTF8(x.PolicyName)
+	}
+	if x.Table != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Table))
+	}
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Qual != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Qual))
+	}
+	if x.WithCheck != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WithCheck))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterPolicyStmt(x *pg.AlterPolicyStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.PolicyName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.PolicyName)
+	}
+	if x.Table != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Table)
+	}
+	for _, v := range x.Roles {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Qual != nil {
+		e.message(34)
+		e.encodeNode(x.Qual)
+	}
+	if x.WithCheck != nil {
+		e.message(42)
+		e.encodeNode(x.WithCheck)
+	}
+}
+
+func (e *encoder) sizeAlterPublicationStmt(x *pg.AlterPublicationStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Pubname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Pubname))
+		e.checkUTF8(x.Pubname)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Pubobjects {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ForAllTables {
+		n += 2
+	}
+	if x.Action != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Action))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterPublicationStmt(x *pg.AlterPublicationStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Pubname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Pubname)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Pubobjects {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.ForAllTables {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Action != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Action))
+	}
+}
+
+func (e *encoder) sizeAlterRoleSetStmt(x *pg.AlterRoleSetStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Role != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Role))
+	}
+	if len(x.Database) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Database))
+		e.checkUTF8(x.Database)
+	}
+	if x.Setstmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeVariableSetStmt(x.Setstmt))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterRoleSetStmt(x *pg.AlterRoleSetStmt) {
+	if x == nil {
+		return
+	}
+	if x.Role != nil {
+		e.message(10)
+		e.encodeRoleSpec(x.Role)
+	}
+	if len(x.Database) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Database)
+	}
+	if x.Setstmt != nil {
+		e.message(26)
+		e.encodeVariableSetStmt(x.Setstmt)
+	}
+}
+
+func (e *encoder) sizeAlterRoleStmt(x *pg.AlterRoleStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Role != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Role))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Action != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Action))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterRoleStmt(x *pg.AlterRoleStmt) {
+	if x == nil {
+		return
+	}
+	if x.Role != nil {
+		e.message(10)
+		e.encodeRoleSpec(x.Role)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Action != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Action))
+	}
+}
+
+func (e *encoder) sizeAlterSeqStmt(x *pg.AlterSeqStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Sequence != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Sequence))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ForIdentity {
+		n += 2
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterSeqStmt(x *pg.AlterSeqStmt) {
+	if x == nil {
+		return
+	}
+	if x.Sequence != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Sequence)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.ForIdentity {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeAlterStatsStmt(x *pg.AlterStatsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Defnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Stxstattarget != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Stxstattarget))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterStatsStmt(x *pg.AlterStatsStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Defnames {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Stxstattarget != nil {
+		e.message(18)
+		e.encodeNode(x.Stxstattarget)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeAlterSubscriptionStmt(x *pg.AlterSubscriptionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if len(x.Subname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Subname))
+		e.checkUTF8(x.Subname)
+	}
+	if len(x.Conninfo) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conninfo))
+		e.checkUTF8(x.Conninfo)
+	}
+	for _, v := range x.Publication {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ConninfoLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ConninfoLocation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterSubscriptionStmt(x *pg.AlterSubscriptionStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if len(x.Subname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Subname)
+	}
+	if len(x.Conninfo) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Conninfo)
+	}
+	for _, v := range x.Publication {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.ConninfoLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.ConninfoLocation))
+	}
+}
+
+func (e *encoder) sizeAlterSystemStmt(x *pg.AlterSystemStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Setstmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeVariableSetStmt(x.Setstmt))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterSystemStmt(x *pg.AlterSystemStmt) {
+	if x == nil {
+		return
+	}
+	if x.Setstmt != nil {
+		e.message(10)
+		e.encodeVariableSetStmt(x.Setstmt)
+	}
+}
+
+func (e *encoder) sizeAlterTSConfigurationStmt(x *pg.AlterTSConfigurationStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	for _, v := range x.Cfgname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Tokentype {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Dicts {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Override {
+		n += 2
+	}
+	if x.Replace {
+		n += 2
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTSConfigurationStmt(x *pg.AlterTSConfigurationStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	for _, v := range x.Cfgname {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Tokentype {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Dicts {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Override {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+}
+
+func (e *encoder) sizeAlterTSDictionaryStmt(x *pg.AlterTSDictionaryStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Dictname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTSDictionaryStmt(x *pg.AlterTSDictionaryStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Dictname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterTableCmd(x *pg.AlterTableCmd) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Subtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Subtype))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Num != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Num))
+	}
+	if x.Newowner != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Newowner))
+	}
+	if x.Def != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Def))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	if x.Recurse {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTableCmd(x *pg.AlterTableCmd) {
+	if x == nil {
+		return
+	}
+	if x.Subtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Subtype))
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+	if x.Num != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Num))
+	}
+	if x.Newowner != nil {
+		e.message(34)
+		e.encodeRoleSpec(x.Newowner)
+	}
+	if x.Def != nil {
+		e.message(42)
+		e.encodeNode(x.Def)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.Recurse {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+}
+
+func (e *encoder) sizeAlterTableMoveAllStmt(x *pg.AlterTableMoveAllStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.OrigTablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.OrigTablespacename))
+		e.checkUTF8(x.OrigTablespacename)
+	}
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.NewTablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.NewTablespacename))
+		e.checkUTF8(x.NewTablespacename)
+	}
+	if x.Nowait {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTableMoveAllStmt(x *pg.AlterTableMoveAllStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.OrigTablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.OrigTablespacename)
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Objtype))
+	}
+	for _, v := range x.Roles {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if len(x.NewTablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.NewTablespacename)
+	}
+	if x.Nowait {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeAlterTableSpaceOptionsStmt(x *pg.AlterTableSpaceOptionsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Tablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Tablespacename))
+		e.checkUTF8(x.Tablespacename)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsReset {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTableSpaceOptionsStmt(x *pg.AlterTableSpaceOptionsStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Tablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Tablespacename)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.IsReset {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeAlterTableStmt(x *pg.AlterTableStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.Cmds {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTableStmt(x *pg.AlterTableStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.Cmds {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Objtype))
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeAlterTypeStmt(x *pg.AlterTypeStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.TypeName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterTypeStmt(x *pg.AlterTypeStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.TypeName {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlterUserMappingStmt(x *pg.AlterUserMappingStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.User != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.User))
+	}
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlterUserMappingStmt(x *pg.AlterUserMappingStmt) {
+	if x == nil {
+		return
+	}
+	if x.User != nil {
+		e.message(10)
+		e.encodeRoleSpec(x.User)
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Servername)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeAlternativeSubPlan(x *pg.AlternativeSubPlan) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	for _, v := range x.Subplans {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeAlternativeSubPlan(x *pg.AlternativeSubPlan) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	for _, v := range x.Subplans {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeArrayCoerceExpr(x *pg.ArrayCoerceExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Elemexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Elemexpr))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resultcollid))
+	}
+	if x.Coerceformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coerceformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeArrayCoerceExpr(x *pg.ArrayCoerceExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Elemexpr != nil {
+		e.message(26)
+		e.encodeNode(x.Elemexpr)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Resultcollid))
+	}
+	if x.Coerceformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Coerceformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeArrayExpr(x *pg.ArrayExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.ArrayTypeid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ArrayTypeid))
+	}
+	if x.ArrayCollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ArrayCollid))
+	}
+	if x.ElementTypeid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ElementTypeid))
+	}
+	for _, v := range x.Elements {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Multidims {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeArrayExpr(x *pg.ArrayExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.ArrayTypeid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.ArrayTypeid))
+	}
+	if x.ArrayCollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.ArrayCollid))
+	}
+	if x.ElementTypeid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.ElementTypeid))
+	}
+	for _, v := range x.Elements {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Multidims {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeBitString(x *pg.BitString) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Bsval) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Bsval))
+		e.checkUTF8(x.Bsval)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeBitString(x *pg.BitString) {
+	if x == nil {
+		return
+	}
+	if len(x.Bsval) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Bsval)
+	}
+}
+
+func (e *encoder) sizeBoolExpr(x *pg.BoolExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Boolop != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Boolop))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeBoolExpr(x *pg.BoolExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Boolop != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Boolop))
+	}
+	for _, v := range x.Args {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeBoolean(x *pg.Boolean) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Boolval {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeBoolean(x *pg.Boolean) {
+	if x == nil {
+		return
+	}
+	if x.Boolval {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+}
+
+func (e *encoder) sizeBooleanTest(x *pg.BooleanTest) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Booltesttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Booltesttype))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeBooleanTest(x *pg.BooleanTest) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Booltesttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Booltesttype))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCTECycleClause(x *pg.CTECycleClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.CycleColList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.CycleMarkColumn) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.CycleMarkColumn))
+		e.checkUTF8(x.CycleMarkColumn)
+	}
+	if x.CycleMarkValue != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.CycleMarkValue))
+	}
+	if x.CycleMarkDefault != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.CycleMarkDefault))
+	}
+	if len(x.CyclePathColumn) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.CyclePathColumn))
+		e.checkUTF8(x.CyclePathColumn)
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	if x.CycleMarkType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CycleMarkType))
+	}
+	if x.CycleMarkTypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CycleMarkTypmod))
+	}
+	if x.CycleMarkCollation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CycleMarkCollation))
+	}
+	if x.CycleMarkNeop != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CycleMarkNeop))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCTECycleClause(x *pg.CTECycleClause) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.CycleColList {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if len(x.CycleMarkColumn) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.CycleMarkColumn)
+	}
+	if x.CycleMarkValue != nil {
+		e.message(26)
+		e.encodeNode(x.CycleMarkValue)
+	}
+	if x.CycleMarkDefault != nil {
+		e.message(34)
+		e.encodeNode(x.CycleMarkDefault)
+	}
+	if len(x.CyclePathColumn) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 42), x.CyclePathColumn)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Location))
+	}
+	if x.CycleMarkType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.CycleMarkType))
+	}
+	if x.CycleMarkTypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.CycleMarkTypmod))
+	}
+	if x.CycleMarkCollation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.CycleMarkCollation))
+	}
+	if x.CycleMarkNeop != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.CycleMarkNeop))
+	}
+}
+
+func (e *encoder) sizeCTESearchClause(x *pg.CTESearchClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.SearchColList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.SearchBreadthFirst {
+		n += 2
+	}
+	if len(x.SearchSeqColumn) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SearchSeqColumn))
+		e.checkUTF8(x.SearchSeqColumn)
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCTESearchClause(x *pg.CTESearchClause) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.SearchColList {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.SearchBreadthFirst {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if len(x.SearchSeqColumn) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.SearchSeqColumn)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCallContext(x *pg.CallContext) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Atomic {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCallContext(x *pg.CallContext) {
+	if x == nil {
+		return
+	}
+	if x.Atomic {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+}
+
+func (e *encoder) sizeCallStmt(x *pg.CallStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Funccall != nil {
+		n += 1 + protowire.SizeBytes(e.sizeFuncCall(x.Funccall))
+	}
+	if x.Funcexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeFuncExpr(x.Funcexpr))
+	}
+	for _, v := range x.Outargs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCallStmt(x *pg.CallStmt) {
+	if x == nil {
+		return
+	}
+	if x.Funccall != nil {
+		e.message(10)
+		e.encodeFuncCall(x.Funccall)
+	}
+	if x.Funcexpr != nil {
+		e.message(18)
+		e.encodeFuncExpr(x.Funcexpr)
+	}
+	for _, v := range x.Outargs {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCaseExpr(x *pg.CaseExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Casetype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Casetype))
+	}
+	if x.Casecollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Casecollid))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Defresult != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Defresult))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCaseExpr(x *pg.CaseExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Casetype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Casetype))
+	}
+	if x.Casecollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Casecollid))
+	}
+	if x.Arg != nil {
+		e.message(34)
+		e.encodeNode(x.Arg)
+	}
+	for _, v := range x.Args {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Defresult != nil {
+		e.message(50)
+		e.encodeNode(x.Defresult)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCaseTestExpr(x *pg.CaseTestExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.TypeId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Collation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCaseTestExpr(x *pg.CaseTestExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.TypeId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Collation))
+	}
+}
+
+func (e *encoder) sizeCaseWhen(x *pg.CaseWhen) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Result != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Result))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCaseWhen(x *pg.CaseWhen) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if x.Result != nil {
+		e.message(26)
+		e.encodeNode(x.Result)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCheckPointStmt(x *pg.CheckPointStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCheckPointStmt(x *pg.CheckPointStmt) {
+	if x == nil {
+		return
+	}
+}
+
+func (e *encoder) sizeClosePortalStmt(x *pg.ClosePortalStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Portalname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Portalname))
+		e.checkUTF8(x.Portalname)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeClosePortalStmt(x *pg.ClosePortalStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Portalname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Portalname)
+	}
+}
+
+func (e *encoder) sizeClusterStmt(x *pg.ClusterStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if len(x.Indexname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Indexname))
+		e.checkUTF8(x.Indexname)
+	}
+	for _, v := range x.Params {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeClusterStmt(x *pg.ClusterStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if len(x.Indexname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Indexname)
+	}
+	for _, v := range x.Params {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCoalesceExpr(x *pg.CoalesceExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Coalescetype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coalescetype))
+	}
+	if x.Coalescecollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coalescecollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCoalesceExpr(x *pg.CoalesceExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Coalescetype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Coalescetype))
+	}
+	if x.Coalescecollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Coalescecollid))
+	}
+	for _, v := range x.Args {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCoerceToDomain(x *pg.CoerceToDomain) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resultcollid))
+	}
+	if x.Coercionformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coercionformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCoerceToDomain(x *pg.CoerceToDomain) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Resultcollid))
+	}
+	if x.Coercionformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Coercionformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCoerceToDomainValue(x *pg.CoerceToDomainValue) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.TypeId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCoerceToDomainValue(x *pg.CoerceToDomainValue) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.TypeId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCoerceViaIO(x *pg.CoerceViaIO) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Resultcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resultcollid))
+	}
+	if x.Coerceformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coerceformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCoerceViaIO(x *pg.CoerceViaIO) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Resulttype))
+	}
+	if x.Resultcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Resultcollid))
+	}
+	if x.Coerceformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Coerceformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCollateClause(x *pg.CollateClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	for _, v := range x.Collname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCollateClause(x *pg.CollateClause) {
+	if x == nil {
+		return
+	}
+	if x.Arg != nil {
+		e.message(10)
+		e.encodeNode(x.Arg)
+	}
+	for _, v := range x.Collname {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCollateExpr(x *pg.CollateExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.CollOid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CollOid))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCollateExpr(x *pg.CollateExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.CollOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.CollOid))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeColumnDef(x *pg.ColumnDef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Colname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Colname))
+		e.checkUTF8(x.Colname)
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if len(x.Compression) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Compression))
+		e.checkUTF8(x.Compression)
+	}
+	if x.Inhcount != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inhcount))
+	}
+	if x.IsLocal {
+		n += 2
+	}
+	if x.IsNotNull {
+		n += 2
+	}
+	if x.IsFromType {
+		n += 2
+	}
+	if len(x.Storage) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Storage))
+		e.checkUTF8(x.Storage)
+	}
+	if len(x.StorageName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.StorageName))
+		e.checkUTF8(x.StorageName)
+	}
+	if x.RawDefault != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.RawDefault))
+	}
+	if x.CookedDefault != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.CookedDefault))
+	}
+	if len(x.Identity) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Identity))
+		e.checkUTF8(x.Identity)
+	}
+	if x.IdentitySequence != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.IdentitySequence))
+	}
+	if len(x.Generated) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Generated))
+		e.checkUTF8(x.Generated)
+	}
+	if x.CollClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeCollateClause(x.CollClause))
+	}
+	if x.CollOid != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.CollOid))
+	}
+	for _, v := range x.Constraints {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Fdwoptions {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeColumnDef(x *pg.ColumnDef) {
+	if x == nil {
+		return
+	}
+	if len(x.Colname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Colname)
+	}
+	if x.TypeName != nil {
+		e.message(18)
+		e.encodeTypeName(x.TypeName)
+	}
+	if len(x.Compression) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Compression)
+	}
+	if x.Inhcount != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Inhcount))
+	}
+	if x.IsLocal {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.IsNotNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.IsFromType {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if len(x.Storage) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 66), x.Storage)
+	}
+	if len(x.StorageName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 74), x.StorageName)
+	}
+	if x.RawDefault != nil {
+		e.message(82)
+		e.encodeNode(x.RawDefault)
+	}
+	if x.CookedDefault != nil {
+		e.message(90)
+		e.encodeNode(x.CookedDefault)
+	}
+	if len(x.Identity) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 98), x.Identity)
+	}
+	if x.IdentitySequence != nil {
+		e.message(106)
+		e.encodeRangeVar(x.IdentitySequence)
+	}
+	if len(x.Generated) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 114), x.Generated)
+	}
+	if x.CollClause != nil {
+		e.message(122)
+		e.encodeCollateClause(x.CollClause)
+	}
+	if x.CollOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 128), uint64(x.CollOid))
+	}
+	for _, v := range x.Constraints {
+		e.message(138)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Fdwoptions {
+		e.message(146)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 152), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeColumnRef(x *pg.ColumnRef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Fields {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeColumnRef(x *pg.ColumnRef) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Fields {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCommentStmt(x *pg.CommentStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if len(x.Comment) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Comment))
+		e.checkUTF8(x.Comment)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCommentStmt(x *pg.CommentStmt) {
+	if x == nil {
+		return
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		e.message(18)
+		e.encodeNode(x.Object)
+	}
+	if len(x.Comment) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Comment)
+	}
+}
+
+func (e *encoder) sizeCommonTableExpr(x *pg.CommonTableExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Ctename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Ctename))
+		e.checkUTF8(x.Ctename)
+	}
+	for _, v := range x.Aliascolnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Ctematerialized != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Ctematerialized))
+	}
+	if x.Ctequery != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Ctequery))
+	}
+	if x.SearchClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeCTESearchClause(x.SearchClause))
+	}
+	if x.CycleClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeCTECycleClause(x.CycleClause))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	if x.Cterecursive {
+		n += 2
+	}
+	if x.Cterefcount != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Cterefcount))
+	}
+	for _, v := range x.Ctecolnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Ctecoltypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Ctecoltypmods {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Ctecolcollations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCommonTableExpr(x *pg.CommonTableExpr) {
+	if x == nil {
+		return
+	}
+	if len(x.Ctename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Ctename)
+	}
+	for _, v := range x.Aliascolnames {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Ctematerialized != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Ctematerialized))
+	}
+	if x.Ctequery != nil {
+		e.message(34)
+		e.encodeNode(x.Ctequery)
+	}
+	if x.SearchClause != nil {
+		e.message(42)
+		e.encodeCTESearchClause(x.SearchClause)
+	}
+	if x.CycleClause != nil {
+		e.message(50)
+		e.encodeCTECycleClause(x.CycleClause)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+	if x.Cterecursive {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+	if x.Cterefcount != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Cterefcount))
+	}
+	for _, v := range x.Ctecolnames {
+		e.message(82)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Ctecoltypes {
+		e.message(90)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Ctecoltypmods {
+		e.message(98)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Ctecolcollations {
+		e.message(106)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCompositeTypeStmt(x *pg.CompositeTypeStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Typevar != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Typevar))
+	}
+	for _, v := range x.Coldeflist {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCompositeTypeStmt(x *pg.CompositeTypeStmt) {
+	if x == nil {
+		return
+	}
+	if x.Typevar != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Typevar)
+	}
+	for _, v := range x.Coldeflist {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeConstraint(x *pg.Constraint) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Contype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Contype))
+	}
+	if len(x.Conname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conname))
+		e.checkUTF8(x.Conname)
+	}
+	if x.Deferrable {
+		n += 2
+	}
+	if x.Initdeferred {
+		n += 2
+	}
+	if x.SkipValidation {
+		n += 2
+	}
+	if x.InitiallyValid {
+		n += 2
+	}
+	if x.IsNoInherit {
+		n += 2
+	}
+	if x.RawExpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.RawExpr))
+	}
+	if len(x.CookedExpr) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.CookedExpr))
+		e.checkUTF8(x.CookedExpr)
+	}
+	if len(x.GeneratedWhen) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.GeneratedWhen))
+		e.checkUTF8(x.GeneratedWhen)
+	}
+	if x.Inhcount != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inhcount))
+	}
+	if x.NullsNotDistinct {
+		n += 2
+	}
+	for _, v := range x.Keys {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Including {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Exclusions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Indexname) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.Indexname))
+		e.checkUTF8(x.Indexname)
+	}
+	if len(x.Indexspace) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.Indexspace))
+		e.checkUTF8(x.Indexspace)
+	}
+	if x.ResetDefaultTblspc {
+		n += 3
+	}
+	if len(x.AccessMethod) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.AccessMethod))
+		e.checkUTF8(x.AccessMethod)
+	}
+	if x.WhereClause != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	if x.Pktable != nil {
+		n += 2 + protowire.SizeBytes(e.sizeRangeVar(x.Pktable))
+	}
+	for _, v := range x.FkAttrs {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.PkAttrs {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.FkMatchtype) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.FkMatchtype))
+		e.checkUTF8(x.FkMatchtype)
+	}
+	if len(x.FkUpdAction) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.FkUpdAction))
+		e.checkUTF8(x.FkUpdAction)
+	}
+	if len(x.FkDelAction) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.FkDelAction))
+		e.checkUTF8(x.FkDelAction)
+	}
+	for _, v := range x.FkDelSetCols {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.OldConpfeqop {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OldPktableOid != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.OldPktableOid))
+	}
+	if x.Location != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeConstraint(x *pg.Constraint) {
+	if x == nil {
+		return
+	}
+	if x.Contype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Contype))
+	}
+	if len(x.Conname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Conname)
+	}
+	if x.Deferrable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Initdeferred {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.SkipValidation {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.InitiallyValid {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.IsNoInherit {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.RawExpr != nil {
+		e.message(66)
+		e.encodeNode(x.RawExpr)
+	}
+	if len(x.CookedExpr) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 74), x.CookedExpr)
+	}
+	if len(x.GeneratedWhen) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 82), x.GeneratedWhen)
+	}
+	if x.Inhcount != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Inhcount))
+	}
+	if x.NullsNotDistinct {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	for _, v := range x.Keys {
+		e.message(106)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Including {
+		e.message(114)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Exclusions {
+		e.message(122)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(130)
+		e.encodeNode(v)
+	}
+	if len(x.Indexname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 138), x.Indexname)
+	}
+	if len(x.Indexspace) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 146), x.Indexspace)
+	}
+	if x.ResetDefaultTblspc {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 152), 1)
+	}
+	if len(x.AccessMethod) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 162), x.AccessMethod)
+	}
+	if x.WhereClause != nil {
+		e.message(170)
+		e.encodeNode(x.WhereClause)
+	}
+	if x.Pktable != nil {
+		e.message(178)
+		e.encodeRangeVar(x.Pktable)
+	}
+	for _, v := range x.FkAttrs {
+		e.message(186)
+		e.encodeNode(v)
+	}
+	for _, v := range x.PkAttrs {
+		e.message(194)
+		e.encodeNode(v)
+	}
+	if len(x.FkMatchtype) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 202), x.FkMatchtype)
+	}
+	if len(x.FkUpdAction) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 210), x.FkUpdAction)
+	}
+	if len(x.FkDelAction) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 218), x.FkDelAction)
+	}
+	for _, v := range x.FkDelSetCols {
+		e.message(226)
+		e.encodeNode(v)
+	}
+	for _, v := range x.OldConpfeqop {
+		e.message(234)
+		e.encodeNode(v)
+	}
+	if x.OldPktableOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 240), uint64(x.OldPktableOid))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 248), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeConstraintsSetStmt(x *pg.ConstraintsSetStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Constraints {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Deferred {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeConstraintsSetStmt(x *pg.ConstraintsSetStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Constraints {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Deferred {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+}
+
+func (e *encoder) sizeConvertRowtypeExpr(x *pg.ConvertRowtypeExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Convertformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Convertformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeConvertRowtypeExpr(x *pg.ConvertRowtypeExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Resulttype))
+	}
+	if x.Convertformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Convertformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeCopyStmt(x *pg.CopyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	for _, v := range x.Attlist {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsFrom {
+		n += 2
+	}
+	if x.IsProgram {
+		n += 2
+	}
+	if len(x.Filename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Filename))
+		e.checkUTF8(x.Filename)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCopyStmt(x *pg.CopyStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Query != nil {
+		e.message(18)
+		e.encodeNode(x.Query)
+	}
+	for _, v := range x.Attlist {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.IsFrom {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.IsProgram {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if len(x.Filename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 50), x.Filename)
+	}
+	for _, v := range x.Options {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(66)
+		e.encodeNode(x.WhereClause)
+	}
+}
+
+func (e *encoder) sizeCreateAmStmt(x *pg.CreateAmStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Amname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Amname))
+		e.checkUTF8(x.Amname)
+	}
+	for _, v := range x.HandlerName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Amtype) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Amtype))
+		e.checkUTF8(x.Amtype)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateAmStmt(x *pg.CreateAmStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Amname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Amname)
+	}
+	for _, v := range x.HandlerName {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if len(x.Amtype) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Amtype)
+	}
+}
+
+func (e *encoder) sizeCreateCastStmt(x *pg.CreateCastStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Sourcetype != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.Sourcetype))
+	}
+	if x.Targettype != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.Targettype))
+	}
+	if x.Func != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Func))
+	}
+	if x.Context != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Context))
+	}
+	if x.Inout {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateCastStmt(x *pg.CreateCastStmt) {
+	if x == nil {
+		return
+	}
+	if x.Sourcetype != nil {
+		e.message(10)
+		e.encodeTypeName(x.Sourcetype)
+	}
+	if x.Targettype != nil {
+		e.message(18)
+		e.encodeTypeName(x.Targettype)
+	}
+	if x.Func != nil {
+		e.message(26)
+		e.encodeObjectWithArgs(x.Func)
+	}
+	if x.Context != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Context))
+	}
+	if x.Inout {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeCreateConversionStmt(x *pg.CreateConversionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.ConversionName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.ForEncodingName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.ForEncodingName))
+		e.checkUTF8(x.ForEncodingName)
+	}
+	if len(x.ToEncodingName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.ToEncodingName))
+		e.checkUTF8(x.ToEncodingName)
+	}
+	for _, v := range x.FuncName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Def {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateConversionStmt(x *pg.CreateConversionStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.ConversionName {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if len(x.ForEncodingName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.ForEncodingName)
+	}
+	if len(x.ToEncodingName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.ToEncodingName)
+	}
+	for _, v := range x.FuncName {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Def {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeCreateDomainStmt(x *pg.CreateDomainStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Domainname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.CollClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeCollateClause(x.CollClause))
+	}
+	for _, v := range x.Constraints {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateDomainStmt(x *pg.CreateDomainStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Domainname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.TypeName != nil {
+		e.message(18)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.CollClause != nil {
+		e.message(26)
+		e.encodeCollateClause(x.CollClause)
+	}
+	for _, v := range x.Constraints {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateEnumStmt(x *pg.CreateEnumStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.TypeName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Vals {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateEnumStmt(x *pg.CreateEnumStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.TypeName {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Vals {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateEventTrigStmt(x *pg.CreateEventTrigStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Trigname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Trigname))
+		e.checkUTF8(x.Trigname)
+	}
+	if len(x.Eventname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Eventname))
+		e.checkUTF8(x.Eventname)
+	}
+	for _, v := range x.Whenclause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Funcname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateEventTrigStmt(x *pg.CreateEventTrigStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Trigname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Trigname)
+	}
+	if len(x.Eventname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Eventname)
+	}
+	for _, v := range x.Whenclause {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Funcname {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateExtensionStmt(x *pg.CreateExtensionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Extname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Extname))
+		e.checkUTF8(x.Extname)
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateExtensionStmt(x *pg.CreateExtensionStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Extname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Extname)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateFdwStmt(x *pg.CreateFdwStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Fdwname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Fdwname))
+		e.checkUTF8(x.Fdwname)
+	}
+	for _, v := range x.FuncOptions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateFdwStmt(x *pg.CreateFdwStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Fdwname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Fdwname)
+	}
+	for _, v := range x.FuncOptions {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateForeignServerStmt(x *pg.CreateForeignServerStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	if len(x.Servertype) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servertype))
+		e.checkUTF8(x.Servertype)
+	}
+	if len(x.Version) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Version))
+		e.checkUTF8(x.Version)
+	}
+	if len(x.Fdwname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Fdwname))
+		e.checkUTF8(x.Fdwname)
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateForeignServerStmt(x *pg.CreateForeignServerStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Servername)
+	}
+	if len(x.Servertype) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Servertype)
+	}
+	if len(x.Version) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Version)
+	}
+	if len(x.Fdwname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.Fdwname)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	for _, v := range x.Options {
+		e.message(50)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateForeignTableStmt(x *pg.CreateForeignTableStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.BaseStmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeCreateStmt(x.BaseStmt))
+	}
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateForeignTableStmt(x *pg.CreateForeignTableStmt) {
+	if x == nil {
+		return
+	}
+	if x.BaseStmt != nil {
+		e.message(10)
+		e.encodeCreateStmt(x.BaseStmt)
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Servername)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateFunctionStmt(x *pg.CreateFunctionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.IsProcedure {
+		n += 2
+	}
+	if x.Replace {
+		n += 2
+	}
+	for _, v := range x.Funcname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Parameters {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ReturnType != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.ReturnType))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.SqlBody != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.SqlBody))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateFunctionStmt(x *pg.CreateFunctionStmt) {
+	if x == nil {
+		return
+	}
+	if x.IsProcedure {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	for _, v := range x.Funcname {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Parameters {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.ReturnType != nil {
+		e.message(42)
+		e.encodeTypeName(x.ReturnType)
+	}
+	for _, v := range x.Options {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.SqlBody != nil {
+		e.message(58)
+		e.encodeNode(x.SqlBody)
+	}
+}
+
+func (e *encoder) sizeCreateOpClassItem(x *pg.CreateOpClassItem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Itemtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Itemtype))
+	}
+	if x.Name != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Name))
+	}
+	if x.Number != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Number))
+	}
+	for _, v := range x.OrderFamily {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ClassArgs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Storedtype != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.Storedtype))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateOpClassItem(x *pg.CreateOpClassItem) {
+	if x == nil {
+		return
+	}
+	if x.Itemtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Itemtype))
+	}
+	if x.Name != nil {
+		e.message(18)
+		e.encodeObjectWithArgs(x.Name)
+	}
+	if x.Number != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Number))
+	}
+	for _, v := range x.OrderFamily {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ClassArgs {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Storedtype != nil {
+		e.message(50)
+		e.encodeTypeName(x.Storedtype)
+	}
+}
+
+func (e *encoder) sizeCreateOpClassStmt(x *pg.CreateOpClassStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Opclassname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Opfamilyname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Amname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Amname))
+		e.checkUTF8(x.Amname)
+	}
+	if x.Datatype != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.Datatype))
+	}
+	for _, v := range x.Items {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsDefault {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateOpClassStmt(x *pg.CreateOpClassStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Opclassname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Opfamilyname {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if len(x.Amname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Amname)
+	}
+	if x.Datatype != nil {
+		e.message(34)
+		e.encodeTypeName(x.Datatype)
+	}
+	for _, v := range x.Items {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.IsDefault {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+}
+
+func (e *encoder) sizeCreateOpFamilyStmt(x *pg.CreateOpFamilyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Opfamilyname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Amname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Amname))
+		e.checkUTF8(x.Amname)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateOpFamilyStmt(x *pg.CreateOpFamilyStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Opfamilyname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if len(x.Amname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Amname)
+	}
+}
+
+func (e *encoder) sizeCreatePLangStmt(x *pg.CreatePLangStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Replace {
+		n += 2
+	}
+	if len(x.Plname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Plname))
+		e.checkUTF8(x.Plname)
+	}
+	for _, v := range x.Plhandler {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Plinline {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Plvalidator {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Pltrusted {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreatePLangStmt(x *pg.CreatePLangStmt) {
+	if x == nil {
+		return
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if len(x.Plname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Plname)
+	}
+	for _, v := range x.Plhandler {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Plinline {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Plvalidator {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Pltrusted {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+}
+
+func (e *encoder) sizeCreatePolicyStmt(x *pg.CreatePolicyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.PolicyName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.PolicyName))
+		e.checkUTF8(x.PolicyName)
+	}
+	if x.Table != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Table))
+	}
+	if len(x.CmdName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.CmdName))
+		e.checkUTF8(x.CmdName)
+	}
+	if x.Permissive {
+		n += 2
+	}
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Qual != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Qual))
+	}
+	if x.WithCheck != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WithCheck))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreatePolicyStmt(x *pg.CreatePolicyStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.PolicyName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.PolicyName)
+	}
+	if x.Table != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Table)
+	}
+	if len(x.CmdName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.CmdName)
+	}
+	if x.Permissive {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	for _, v := range x.Roles {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Qual != nil {
+		e.message(50)
+		e.encodeNode(x.Qual)
+	}
+	if x.WithCheck != nil {
+		e.message(58)
+		e.encodeNode(x.WithCheck)
+	}
+}
+
+func (e *encoder) sizeCreatePublicationStmt(x *pg.CreatePublicationStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Pubname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Pubname))
+		e.checkUTF8(x.Pubname)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Pubobjects {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ForAllTables {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreatePublicationStmt(x *pg.CreatePublicationStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Pubname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Pubname)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Pubobjects {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.ForAllTables {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeCreateRangeStmt(x *pg.CreateRangeStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.TypeName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Params {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateRangeStmt(x *pg.CreateRangeStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.TypeName {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Params {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateRoleStmt(x *pg.CreateRoleStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.StmtType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.StmtType))
+	}
+	if len(x.Role) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Role))
+		e.checkUTF8(x.Role)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateRoleStmt(x *pg.CreateRoleStmt) {
+	if x == nil {
+		return
+	}
+	if x.StmtType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.StmtType))
+	}
+	if len(x.Role) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Role)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateSchemaStmt(x *pg.CreateSchemaStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Schemaname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Schemaname))
+		e.checkUTF8(x.Schemaname)
+	}
+	if x.Authrole != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Authrole))
+	}
+	for _, v := range x.SchemaElts {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateSchemaStmt(x *pg.CreateSchemaStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Schemaname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Schemaname)
+	}
+	if x.Authrole != nil {
+		e.message(18)
+		e.encodeRoleSpec(x.Authrole)
+	}
+	for _, v := range x.SchemaElts {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeCreateSeqStmt(x *pg.CreateSeqStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Sequence != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Sequence))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OwnerId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.OwnerId))
+	}
+	if x.ForIdentity {
+		n += 2
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateSeqStmt(x *pg.CreateSeqStmt) {
+	if x == nil {
+		return
+	}
+	if x.Sequence != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Sequence)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.OwnerId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.OwnerId))
+	}
+	if x.ForIdentity {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeCreateStatsStmt(x *pg.CreateStatsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Defnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.StatTypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Exprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Relations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Stxcomment) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Stxcomment))
+		e.checkUTF8(x.Stxcomment)
+	}
+	if x.Transformed {
+		n += 2
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateStatsStmt(x *pg.CreateStatsStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Defnames {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.StatTypes {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Exprs {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Relations {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if len(x.Stxcomment) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 42), x.Stxcomment)
+	}
+	if x.Transformed {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+}
+
+func (e *encoder) sizeCreateStmt(x *pg.CreateStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.TableElts {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.InhRelations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Partbound != nil {
+		n += 1 + protowire.SizeBytes(e.sizePartitionBoundSpec(x.Partbound))
+	}
+	if x.Partspec != nil {
+		n += 1 + protowire.SizeBytes(e.sizePartitionSpec(x.Partspec))
+	}
+	if x.OfTypename != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.OfTypename))
+	}
+	for _, v := range x.Constraints {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Oncommit != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Oncommit))
+	}
+	if len(x.Tablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Tablespacename))
+		e.checkUTF8(x.Tablespacename)
+	}
+	if len(x.AccessMethod) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.AccessMethod))
+		e.checkUTF8(x.AccessMethod)
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateStmt(x *pg.CreateStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.TableElts {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.InhRelations {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Partbound != nil {
+		e.message(34)
+		e.encodePartitionBoundSpec(x.Partbound)
+	}
+	if x.Partspec != nil {
+		e.message(42)
+		e.encodePartitionSpec(x.Partspec)
+	}
+	if x.OfTypename != nil {
+		e.message(50)
+		e.encodeTypeName(x.OfTypename)
+	}
+	for _, v := range x.Constraints {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	if x.Oncommit != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Oncommit))
+	}
+	if len(x.Tablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 82), x.Tablespacename)
+	}
+	if len(x.AccessMethod) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 90), x.AccessMethod)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+}
+
+func (e *encoder) sizeCreateSubscriptionStmt(x *pg.CreateSubscriptionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Subname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Subname))
+		e.checkUTF8(x.Subname)
+	}
+	if len(x.Conninfo) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conninfo))
+		e.checkUTF8(x.Conninfo)
+	}
+	for _, v := range x.Publication {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ConninfoLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ConninfoLocation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateSubscriptionStmt(x *pg.CreateSubscriptionStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Subname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Subname)
+	}
+	if len(x.Conninfo) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Conninfo)
+	}
+	for _, v := range x.Publication {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.ConninfoLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.ConninfoLocation))
+	}
+}
+
+func (e *encoder) sizeCreateTableAsStmt(x *pg.CreateTableAsStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	if x.Into != nil {
+		n += 1 + protowire.SizeBytes(e.sizeIntoClause(x.Into))
+	}
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.IsSelectInto {
+		n += 2
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateTableAsStmt(x *pg.CreateTableAsStmt) {
+	if x == nil {
+		return
+	}
+	if x.Query != nil {
+		e.message(10)
+		e.encodeNode(x.Query)
+	}
+	if x.Into != nil {
+		e.message(18)
+		e.encodeIntoClause(x.Into)
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Objtype))
+	}
+	if x.IsSelectInto {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeCreateTableSpaceStmt(x *pg.CreateTableSpaceStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Tablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Tablespacename))
+		e.checkUTF8(x.Tablespacename)
+	}
+	if x.Owner != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Owner))
+	}
+	if len(x.Location) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Location))
+		e.checkUTF8(x.Location)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateTableSpaceStmt(x *pg.CreateTableSpaceStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Tablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Tablespacename)
+	}
+	if x.Owner != nil {
+		e.message(18)
+		e.encodeRoleSpec(x.Owner)
+	}
+	if len(x.Location) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Location)
+	}
+	for _, v := range x.Options {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreateTransformStmt(x *pg.CreateTransformStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Replace {
+		n += 2
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if len(x.Lang) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Lang))
+		e.checkUTF8(x.Lang)
+	}
+	if x.Fromsql != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Fromsql))
+	}
+	if x.Tosql != nil {
+		n += 1 + protowire.SizeBytes(e.sizeObjectWithArgs(x.Tosql))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateTransformStmt(x *pg.CreateTransformStmt) {
+	if x == nil {
+		return
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.TypeName != nil {
+		e.message(18)
+		e.encodeTypeName(x.TypeName)
+	}
+	if len(x.Lang) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Lang)
+	}
+	if x.Fromsql != nil {
+		e.message(34)
+		e.encodeObjectWithArgs(x.Fromsql)
+	}
+	if x.Tosql != nil {
+		e.message(42)
+		e.encodeObjectWithArgs(x.Tosql)
+	}
+}
+
+func (e *encoder) sizeCreateTrigStmt(x *pg.CreateTrigStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Replace {
+		n += 2
+	}
+	if x.Isconstraint {
+		n += 2
+	}
+	if len(x.Trigname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Trigname))
+		e.checkUTF8(x.Trigname)
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.Funcname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Row {
+		n += 2
+	}
+	if x.Timing != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Timing))
+	}
+	if x.Events != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Events))
+	}
+	for _, v := range x.Columns {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhenClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhenClause))
+	}
+	for _, v := range x.TransitionRels {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Deferrable {
+		n += 2
+	}
+	if x.Initdeferred {
+		n += 2
+	}
+	if x.Constrrel != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Constrrel))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateTrigStmt(x *pg.CreateTrigStmt) {
+	if x == nil {
+		return
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Isconstraint {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if len(x.Trigname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Trigname)
+	}
+	if x.Relation != nil {
+		e.message(34)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.Funcname {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Row {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.Timing != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Timing))
+	}
+	if x.Events != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Events))
+	}
+	for _, v := range x.Columns {
+		e.message(82)
+		e.encodeNode(v)
+	}
+	if x.WhenClause != nil {
+		e.message(90)
+		e.encodeNode(x.WhenClause)
+	}
+	for _, v := range x.TransitionRels {
+		e.message(98)
+		e.encodeNode(v)
+	}
+	if x.Deferrable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), 1)
+	}
+	if x.Initdeferred {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), 1)
+	}
+	if x.Constrrel != nil {
+		e.message(122)
+		e.encodeRangeVar(x.Constrrel)
+	}
+}
+
+func (e *encoder) sizeCreateUserMappingStmt(x *pg.CreateUserMappingStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.User != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.User))
+	}
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreateUserMappingStmt(x *pg.CreateUserMappingStmt) {
+	if x == nil {
+		return
+	}
+	if x.User != nil {
+		e.message(10)
+		e.encodeRoleSpec(x.User)
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Servername)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	for _, v := range x.Options {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCreatedbStmt(x *pg.CreatedbStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Dbname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Dbname))
+		e.checkUTF8(x.Dbname)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCreatedbStmt(x *pg.CreatedbStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Dbname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Dbname)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeCurrentOfExpr(x *pg.CurrentOfExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Cvarno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Cvarno))
+	}
+	if len(x.CursorName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.CursorName))
+		e.checkUTF8(x.CursorName)
+	}
+	if x.CursorParam != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CursorParam))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeCurrentOfExpr(x *pg.CurrentOfExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Cvarno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Cvarno))
+	}
+	if len(x.CursorName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.CursorName)
+	}
+	if x.CursorParam != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.CursorParam))
+	}
+}
+
+func (e *encoder) sizeDeallocateStmt(x *pg.DeallocateStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Isall {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDeallocateStmt(x *pg.DeallocateStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.Isall {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeDeclareCursorStmt(x *pg.DeclareCursorStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Portalname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Portalname))
+		e.checkUTF8(x.Portalname)
+	}
+	if x.Options != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Options))
+	}
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDeclareCursorStmt(x *pg.DeclareCursorStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Portalname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Portalname)
+	}
+	if x.Options != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Options))
+	}
+	if x.Query != nil {
+		e.message(26)
+		e.encodeNode(x.Query)
+	}
+}
+
+func (e *encoder) sizeDefElem(x *pg.DefElem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Defnamespace) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Defnamespace))
+		e.checkUTF8(x.Defnamespace)
+	}
+	if len(x.Defname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Defname))
+		e.checkUTF8(x.Defname)
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Defaction != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Defaction))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	if x.ArgLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ArgLocation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDefElem(x *pg.DefElem) {
+	if x == nil {
+		return
+	}
+	if len(x.Defnamespace) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Defnamespace)
+	}
+	if len(x.Defname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Defname)
+	}
+	if x.Arg != nil {
+		e.message(26)
+		e.encodeNode(x.Arg)
+	}
+	if x.Defaction != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Defaction))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+	if x.ArgLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.ArgLocation))
+	}
+}
+
+func (e *encoder) sizeDefineStmt(x *pg.DefineStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if x.Oldstyle {
+		n += 2
+	}
+	for _, v := range x.Defnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Definition {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IfNotExists {
+		n += 2
+	}
+	if x.Replace {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDefineStmt(x *pg.DefineStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if x.Oldstyle {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	for _, v := range x.Defnames {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Definition {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+}
+
+func (e *encoder) sizeDeleteStmt(x *pg.DeleteStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.UsingClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	for _, v := range x.ReturningList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWithClause(x.WithClause))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDeleteStmt(x *pg.DeleteStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.UsingClause {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(26)
+		e.encodeNode(x.WhereClause)
+	}
+	for _, v := range x.ReturningList {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.WithClause != nil {
+		e.message(42)
+		e.encodeWithClause(x.WithClause)
+	}
+}
+
+func (e *encoder) sizeDiscardStmt(x *pg.DiscardStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Target != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Target))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDiscardStmt(x *pg.DiscardStmt) {
+	if x == nil {
+		return
+	}
+	if x.Target != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Target))
+	}
+}
+
+func (e *encoder) sizeDistinctExpr(x *pg.DistinctExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Opno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		n += 2
+	}
+	if x.Opcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDistinctExpr(x *pg.DistinctExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Opno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Opcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeDoStmt(x *pg.DoStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDoStmt(x *pg.DoStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Args {
+		e.message(10)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeDropOwnedStmt(x *pg.DropOwnedStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropOwnedStmt(x *pg.DropOwnedStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Roles {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Behavior))
+	}
+}
+
+func (e *encoder) sizeDropRoleStmt(x *pg.DropRoleStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropRoleStmt(x *pg.DropRoleStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Roles {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+}
+
+func (e *encoder) sizeDropStmt(x *pg.DropStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Objects {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.RemoveType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RemoveType))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	if x.Concurrent {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropStmt(x *pg.DropStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Objects {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.RemoveType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.RemoveType))
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Concurrent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeDropSubscriptionStmt(x *pg.DropSubscriptionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Subname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Subname))
+		e.checkUTF8(x.Subname)
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropSubscriptionStmt(x *pg.DropSubscriptionStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Subname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Subname)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Behavior))
+	}
+}
+
+func (e *encoder) sizeDropTableSpaceStmt(x *pg.DropTableSpaceStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Tablespacename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Tablespacename))
+		e.checkUTF8(x.Tablespacename)
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropTableSpaceStmt(x *pg.DropTableSpaceStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Tablespacename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Tablespacename)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+}
+
+func (e *encoder) sizeDropUserMappingStmt(x *pg.DropUserMappingStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.User != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.User))
+	}
+	if len(x.Servername) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Servername))
+		e.checkUTF8(x.Servername)
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropUserMappingStmt(x *pg.DropUserMappingStmt) {
+	if x == nil {
+		return
+	}
+	if x.User != nil {
+		e.message(10)
+		e.encodeRoleSpec(x.User)
+	}
+	if len(x.Servername) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Servername)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeDropdbStmt(x *pg.DropdbStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Dbname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Dbname))
+		e.checkUTF8(x.Dbname)
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeDropdbStmt(x *pg.DropdbStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Dbname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Dbname)
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	for _, v := range x.Options {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeExecuteStmt(x *pg.ExecuteStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Params {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeExecuteStmt(x *pg.ExecuteStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	for _, v := range x.Params {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeExplainStmt(x *pg.ExplainStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeExplainStmt(x *pg.ExplainStmt) {
+	if x == nil {
+		return
+	}
+	if x.Query != nil {
+		e.message(10)
+		e.encodeNode(x.Query)
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeFetchStmt(x *pg.FetchStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Direction != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Direction))
+	}
+	if x.HowMany != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.HowMany))
+	}
+	if len(x.Portalname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Portalname))
+		e.checkUTF8(x.Portalname)
+	}
+	if x.Ismove {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFetchStmt(x *pg.FetchStmt) {
+	if x == nil {
+		return
+	}
+	if x.Direction != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Direction))
+	}
+	if x.HowMany != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.HowMany))
+	}
+	if len(x.Portalname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Portalname)
+	}
+	if x.Ismove {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeFieldSelect(x *pg.FieldSelect) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Fieldnum != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Fieldnum))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resultcollid))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFieldSelect(x *pg.FieldSelect) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Fieldnum != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Fieldnum))
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Resultcollid))
+	}
+}
+
+func (e *encoder) sizeFieldStore(x *pg.FieldStore) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	for _, v := range x.Newvals {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Fieldnums {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFieldStore(x *pg.FieldStore) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	for _, v := range x.Newvals {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Fieldnums {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Resulttype))
+	}
+}
+
+func (e *encoder) sizeFloat(x *pg.Float) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Fval) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Fval))
+		e.checkUTF8(x.Fval)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFloat(x *pg.Float) {
+	if x == nil {
+		return
+	}
+	if len(x.Fval) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Fval)
+	}
+}
+
+func (e *encoder) sizeFromExpr(x *pg.FromExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Fromlist {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Quals != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Quals))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFromExpr(x *pg.FromExpr) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Fromlist {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Quals != nil {
+		e.message(18)
+		e.encodeNode(x.Quals)
+	}
+}
+
+func (e *encoder) sizeFuncCall(x *pg.FuncCall) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Funcname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.AggOrder {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.AggFilter != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.AggFilter))
+	}
+	if x.Over != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWindowDef(x.Over))
+	}
+	if x.AggWithinGroup {
+		n += 2
+	}
+	if x.AggStar {
+		n += 2
+	}
+	if x.AggDistinct {
+		n += 2
+	}
+	if x.FuncVariadic {
+		n += 2
+	}
+	if x.Funcformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funcformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFuncCall(x *pg.FuncCall) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Funcname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.AggOrder {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.AggFilter != nil {
+		e.message(34)
+		e.encodeNode(x.AggFilter)
+	}
+	if x.Over != nil {
+		e.message(42)
+		e.encodeWindowDef(x.Over)
+	}
+	if x.AggWithinGroup {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.AggStar {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.AggDistinct {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+	if x.FuncVariadic {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), 1)
+	}
+	if x.Funcformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.Funcformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeFuncExpr(x *pg.FuncExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Funcid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funcid))
+	}
+	if x.Funcresulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funcresulttype))
+	}
+	if x.Funcretset {
+		n += 2
+	}
+	if x.Funcvariadic {
+		n += 2
+	}
+	if x.Funcformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funcformat))
+	}
+	if x.Funccollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funccollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFuncExpr(x *pg.FuncExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Funcid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Funcid))
+	}
+	if x.Funcresulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Funcresulttype))
+	}
+	if x.Funcretset {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Funcvariadic {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.Funcformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Funcformat))
+	}
+	if x.Funccollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Funccollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeFunctionParameter(x *pg.FunctionParameter) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.ArgType != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.ArgType))
+	}
+	if x.Mode != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Mode))
+	}
+	if x.Defexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Defexpr))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeFunctionParameter(x *pg.FunctionParameter) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.ArgType != nil {
+		e.message(18)
+		e.encodeTypeName(x.ArgType)
+	}
+	if x.Mode != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Mode))
+	}
+	if x.Defexpr != nil {
+		e.message(34)
+		e.encodeNode(x.Defexpr)
+	}
+}
+
+func (e *encoder) sizeGrantRoleStmt(x *pg.GrantRoleStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.GrantedRoles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.GranteeRoles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsGrant {
+		n += 2
+	}
+	for _, v := range x.Opt {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Grantor != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Grantor))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeGrantRoleStmt(x *pg.GrantRoleStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.GrantedRoles {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.GranteeRoles {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.IsGrant {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	for _, v := range x.Opt {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Grantor != nil {
+		e.message(42)
+		e.encodeRoleSpec(x.Grantor)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Behavior))
+	}
+}
+
+func (e *encoder) sizeGrantStmt(x *pg.GrantStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.IsGrant {
+		n += 2
+	}
+	if x.Targtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Targtype))
+	}
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	for _, v := range x.Objects {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Privileges {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Grantees {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.GrantOption {
+		n += 2
+	}
+	if x.Grantor != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Grantor))
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeGrantStmt(x *pg.GrantStmt) {
+	if x == nil {
+		return
+	}
+	if x.IsGrant {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Targtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Targtype))
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Objtype))
+	}
+	for _, v := range x.Objects {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Privileges {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Grantees {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.GrantOption {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.Grantor != nil {
+		e.message(66)
+		e.encodeRoleSpec(x.Grantor)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Behavior))
+	}
+}
+
+func (e *encoder) sizeGroupingFunc(x *pg.GroupingFunc) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Refs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Agglevelsup != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Agglevelsup))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeGroupingFunc(x *pg.GroupingFunc) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	for _, v := range x.Args {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Refs {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Agglevelsup != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Agglevelsup))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeGroupingSet(x *pg.GroupingSet) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	for _, v := range x.Content {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeGroupingSet(x *pg.GroupingSet) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	for _, v := range x.Content {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeImportForeignSchemaStmt(x *pg.ImportForeignSchemaStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.ServerName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.ServerName))
+		e.checkUTF8(x.ServerName)
+	}
+	if len(x.RemoteSchema) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.RemoteSchema))
+		e.checkUTF8(x.RemoteSchema)
+	}
+	if len(x.LocalSchema) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.LocalSchema))
+		e.checkUTF8(x.LocalSchema)
+	}
+	if x.ListType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ListType))
+	}
+	for _, v := range x.TableList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeImportForeignSchemaStmt(x *pg.ImportForeignSchemaStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.ServerName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.ServerName)
+	}
+	if len(x.RemoteSchema) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.RemoteSchema)
+	}
+	if len(x.LocalSchema) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.LocalSchema)
+	}
+	if x.ListType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.ListType))
+	}
+	for _, v := range x.TableList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(50)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeIndexElem(x *pg.IndexElem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if len(x.Indexcolname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Indexcolname))
+		e.checkUTF8(x.Indexcolname)
+	}
+	for _, v := range x.Collation {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Opclass {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Opclassopts {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Ordering != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Ordering))
+	}
+	if x.NullsOrdering != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.NullsOrdering))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeIndexElem(x *pg.IndexElem) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if len(x.Indexcolname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Indexcolname)
+	}
+	for _, v := range x.Collation {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Opclass {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Opclassopts {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Ordering != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Ordering))
+	}
+	if x.NullsOrdering != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.NullsOrdering))
+	}
+}
+
+func (e *encoder) sizeIndexStmt(x *pg.IndexStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Idxname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Idxname))
+		e.checkUTF8(x.Idxname)
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if len(x.AccessMethod) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.AccessMethod))
+		e.checkUTF8(x.AccessMethod)
+	}
+	if len(x.TableSpace) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.TableSpace))
+		e.checkUTF8(x.TableSpace)
+	}
+	for _, v := range x.IndexParams {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.IndexIncludingParams {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	for _, v := range x.ExcludeOpNames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Idxcomment) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Idxcomment))
+		e.checkUTF8(x.Idxcomment)
+	}
+	if x.IndexOid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.IndexOid))
+	}
+	if x.OldNumber != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.OldNumber))
+	}
+	if x.OldCreateSubid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.OldCreateSubid))
+	}
+	if x.OldFirstRelfilelocatorSubid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.OldFirstRelfilelocatorSubid))
+	}
+	if x.Unique {
+		n += 2
+	}
+	if x.NullsNotDistinct {
+		n += 3
+	}
+	if x.Primary {
+		n += 3
+	}
+	if x.Isconstraint {
+		n += 3
+	}
+	if x.Deferrable {
+		n += 3
+	}
+	if x.Initdeferred {
+		n += 3
+	}
+	if x.Transformed {
+		n += 3
+	}
+	if x.Concurrent {
+		n += 3
+	}
+	if x.IfNotExists {
+		n += 3
+	}
+	if x.ResetDefaultTblspc {
+		n += 3
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeIndexStmt(x *pg.IndexStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Idxname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Idxname)
+	}
+	if x.Relation != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Relation)
+	}
+	if len(x.AccessMethod) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.AccessMethod)
+	}
+	if len(x.TableSpace) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.TableSpace)
+	}
+	for _, v := range x.IndexParams {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.IndexIncludingParams {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Options {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(66)
+		e.encodeNode(x.WhereClause)
+	}
+	for _, v := range x.ExcludeOpNames {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	if len(x.Idxcomment) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 82), x.Idxcomment)
+	}
+	if x.IndexOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.IndexOid))
+	}
+	if x.OldNumber != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), uint64(x.OldNumber))
+	}
+	if x.OldCreateSubid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), uint64(x.OldCreateSubid))
+	}
+	if x.OldFirstRelfilelocatorSubid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), uint64(x.OldFirstRelfilelocatorSubid))
+	}
+	if x.Unique {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 120), 1)
+	}
+	if x.NullsNotDistinct {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 128), 1)
+	}
+	if x.Primary {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 136), 1)
+	}
+	if x.Isconstraint {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 144), 1)
+	}
+	if x.Deferrable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 152), 1)
+	}
+	if x.Initdeferred {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 160), 1)
+	}
+	if x.Transformed {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 168), 1)
+	}
+	if x.Concurrent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 176), 1)
+	}
+	if x.IfNotExists {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 184), 1)
+	}
+	if x.ResetDefaultTblspc {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 192), 1)
+	}
+}
+
+func (e *encoder) sizeInferClause(x *pg.InferClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.IndexElems {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	if len(x.Conname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conname))
+		e.checkUTF8(x.Conname)
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeInferClause(x *pg.InferClause) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.IndexElems {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(18)
+		e.encodeNode(x.WhereClause)
+	}
+	if len(x.Conname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Conname)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeInferenceElem(x *pg.InferenceElem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Infercollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Infercollid))
+	}
+	if x.Inferopclass != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inferopclass))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeInferenceElem(x *pg.InferenceElem) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if x.Infercollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Infercollid))
+	}
+	if x.Inferopclass != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Inferopclass))
+	}
+}
+
+func (e *encoder) sizeInlineCodeBlock(x *pg.InlineCodeBlock) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.SourceText) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SourceText))
+		e.checkUTF8(x.SourceText)
+	}
+	if x.LangOid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.LangOid))
+	}
+	if x.LangIsTrusted {
+		n += 2
+	}
+	if x.Atomic {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeInlineCodeBlock(x *pg.InlineCodeBlock) {
+	if x == nil {
+		return
+	}
+	if len(x.SourceText) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.SourceText)
+	}
+	if x.LangOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.LangOid))
+	}
+	if x.LangIsTrusted {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Atomic {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeInsertStmt(x *pg.InsertStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.Cols {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.SelectStmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.SelectStmt))
+	}
+	if x.OnConflictClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeOnConflictClause(x.OnConflictClause))
+	}
+	for _, v := range x.ReturningList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWithClause(x.WithClause))
+	}
+	if x.Override != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Override))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeInsertStmt(x *pg.InsertStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.Cols {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.SelectStmt != nil {
+		e.message(26)
+		e.encodeNode(x.SelectStmt)
+	}
+	if x.OnConflictClause != nil {
+		e.message(34)
+		e.encodeOnConflictClause(x.OnConflictClause)
+	}
+	for _, v := range x.ReturningList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.WithClause != nil {
+		e.message(50)
+		e.encodeWithClause(x.WithClause)
+	}
+	if x.Override != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Override))
+	}
+}
+
+func (e *encoder) sizeIntList(x *pg.IntList) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Items {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeIntList(x *pg.IntList) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Items {
+		e.message(10)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeInteger(x *pg.Integer) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Ival != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Ival))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeInteger(x *pg.Integer) {
+	if x == nil {
+		return
+	}
+	if x.Ival != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Ival))
+	}
+}
+
+func (e *encoder) sizeIntoClause(x *pg.IntoClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Rel != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Rel))
+	}
+	for _, v := range x.ColNames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.AccessMethod) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.AccessMethod))
+		e.checkUTF8(x.AccessMethod)
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OnCommit != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.OnCommit))
+	}
+	if len(x.TableSpaceName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.TableSpaceName))
+		e.checkUTF8(x.TableSpaceName)
+	}
+	if x.ViewQuery != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.ViewQuery))
+	}
+	if x.SkipData {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeIntoClause(x *pg.IntoClause) {
+	if x == nil {
+		return
+	}
+	if x.Rel != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Rel)
+	}
+	for _, v := range x.ColNames {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if len(x.AccessMethod) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.AccessMethod)
+	}
+	for _, v := range x.Options {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.OnCommit != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.OnCommit))
+	}
+	if len(x.TableSpaceName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 50), x.TableSpaceName)
+	}
+	if x.ViewQuery != nil {
+		e.message(58)
+		e.encodeNode(x.ViewQuery)
+	}
+	if x.SkipData {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+}
+
+func (e *encoder) sizeJoinExpr(x *pg.JoinExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Jointype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Jointype))
+	}
+	if x.IsNatural {
+		n += 2
+	}
+	if x.Larg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Larg))
+	}
+	if x.Rarg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rarg))
+	}
+	for _, v := range x.UsingClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.JoinUsingAlias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.JoinUsingAlias))
+	}
+	if x.Quals != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Quals))
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	if x.Rtindex != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rtindex))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJoinExpr(x *pg.JoinExpr) {
+	if x == nil {
+		return
+	}
+	if x.Jointype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Jointype))
+	}
+	if x.IsNatural {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Larg != nil {
+		e.message(26)
+		e.encodeNode(x.Larg)
+	}
+	if x.Rarg != nil {
+		e.message(34)
+		e.encodeNode(x.Rarg)
+	}
+	for _, v := range x.UsingClause {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.JoinUsingAlias != nil {
+		e.message(50)
+		e.encodeAlias(x.JoinUsingAlias)
+	}
+	if x.Quals != nil {
+		e.message(58)
+		e.encodeNode(x.Quals)
+	}
+	if x.Alias != nil {
+		e.message(66)
+		e.encodeAlias(x.Alias)
+	}
+	if x.Rtindex != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Rtindex))
+	}
+}
+
+func (e *encoder) sizeJsonAggConstructor(x *pg.JsonAggConstructor) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.AggFilter != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.AggFilter))
+	}
+	for _, v := range x.AggOrder {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Over != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWindowDef(x.Over))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonAggConstructor(x *pg.JsonAggConstructor) {
+	if x == nil {
+		return
+	}
+	if x.Output != nil {
+		e.message(10)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.AggFilter != nil {
+		e.message(18)
+		e.encodeNode(x.AggFilter)
+	}
+	for _, v := range x.AggOrder {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Over != nil {
+		e.message(34)
+		e.encodeWindowDef(x.Over)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonArgument(x *pg.JsonArgument) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Val != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.Val))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonArgument(x *pg.JsonArgument) {
+	if x == nil {
+		return
+	}
+	if x.Val != nil {
+		e.message(10)
+		e.encodeJsonValueExpr(x.Val)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+}
+
+func (e *encoder) sizeJsonArrayAgg(x *pg.JsonArrayAgg) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Constructor != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonAggConstructor(x.Constructor))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.Arg))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonArrayAgg(x *pg.JsonArrayAgg) {
+	if x == nil {
+		return
+	}
+	if x.Constructor != nil {
+		e.message(10)
+		e.encodeJsonAggConstructor(x.Constructor)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeJsonValueExpr(x.Arg)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeJsonArrayConstructor(x *pg.JsonArrayConstructor) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Exprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonArrayConstructor(x *pg.JsonArrayConstructor) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Exprs {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonArrayQueryConstructor(x *pg.JsonArrayQueryConstructor) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonArrayQueryConstructor(x *pg.JsonArrayQueryConstructor) {
+	if x == nil {
+		return
+	}
+	if x.Query != nil {
+		e.message(10)
+		e.encodeNode(x.Query)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.Format != nil {
+		e.message(26)
+		e.encodeJsonFormat(x.Format)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonBehavior(x *pg.JsonBehavior) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Btype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Btype))
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Coerce {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonBehavior(x *pg.JsonBehavior) {
+	if x == nil {
+		return
+	}
+	if x.Btype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Btype))
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if x.Coerce {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonConstructorExpr(x *pg.JsonConstructorExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Type != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Type))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Func != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Func))
+	}
+	if x.Coercion != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Coercion))
+	}
+	if x.Returning != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonReturning(x.Returning))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	if x.Unique {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonConstructorExpr(x *pg.JsonConstructorExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Type != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Type))
+	}
+	for _, v := range x.Args {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Func != nil {
+		e.message(34)
+		e.encodeNode(x.Func)
+	}
+	if x.Coercion != nil {
+		e.message(42)
+		e.encodeNode(x.Coercion)
+	}
+	if x.Returning != nil {
+		e.message(50)
+		e.encodeJsonReturning(x.Returning)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.Unique {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonExpr(x *pg.JsonExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if len(x.ColumnName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.ColumnName))
+		e.checkUTF8(x.ColumnName)
+	}
+	if x.FormattedExpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.FormattedExpr))
+	}
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	if x.PathSpec != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.PathSpec))
+	}
+	if x.Returning != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonReturning(x.Returning))
+	}
+	for _, v := range x.PassingNames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.PassingValues {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OnEmpty != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnEmpty))
+	}
+	if x.OnError != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnError))
+	}
+	if x.UseIoCoercion {
+		n += 2
+	}
+	if x.UseJsonCoercion {
+		n += 2
+	}
+	if x.Wrapper != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Wrapper))
+	}
+	if x.OmitQuotes {
+		n += 2
+	}
+	if x.Collation != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonExpr(x *pg.JsonExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Op))
+	}
+	if len(x.ColumnName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.ColumnName)
+	}
+	if x.FormattedExpr != nil {
+		e.message(34)
+		e.encodeNode(x.FormattedExpr)
+	}
+	if x.Format != nil {
+		e.message(42)
+		e.encodeJsonFormat(x.Format)
+	}
+	if x.PathSpec != nil {
+		e.message(50)
+		e.encodeNode(x.PathSpec)
+	}
+	if x.Returning != nil {
+		e.message(58)
+		e.encodeJsonReturning(x.Returning)
+	}
+	for _, v := range x.PassingNames {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	for _, v := range x.PassingValues {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	if x.OnEmpty != nil {
+		e.message(82)
+		e.encodeJsonBehavior(x.OnEmpty)
+	}
+	if x.OnError != nil {
+		e.message(90)
+		e.encodeJsonBehavior(x.OnError)
+	}
+	if x.UseIoCoercion {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	if x.UseJsonCoercion {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), 1)
+	}
+	if x.Wrapper != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), uint64(x.Wrapper))
+	}
+	if x.OmitQuotes {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 120), 1)
+	}
+	if x.Collation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 128), uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 136), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonFormat(x *pg.JsonFormat) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.FormatType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FormatType))
+	}
+	if x.Encoding != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Encoding))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonFormat(x *pg.JsonFormat) {
+	if x == nil {
+		return
+	}
+	if x.FormatType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.FormatType))
+	}
+	if x.Encoding != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Encoding))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonFuncExpr(x *pg.JsonFuncExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if len(x.ColumnName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.ColumnName))
+		e.checkUTF8(x.ColumnName)
+	}
+	if x.ContextItem != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.ContextItem))
+	}
+	if x.Pathspec != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Pathspec))
+	}
+	for _, v := range x.Passing {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.OnEmpty != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnEmpty))
+	}
+	if x.OnError != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnError))
+	}
+	if x.Wrapper != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Wrapper))
+	}
+	if x.Quotes != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Quotes))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonFuncExpr(x *pg.JsonFuncExpr) {
+	if x == nil {
+		return
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Op))
+	}
+	if len(x.ColumnName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.ColumnName)
+	}
+	if x.ContextItem != nil {
+		e.message(26)
+		e.encodeJsonValueExpr(x.ContextItem)
+	}
+	if x.Pathspec != nil {
+		e.message(34)
+		e.encodeNode(x.Pathspec)
+	}
+	for _, v := range x.Passing {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Output != nil {
+		e.message(50)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.OnEmpty != nil {
+		e.message(58)
+		e.encodeJsonBehavior(x.OnEmpty)
+	}
+	if x.OnError != nil {
+		e.message(66)
+		e.encodeJsonBehavior(x.OnError)
+	}
+	if x.Wrapper != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Wrapper))
+	}
+	if x.Quotes != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.Quotes))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonIsPredicate(x *pg.JsonIsPredicate) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	if x.ItemType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ItemType))
+	}
+	if x.UniqueKeys {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonIsPredicate(x *pg.JsonIsPredicate) {
+	if x == nil {
+		return
+	}
+	if x.Expr != nil {
+		e.message(10)
+		e.encodeNode(x.Expr)
+	}
+	if x.Format != nil {
+		e.message(18)
+		e.encodeJsonFormat(x.Format)
+	}
+	if x.ItemType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.ItemType))
+	}
+	if x.UniqueKeys {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonKeyValue(x *pg.JsonKeyValue) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Key != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Key))
+	}
+	if x.Value != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.Value))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonKeyValue(x *pg.JsonKeyValue) {
+	if x == nil {
+		return
+	}
+	if x.Key != nil {
+		e.message(10)
+		e.encodeNode(x.Key)
+	}
+	if x.Value != nil {
+		e.message(18)
+		e.encodeJsonValueExpr(x.Value)
+	}
+}
+
+func (e *encoder) sizeJsonObjectAgg(x *pg.JsonObjectAgg) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Constructor != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonAggConstructor(x.Constructor))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonKeyValue(x.Arg))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	if x.Unique {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonObjectAgg(x *pg.JsonObjectAgg) {
+	if x == nil {
+		return
+	}
+	if x.Constructor != nil {
+		e.message(10)
+		e.encodeJsonAggConstructor(x.Constructor)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeJsonKeyValue(x.Arg)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Unique {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeJsonObjectConstructor(x *pg.JsonObjectConstructor) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Exprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.AbsentOnNull {
+		n += 2
+	}
+	if x.Unique {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonObjectConstructor(x *pg.JsonObjectConstructor) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Exprs {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.AbsentOnNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Unique {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonOutput(x *pg.JsonOutput) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.Returning != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonReturning(x.Returning))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonOutput(x *pg.JsonOutput) {
+	if x == nil {
+		return
+	}
+	if x.TypeName != nil {
+		e.message(10)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.Returning != nil {
+		e.message(18)
+		e.encodeJsonReturning(x.Returning)
+	}
+}
+
+func (e *encoder) sizeJsonParseExpr(x *pg.JsonParseExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.Expr))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.UniqueKeys {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonParseExpr(x *pg.JsonParseExpr) {
+	if x == nil {
+		return
+	}
+	if x.Expr != nil {
+		e.message(10)
+		e.encodeJsonValueExpr(x.Expr)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.UniqueKeys {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonReturning(x *pg.JsonReturning) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	if x.Typid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Typid))
+	}
+	if x.Typmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Typmod))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonReturning(x *pg.JsonReturning) {
+	if x == nil {
+		return
+	}
+	if x.Format != nil {
+		e.message(10)
+		e.encodeJsonFormat(x.Format)
+	}
+	if x.Typid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Typid))
+	}
+	if x.Typmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Typmod))
+	}
+}
+
+func (e *encoder) sizeJsonScalarExpr(x *pg.JsonScalarExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonScalarExpr(x *pg.JsonScalarExpr) {
+	if x == nil {
+		return
+	}
+	if x.Expr != nil {
+		e.message(10)
+		e.encodeNode(x.Expr)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonSerializeExpr(x *pg.JsonSerializeExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.Expr))
+	}
+	if x.Output != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonOutput(x.Output))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonSerializeExpr(x *pg.JsonSerializeExpr) {
+	if x == nil {
+		return
+	}
+	if x.Expr != nil {
+		e.message(10)
+		e.encodeJsonValueExpr(x.Expr)
+	}
+	if x.Output != nil {
+		e.message(18)
+		e.encodeJsonOutput(x.Output)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonTable(x *pg.JsonTable) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.ContextItem != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonValueExpr(x.ContextItem))
+	}
+	if x.Pathspec != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonTablePathSpec(x.Pathspec))
+	}
+	for _, v := range x.Passing {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Columns {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OnError != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnError))
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	if x.Lateral {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTable(x *pg.JsonTable) {
+	if x == nil {
+		return
+	}
+	if x.ContextItem != nil {
+		e.message(10)
+		e.encodeJsonValueExpr(x.ContextItem)
+	}
+	if x.Pathspec != nil {
+		e.message(18)
+		e.encodeJsonTablePathSpec(x.Pathspec)
+	}
+	for _, v := range x.Passing {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Columns {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.OnError != nil {
+		e.message(42)
+		e.encodeJsonBehavior(x.OnError)
+	}
+	if x.Alias != nil {
+		e.message(50)
+		e.encodeAlias(x.Alias)
+	}
+	if x.Lateral {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonTableColumn(x *pg.JsonTableColumn) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Coltype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Coltype))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.Pathspec != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonTablePathSpec(x.Pathspec))
+	}
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	if x.Wrapper != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Wrapper))
+	}
+	if x.Quotes != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Quotes))
+	}
+	for _, v := range x.Columns {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OnEmpty != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnEmpty))
+	}
+	if x.OnError != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonBehavior(x.OnError))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTableColumn(x *pg.JsonTableColumn) {
+	if x == nil {
+		return
+	}
+	if x.Coltype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Coltype))
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+	if x.TypeName != nil {
+		e.message(26)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.Pathspec != nil {
+		e.message(34)
+		e.encodeJsonTablePathSpec(x.Pathspec)
+	}
+	if x.Format != nil {
+		e.message(42)
+		e.encodeJsonFormat(x.Format)
+	}
+	if x.Wrapper != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Wrapper))
+	}
+	if x.Quotes != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Quotes))
+	}
+	for _, v := range x.Columns {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	if x.OnEmpty != nil {
+		e.message(74)
+		e.encodeJsonBehavior(x.OnEmpty)
+	}
+	if x.OnError != nil {
+		e.message(82)
+		e.encodeJsonBehavior(x.OnError)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonTablePath(x *pg.JsonTablePath) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTablePath(x *pg.JsonTablePath) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+}
+
+func (e *encoder) sizeJsonTablePathScan(x *pg.JsonTablePathScan) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Plan != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Plan))
+	}
+	if x.Path != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonTablePath(x.Path))
+	}
+	if x.ErrorOnError {
+		n += 2
+	}
+	if x.Child != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Child))
+	}
+	if x.ColMin != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ColMin))
+	}
+	if x.ColMax != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ColMax))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTablePathScan(x *pg.JsonTablePathScan) {
+	if x == nil {
+		return
+	}
+	if x.Plan != nil {
+		e.message(10)
+		e.encodeNode(x.Plan)
+	}
+	if x.Path != nil {
+		e.message(18)
+		e.encodeJsonTablePath(x.Path)
+	}
+	if x.ErrorOnError {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Child != nil {
+		e.message(34)
+		e.encodeNode(x.Child)
+	}
+	if x.ColMin != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.ColMin))
+	}
+	if x.ColMax != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.ColMax))
+	}
+}
+
+func (e *encoder) sizeJsonTablePathSpec(x *pg.JsonTablePathSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.String_ != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.String_))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.NameLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.NameLocation))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTablePathSpec(x *pg.JsonTablePathSpec) {
+	if x == nil {
+		return
+	}
+	if x.String_ != nil {
+		e.message(10)
+		e.encodeNode(x.String_)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+	if x.NameLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.NameLocation))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeJsonTableSiblingJoin(x *pg.JsonTableSiblingJoin) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Plan != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Plan))
+	}
+	if x.Lplan != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Lplan))
+	}
+	if x.Rplan != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rplan))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonTableSiblingJoin(x *pg.JsonTableSiblingJoin) {
+	if x == nil {
+		return
+	}
+	if x.Plan != nil {
+		e.message(10)
+		e.encodeNode(x.Plan)
+	}
+	if x.Lplan != nil {
+		e.message(18)
+		e.encodeNode(x.Lplan)
+	}
+	if x.Rplan != nil {
+		e.message(26)
+		e.encodeNode(x.Rplan)
+	}
+}
+
+func (e *encoder) sizeJsonValueExpr(x *pg.JsonValueExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.RawExpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.RawExpr))
+	}
+	if x.FormattedExpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.FormattedExpr))
+	}
+	if x.Format != nil {
+		n += 1 + protowire.SizeBytes(e.sizeJsonFormat(x.Format))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeJsonValueExpr(x *pg.JsonValueExpr) {
+	if x == nil {
+		return
+	}
+	if x.RawExpr != nil {
+		e.message(10)
+		e.encodeNode(x.RawExpr)
+	}
+	if x.FormattedExpr != nil {
+		e.message(18)
+		e.encodeNode(x.FormattedExpr)
+	}
+	if x.Format != nil {
+		e.message(26)
+		e.encodeJsonFormat(x.Format)
+	}
+}
+
+func (e *encoder) sizeList(x *pg.List) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Items {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeList(x *pg.List) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Items {
+		e.message(10)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeListenStmt(x *pg.ListenStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Conditionname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conditionname))
+		e.checkUTF8(x.Conditionname)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeListenStmt(x *pg.ListenStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Conditionname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Conditionname)
+	}
+}
+
+func (e *encoder) sizeLoadStmt(x *pg.LoadStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Filename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Filename))
+		e.checkUTF8(x.Filename)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeLoadStmt(x *pg.LoadStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Filename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Filename)
+	}
+}
+
+func (e *encoder) sizeLockStmt(x *pg.LockStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Relations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Mode != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Mode))
+	}
+	if x.Nowait {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeLockStmt(x *pg.LockStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Relations {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Mode != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Mode))
+	}
+	if x.Nowait {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeLockingClause(x *pg.LockingClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.LockedRels {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Strength != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Strength))
+	}
+	if x.WaitPolicy != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.WaitPolicy))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeLockingClause(x *pg.LockingClause) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.LockedRels {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Strength != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Strength))
+	}
+	if x.WaitPolicy != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.WaitPolicy))
+	}
+}
+
+func (e *encoder) sizeMergeAction(x *pg.MergeAction) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.MatchKind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.MatchKind))
+	}
+	if x.CommandType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CommandType))
+	}
+	if x.Override != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Override))
+	}
+	if x.Qual != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Qual))
+	}
+	for _, v := range x.TargetList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.UpdateColnos {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMergeAction(x *pg.MergeAction) {
+	if x == nil {
+		return
+	}
+	if x.MatchKind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.MatchKind))
+	}
+	if x.CommandType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.CommandType))
+	}
+	if x.Override != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Override))
+	}
+	if x.Qual != nil {
+		e.message(34)
+		e.encodeNode(x.Qual)
+	}
+	for _, v := range x.TargetList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.UpdateColnos {
+		e.message(50)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeMergeStmt(x *pg.MergeStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.SourceRelation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.SourceRelation))
+	}
+	if x.JoinCondition != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.JoinCondition))
+	}
+	for _, v := range x.MergeWhenClauses {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ReturningList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWithClause(x.WithClause))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMergeStmt(x *pg.MergeStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.SourceRelation != nil {
+		e.message(18)
+		e.encodeNode(x.SourceRelation)
+	}
+	if x.JoinCondition != nil {
+		e.message(26)
+		e.encodeNode(x.JoinCondition)
+	}
+	for _, v := range x.MergeWhenClauses {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ReturningList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.WithClause != nil {
+		e.message(50)
+		e.encodeWithClause(x.WithClause)
+	}
+}
+
+func (e *encoder) sizeMergeSupportFunc(x *pg.MergeSupportFunc) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Msftype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Msftype))
+	}
+	if x.Msfcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Msfcollid))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMergeSupportFunc(x *pg.MergeSupportFunc) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Msftype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Msftype))
+	}
+	if x.Msfcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Msfcollid))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeMergeWhenClause(x *pg.MergeWhenClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.MatchKind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.MatchKind))
+	}
+	if x.CommandType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CommandType))
+	}
+	if x.Override != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Override))
+	}
+	if x.Condition != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Condition))
+	}
+	for _, v := range x.TargetList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Values {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMergeWhenClause(x *pg.MergeWhenClause) {
+	if x == nil {
+		return
+	}
+	if x.MatchKind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.MatchKind))
+	}
+	if x.CommandType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.CommandType))
+	}
+	if x.Override != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Override))
+	}
+	if x.Condition != nil {
+		e.message(34)
+		e.encodeNode(x.Condition)
+	}
+	for _, v := range x.TargetList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Values {
+		e.message(50)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeMinMaxExpr(x *pg.MinMaxExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Minmaxtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Minmaxtype))
+	}
+	if x.Minmaxcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Minmaxcollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMinMaxExpr(x *pg.MinMaxExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Minmaxtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Minmaxtype))
+	}
+	if x.Minmaxcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Minmaxcollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Inputcollid))
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Op))
+	}
+	for _, v := range x.Args {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeMultiAssignRef(x *pg.MultiAssignRef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Source != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Source))
+	}
+	if x.Colno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Colno))
+	}
+	if x.Ncolumns != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Ncolumns))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeMultiAssignRef(x *pg.MultiAssignRef) {
+	if x == nil {
+		return
+	}
+	if x.Source != nil {
+		e.message(10)
+		e.encodeNode(x.Source)
+	}
+	if x.Colno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Colno))
+	}
+	if x.Ncolumns != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Ncolumns))
+	}
+}
+
+func (e *encoder) sizeNamedArgExpr(x *pg.NamedArgExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Argnumber != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Argnumber))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNamedArgExpr(x *pg.NamedArgExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Name)
+	}
+	if x.Argnumber != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Argnumber))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeNextValueExpr(x *pg.NextValueExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Seqid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Seqid))
+	}
+	if x.TypeId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeId))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNextValueExpr(x *pg.NextValueExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Seqid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Seqid))
+	}
+	if x.TypeId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.TypeId))
+	}
+}
+
+func (e *encoder) sizeNode(x *pg.Node) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	switch v := x.Node.(type) {
+	case *pg.Node_Alias:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeAlias(v.Alias))
+		}
+	case *pg.Node_RangeVar:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeRangeVar(v.RangeVar))
+		}
+	case *pg.Node_TableFunc:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeTableFunc(v.TableFunc))
+		}
+	case *pg.Node_IntoClause:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeIntoClause(v.IntoClause))
+		}
+	case *pg.Node_Var:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeVar(v.Var))
+		}
+	case *pg.Node_Param:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeParam(v.Param))
+		}
+	case *pg.Node_Aggref:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeAggref(v.Aggref))
+		}
+	case *pg.Node_GroupingFunc:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeGroupingFunc(v.GroupingFunc))
+		}
+	case *pg.Node_WindowFunc:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeWindowFunc(v.WindowFunc))
+		}
+	case *pg.Node_WindowFuncRunCondition:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeWindowFuncRunCondition(v.WindowFuncRunCondition))
+		}
+	case *pg.Node_MergeSupportFunc:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeMergeSupportFunc(v.MergeSupportFunc))
+		}
+	case *pg.Node_SubscriptingRef:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeSubscriptingRef(v.SubscriptingRef))
+		}
+	case *pg.Node_FuncExpr:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeFuncExpr(v.FuncExpr))
+		}
+	case *pg.Node_NamedArgExpr:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeNamedArgExpr(v.NamedArgExpr))
+		}
+	case *pg.Node_OpExpr:
+		if v != nil {
+			n += 1 + protowire.SizeBytes(e.sizeOpExpr(v.OpExpr))
+		}
+	case *pg.Node_DistinctExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDistinctExpr(v.DistinctExpr))
+		}
+	case *pg.Node_NullIfExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeNullIfExpr(v.NullIfExpr))
+		}
+	case *pg.Node_ScalarArrayOpExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeScalarArrayOpExpr(v.ScalarArrayOpExpr))
+		}
+	case *pg.Node_BoolExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeBoolExpr(v.BoolExpr))
+		}
+	case *pg.Node_SubLink:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSubLink(v.SubLink))
+		}
+	case *pg.Node_SubPlan:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSubPlan(v.SubPlan))
+		}
+	case *pg.Node_AlternativeSubPlan:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlternativeSubPlan(v.AlternativeSubPlan))
+		}
+	case *pg.Node_FieldSelect:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFieldSelect(v.FieldSelect))
+		}
+	case *pg.Node_FieldStore:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFieldStore(v.FieldStore))
+		}
+	case *pg.Node_RelabelType:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRelabelType(v.RelabelType))
+		}
+	case *pg.Node_CoerceViaIo:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCoerceViaIO(v.CoerceViaIo))
+		}
+	case *pg.Node_ArrayCoerceExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeArrayCoerceExpr(v.ArrayCoerceExpr))
+		}
+	case *pg.Node_ConvertRowtypeExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeConvertRowtypeExpr(v.ConvertRowtypeExpr))
+		}
+	case *pg.Node_CollateExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCollateExpr(v.CollateExpr))
+		}
+	case *pg.Node_CaseExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCaseExpr(v.CaseExpr))
+		}
+	case *pg.Node_CaseWhen:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCaseWhen(v.CaseWhen))
+		}
+	case *pg.Node_CaseTestExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCaseTestExpr(v.CaseTestExpr))
+		}
+	case *pg.Node_ArrayExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeArrayExpr(v.ArrayExpr))
+		}
+	case *pg.Node_RowExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRowExpr(v.RowExpr))
+		}
+	case *pg.Node_RowCompareExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRowCompareExpr(v.RowCompareExpr))
+		}
+	case *pg.Node_CoalesceExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCoalesceExpr(v.CoalesceExpr))
+		}
+	case *pg.Node_MinMaxExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeMinMaxExpr(v.MinMaxExpr))
+		}
+	case *pg.Node_SqlvalueFunction:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSQLValueFunction(v.SqlvalueFunction))
+		}
+	case *pg.Node_XmlExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeXmlExpr(v.XmlExpr))
+		}
+	case *pg.Node_JsonFormat:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonFormat(v.JsonFormat))
+		}
+	case *pg.Node_JsonReturning:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonReturning(v.JsonReturning))
+		}
+	case *pg.Node_JsonValueExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonValueExpr(v.JsonValueExpr))
+		}
+	case *pg.Node_JsonConstructorExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonConstructorExpr(v.JsonConstructorExpr))
+		}
+	case *pg.Node_JsonIsPredicate:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonIsPredicate(v.JsonIsPredicate))
+		}
+	case *pg.Node_JsonBehavior:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonBehavior(v.JsonBehavior))
+		}
+	case *pg.Node_JsonExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonExpr(v.JsonExpr))
+		}
+	case *pg.Node_JsonTablePath:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTablePath(v.JsonTablePath))
+		}
+	case *pg.Node_JsonTablePathScan:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTablePathScan(v.JsonTablePathScan))
+		}
+	case *pg.Node_JsonTableSiblingJoin:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTableSiblingJoin(v.JsonTableSiblingJoin))
+		}
+	case *pg.Node_NullTest:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeNullTest(v.NullTest))
+		}
+	case *pg.Node_BooleanTest:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeBooleanTest(v.BooleanTest))
+		}
+	case *pg.Node_MergeAction:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeMergeAction(v.MergeAction))
+		}
+	case *pg.Node_CoerceToDomain:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCoerceToDomain(v.CoerceToDomain))
+		}
+	case *pg.Node_CoerceToDomainValue:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCoerceToDomainValue(v.CoerceToDomainValue))
+		}
+	case *pg.Node_SetToDefault:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSetToDefault(v.SetToDefault))
+		}
+	case *pg.Node_CurrentOfExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCurrentOfExpr(v.CurrentOfExpr))
+		}
+	case *pg.Node_NextValueExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeNextValueExpr(v.NextValueExpr))
+		}
+	case *pg.Node_InferenceElem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeInferenceElem(v.InferenceElem))
+		}
+	case *pg.Node_TargetEntry:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTargetEntry(v.TargetEntry))
+		}
+	case *pg.Node_RangeTblRef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTblRef(v.RangeTblRef))
+		}
+	case *pg.Node_JoinExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJoinExpr(v.JoinExpr))
+		}
+	case *pg.Node_FromExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFromExpr(v.FromExpr))
+		}
+	case *pg.Node_OnConflictExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeOnConflictExpr(v.OnConflictExpr))
+		}
+	case *pg.Node_Query:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeQuery(v.Query))
+		}
+	case *pg.Node_TypeName:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTypeName(v.TypeName))
+		}
+	case *pg.Node_ColumnRef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeColumnRef(v.ColumnRef))
+		}
+	case *pg.Node_ParamRef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeParamRef(v.ParamRef))
+		}
+	case *pg.Node_AExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_Expr(v.AExpr))
+		}
+	case *pg.Node_TypeCast:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTypeCast(v.TypeCast))
+		}
+	case *pg.Node_CollateClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCollateClause(v.CollateClause))
+		}
+	case *pg.Node_RoleSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRoleSpec(v.RoleSpec))
+		}
+	case *pg.Node_FuncCall:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFuncCall(v.FuncCall))
+		}
+	case *pg.Node_AStar:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_Star(v.AStar))
+		}
+	case *pg.Node_AIndices:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_Indices(v.AIndices))
+		}
+	case *pg.Node_AIndirection:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_Indirection(v.AIndirection))
+		}
+	case *pg.Node_AArrayExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_ArrayExpr(v.AArrayExpr))
+		}
+	case *pg.Node_ResTarget:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeResTarget(v.ResTarget))
+		}
+	case *pg.Node_MultiAssignRef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeMultiAssignRef(v.MultiAssignRef))
+		}
+	case *pg.Node_SortBy:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSortBy(v.SortBy))
+		}
+	case *pg.Node_WindowDef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeWindowDef(v.WindowDef))
+		}
+	case *pg.Node_RangeSubselect:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeSubselect(v.RangeSubselect))
+		}
+	case *pg.Node_RangeFunction:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeFunction(v.RangeFunction))
+		}
+	case *pg.Node_RangeTableFunc:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTableFunc(v.RangeTableFunc))
+		}
+	case *pg.Node_RangeTableFuncCol:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTableFuncCol(v.RangeTableFuncCol))
+		}
+	case *pg.Node_RangeTableSample:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTableSample(v.RangeTableSample))
+		}
+	case *pg.Node_ColumnDef:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeColumnDef(v.ColumnDef))
+		}
+	case *pg.Node_TableLikeClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTableLikeClause(v.TableLikeClause))
+		}
+	case *pg.Node_IndexElem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeIndexElem(v.IndexElem))
+		}
+	case *pg.Node_DefElem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDefElem(v.DefElem))
+		}
+	case *pg.Node_LockingClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeLockingClause(v.LockingClause))
+		}
+	case *pg.Node_XmlSerialize:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeXmlSerialize(v.XmlSerialize))
+		}
+	case *pg.Node_PartitionElem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePartitionElem(v.PartitionElem))
+		}
+	case *pg.Node_PartitionSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePartitionSpec(v.PartitionSpec))
+		}
+	case *pg.Node_PartitionBoundSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePartitionBoundSpec(v.PartitionBoundSpec))
+		}
+	case *pg.Node_PartitionRangeDatum:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePartitionRangeDatum(v.PartitionRangeDatum))
+		}
+	case *pg.Node_SinglePartitionSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSinglePartitionSpec(v.SinglePartitionSpec))
+		}
+	case *pg.Node_PartitionCmd:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePartitionCmd(v.PartitionCmd))
+		}
+	case *pg.Node_RangeTblEntry:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTblEntry(v.RangeTblEntry))
+		}
+	case *pg.Node_RtepermissionInfo:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRTEPermissionInfo(v.RtepermissionInfo))
+		}
+	case *pg.Node_RangeTblFunction:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRangeTblFunction(v.RangeTblFunction))
+		}
+	case *pg.Node_TableSampleClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTableSampleClause(v.TableSampleClause))
+		}
+	case *pg.Node_WithCheckOption:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeWithCheckOption(v.WithCheckOption))
+		}
+	case *pg.Node_SortGroupClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSortGroupClause(v.SortGroupClause))
+		}
+	case *pg.Node_GroupingSet:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeGroupingSet(v.GroupingSet))
+		}
+	case *pg.Node_WindowClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeWindowClause(v.WindowClause))
+		}
+	case *pg.Node_RowMarkClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRowMarkClause(v.RowMarkClause))
+		}
+	case *pg.Node_WithClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeWithClause(v.WithClause))
+		}
+	case *pg.Node_InferClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeInferClause(v.InferClause))
+		}
+	case *pg.Node_OnConflictClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeOnConflictClause(v.OnConflictClause))
+		}
+	case *pg.Node_CtesearchClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCTESearchClause(v.CtesearchClause))
+		}
+	case *pg.Node_CtecycleClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCTECycleClause(v.CtecycleClause))
+		}
+	case *pg.Node_CommonTableExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCommonTableExpr(v.CommonTableExpr))
+		}
+	case *pg.Node_MergeWhenClause:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeMergeWhenClause(v.MergeWhenClause))
+		}
+	case *pg.Node_TriggerTransition:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTriggerTransition(v.TriggerTransition))
+		}
+	case *pg.Node_JsonOutput:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonOutput(v.JsonOutput))
+		}
+	case *pg.Node_JsonArgument:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonArgument(v.JsonArgument))
+		}
+	case *pg.Node_JsonFuncExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonFuncExpr(v.JsonFuncExpr))
+		}
+	case *pg.Node_JsonTablePathSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTablePathSpec(v.JsonTablePathSpec))
+		}
+	case *pg.Node_JsonTable:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTable(v.JsonTable))
+		}
+	case *pg.Node_JsonTableColumn:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonTableColumn(v.JsonTableColumn))
+		}
+	case *pg.Node_JsonKeyValue:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonKeyValue(v.JsonKeyValue))
+		}
+	case *pg.Node_JsonParseExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonParseExpr(v.JsonParseExpr))
+		}
+	case *pg.Node_JsonScalarExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonScalarExpr(v.JsonScalarExpr))
+		}
+	case *pg.Node_JsonSerializeExpr:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonSerializeExpr(v.JsonSerializeExpr))
+		}
+	case *pg.Node_JsonObjectConstructor:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonObjectConstructor(v.JsonObjectConstructor))
+		}
+	case *pg.Node_JsonArrayConstructor:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonArrayConstructor(v.JsonArrayConstructor))
+		}
+	case *pg.Node_JsonArrayQueryConstructor:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonArrayQueryConstructor(v.JsonArrayQueryConstructor))
+		}
+	case *pg.Node_JsonAggConstructor:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonAggConstructor(v.JsonAggConstructor))
+		}
+	case *pg.Node_JsonObjectAgg:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonObjectAgg(v.JsonObjectAgg))
+		}
+	case *pg.Node_JsonArrayAgg:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeJsonArrayAgg(v.JsonArrayAgg))
+		}
+	case *pg.Node_RawStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRawStmt(v.RawStmt))
+		}
+	case *pg.Node_InsertStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeInsertStmt(v.InsertStmt))
+		}
+	case *pg.Node_DeleteStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDeleteStmt(v.DeleteStmt))
+		}
+	case *pg.Node_UpdateStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeUpdateStmt(v.UpdateStmt))
+		}
+	case *pg.Node_MergeStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeMergeStmt(v.MergeStmt))
+		}
+	case *pg.Node_SelectStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSelectStmt(v.SelectStmt))
+		}
+	case *pg.Node_SetOperationStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSetOperationStmt(v.SetOperationStmt))
+		}
+	case *pg.Node_ReturnStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeReturnStmt(v.ReturnStmt))
+		}
+	case *pg.Node_PlassignStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePLAssignStmt(v.PlassignStmt))
+		}
+	case *pg.Node_CreateSchemaStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateSchemaStmt(v.CreateSchemaStmt))
+		}
+	case *pg.Node_AlterTableStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTableStmt(v.AlterTableStmt))
+		}
+	case *pg.Node_ReplicaIdentityStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeReplicaIdentityStmt(v.ReplicaIdentityStmt))
+		}
+	case *pg.Node_AlterTableCmd:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTableCmd(v.AlterTableCmd))
+		}
+	case *pg.Node_AlterCollationStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterCollationStmt(v.AlterCollationStmt))
+		}
+	case *pg.Node_AlterDomainStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterDomainStmt(v.AlterDomainStmt))
+		}
+	case *pg.Node_GrantStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeGrantStmt(v.GrantStmt))
+		}
+	case *pg.Node_ObjectWithArgs:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeObjectWithArgs(v.ObjectWithArgs))
+		}
+	case *pg.Node_AccessPriv:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAccessPriv(v.AccessPriv))
+		}
+	case *pg.Node_GrantRoleStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeGrantRoleStmt(v.GrantRoleStmt))
+		}
+	case *pg.Node_AlterDefaultPrivilegesStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterDefaultPrivilegesStmt(v.AlterDefaultPrivilegesStmt))
+		}
+	case *pg.Node_CopyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCopyStmt(v.CopyStmt))
+		}
+	case *pg.Node_VariableSetStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeVariableSetStmt(v.VariableSetStmt))
+		}
+	case *pg.Node_VariableShowStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeVariableShowStmt(v.VariableShowStmt))
+		}
+	case *pg.Node_CreateStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateStmt(v.CreateStmt))
+		}
+	case *pg.Node_Constraint:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeConstraint(v.Constraint))
+		}
+	case *pg.Node_CreateTableSpaceStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateTableSpaceStmt(v.CreateTableSpaceStmt))
+		}
+	case *pg.Node_DropTableSpaceStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropTableSpaceStmt(v.DropTableSpaceStmt))
+		}
+	case *pg.Node_AlterTableSpaceOptionsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTableSpaceOptionsStmt(v.AlterTableSpaceOptionsStmt))
+		}
+	case *pg.Node_AlterTableMoveAllStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTableMoveAllStmt(v.AlterTableMoveAllStmt))
+		}
+	case *pg.Node_CreateExtensionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateExtensionStmt(v.CreateExtensionStmt))
+		}
+	case *pg.Node_AlterExtensionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterExtensionStmt(v.AlterExtensionStmt))
+		}
+	case *pg.Node_AlterExtensionContentsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterExtensionContentsStmt(v.AlterExtensionContentsStmt))
+		}
+	case *pg.Node_CreateFdwStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateFdwStmt(v.CreateFdwStmt))
+		}
+	case *pg.Node_AlterFdwStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterFdwStmt(v.AlterFdwStmt))
+		}
+	case *pg.Node_CreateForeignServerStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateForeignServerStmt(v.CreateForeignServerStmt))
+		}
+	case *pg.Node_AlterForeignServerStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterForeignServerStmt(v.AlterForeignServerStmt))
+		}
+	case *pg.Node_CreateForeignTableStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateForeignTableStmt(v.CreateForeignTableStmt))
+		}
+	case *pg.Node_CreateUserMappingStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateUserMappingStmt(v.CreateUserMappingStmt))
+		}
+	case *pg.Node_AlterUserMappingStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterUserMappingStmt(v.AlterUserMappingStmt))
+		}
+	case *pg.Node_DropUserMappingStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropUserMappingStmt(v.DropUserMappingStmt))
+		}
+	case *pg.Node_ImportForeignSchemaStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeImportForeignSchemaStmt(v.ImportForeignSchemaStmt))
+		}
+	case *pg.Node_CreatePolicyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreatePolicyStmt(v.CreatePolicyStmt))
+		}
+	case *pg.Node_AlterPolicyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterPolicyStmt(v.AlterPolicyStmt))
+		}
+	case *pg.Node_CreateAmStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateAmStmt(v.CreateAmStmt))
+		}
+	case *pg.Node_CreateTrigStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateTrigStmt(v.CreateTrigStmt))
+		}
+	case *pg.Node_CreateEventTrigStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateEventTrigStmt(v.CreateEventTrigStmt))
+		}
+	case *pg.Node_AlterEventTrigStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterEventTrigStmt(v.AlterEventTrigStmt))
+		}
+	case *pg.Node_CreatePlangStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreatePLangStmt(v.CreatePlangStmt))
+		}
+	case *pg.Node_CreateRoleStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateRoleStmt(v.CreateRoleStmt))
+		}
+	case *pg.Node_AlterRoleStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterRoleStmt(v.AlterRoleStmt))
+		}
+	case *pg.Node_AlterRoleSetStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterRoleSetStmt(v.AlterRoleSetStmt))
+		}
+	case *pg.Node_DropRoleStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropRoleStmt(v.DropRoleStmt))
+		}
+	case *pg.Node_CreateSeqStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateSeqStmt(v.CreateSeqStmt))
+		}
+	case *pg.Node_AlterSeqStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterSeqStmt(v.AlterSeqStmt))
+		}
+	case *pg.Node_DefineStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDefineStmt(v.DefineStmt))
+		}
+	case *pg.Node_CreateDomainStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateDomainStmt(v.CreateDomainStmt))
+		}
+	case *pg.Node_CreateOpClassStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateOpClassStmt(v.CreateOpClassStmt))
+		}
+	case *pg.Node_CreateOpClassItem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateOpClassItem(v.CreateOpClassItem))
+		}
+	case *pg.Node_CreateOpFamilyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateOpFamilyStmt(v.CreateOpFamilyStmt))
+		}
+	case *pg.Node_AlterOpFamilyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterOpFamilyStmt(v.AlterOpFamilyStmt))
+		}
+	case *pg.Node_DropStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropStmt(v.DropStmt))
+		}
+	case *pg.Node_TruncateStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTruncateStmt(v.TruncateStmt))
+		}
+	case *pg.Node_CommentStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCommentStmt(v.CommentStmt))
+		}
+	case *pg.Node_SecLabelStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeSecLabelStmt(v.SecLabelStmt))
+		}
+	case *pg.Node_DeclareCursorStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDeclareCursorStmt(v.DeclareCursorStmt))
+		}
+	case *pg.Node_ClosePortalStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeClosePortalStmt(v.ClosePortalStmt))
+		}
+	case *pg.Node_FetchStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFetchStmt(v.FetchStmt))
+		}
+	case *pg.Node_IndexStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeIndexStmt(v.IndexStmt))
+		}
+	case *pg.Node_CreateStatsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateStatsStmt(v.CreateStatsStmt))
+		}
+	case *pg.Node_StatsElem:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeStatsElem(v.StatsElem))
+		}
+	case *pg.Node_AlterStatsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterStatsStmt(v.AlterStatsStmt))
+		}
+	case *pg.Node_CreateFunctionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateFunctionStmt(v.CreateFunctionStmt))
+		}
+	case *pg.Node_FunctionParameter:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFunctionParameter(v.FunctionParameter))
+		}
+	case *pg.Node_AlterFunctionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterFunctionStmt(v.AlterFunctionStmt))
+		}
+	case *pg.Node_DoStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDoStmt(v.DoStmt))
+		}
+	case *pg.Node_InlineCodeBlock:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeInlineCodeBlock(v.InlineCodeBlock))
+		}
+	case *pg.Node_CallStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCallStmt(v.CallStmt))
+		}
+	case *pg.Node_CallContext:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCallContext(v.CallContext))
+		}
+	case *pg.Node_RenameStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRenameStmt(v.RenameStmt))
+		}
+	case *pg.Node_AlterObjectDependsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterObjectDependsStmt(v.AlterObjectDependsStmt))
+		}
+	case *pg.Node_AlterObjectSchemaStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterObjectSchemaStmt(v.AlterObjectSchemaStmt))
+		}
+	case *pg.Node_AlterOwnerStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterOwnerStmt(v.AlterOwnerStmt))
+		}
+	case *pg.Node_AlterOperatorStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterOperatorStmt(v.AlterOperatorStmt))
+		}
+	case *pg.Node_AlterTypeStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTypeStmt(v.AlterTypeStmt))
+		}
+	case *pg.Node_RuleStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRuleStmt(v.RuleStmt))
+		}
+	case *pg.Node_NotifyStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeNotifyStmt(v.NotifyStmt))
+		}
+	case *pg.Node_ListenStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeListenStmt(v.ListenStmt))
+		}
+	case *pg.Node_UnlistenStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeUnlistenStmt(v.UnlistenStmt))
+		}
+	case *pg.Node_TransactionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeTransactionStmt(v.TransactionStmt))
+		}
+	case *pg.Node_CompositeTypeStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCompositeTypeStmt(v.CompositeTypeStmt))
+		}
+	case *pg.Node_CreateEnumStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateEnumStmt(v.CreateEnumStmt))
+		}
+	case *pg.Node_CreateRangeStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateRangeStmt(v.CreateRangeStmt))
+		}
+	case *pg.Node_AlterEnumStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterEnumStmt(v.AlterEnumStmt))
+		}
+	case *pg.Node_ViewStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeViewStmt(v.ViewStmt))
+		}
+	case *pg.Node_LoadStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeLoadStmt(v.LoadStmt))
+		}
+	case *pg.Node_CreatedbStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreatedbStmt(v.CreatedbStmt))
+		}
+	case *pg.Node_AlterDatabaseStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterDatabaseStmt(v.AlterDatabaseStmt))
+		}
+	case *pg.Node_AlterDatabaseRefreshCollStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterDatabaseRefreshCollStmt(v.AlterDatabaseRefreshCollStmt))
+		}
+	case *pg.Node_AlterDatabaseSetStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterDatabaseSetStmt(v.AlterDatabaseSetStmt))
+		}
+	case *pg.Node_DropdbStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropdbStmt(v.DropdbStmt))
+		}
+	case *pg.Node_AlterSystemStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterSystemStmt(v.AlterSystemStmt))
+		}
+	case *pg.Node_ClusterStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeClusterStmt(v.ClusterStmt))
+		}
+	case *pg.Node_VacuumStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeVacuumStmt(v.VacuumStmt))
+		}
+	case *pg.Node_VacuumRelation:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeVacuumRelation(v.VacuumRelation))
+		}
+	case *pg.Node_ExplainStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeExplainStmt(v.ExplainStmt))
+		}
+	case *pg.Node_CreateTableAsStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateTableAsStmt(v.CreateTableAsStmt))
+		}
+	case *pg.Node_RefreshMatViewStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeRefreshMatViewStmt(v.RefreshMatViewStmt))
+		}
+	case *pg.Node_CheckPointStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCheckPointStmt(v.CheckPointStmt))
+		}
+	case *pg.Node_DiscardStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDiscardStmt(v.DiscardStmt))
+		}
+	case *pg.Node_LockStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeLockStmt(v.LockStmt))
+		}
+	case *pg.Node_ConstraintsSetStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeConstraintsSetStmt(v.ConstraintsSetStmt))
+		}
+	case *pg.Node_ReindexStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeReindexStmt(v.ReindexStmt))
+		}
+	case *pg.Node_CreateConversionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateConversionStmt(v.CreateConversionStmt))
+		}
+	case *pg.Node_CreateCastStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateCastStmt(v.CreateCastStmt))
+		}
+	case *pg.Node_CreateTransformStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateTransformStmt(v.CreateTransformStmt))
+		}
+	case *pg.Node_PrepareStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePrepareStmt(v.PrepareStmt))
+		}
+	case *pg.Node_ExecuteStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeExecuteStmt(v.ExecuteStmt))
+		}
+	case *pg.Node_DeallocateStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDeallocateStmt(v.DeallocateStmt))
+		}
+	case *pg.Node_DropOwnedStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropOwnedStmt(v.DropOwnedStmt))
+		}
+	case *pg.Node_ReassignOwnedStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeReassignOwnedStmt(v.ReassignOwnedStmt))
+		}
+	case *pg.Node_AlterTsdictionaryStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTSDictionaryStmt(v.AlterTsdictionaryStmt))
+		}
+	case *pg.Node_AlterTsconfigurationStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterTSConfigurationStmt(v.AlterTsconfigurationStmt))
+		}
+	case *pg.Node_PublicationTable:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePublicationTable(v.PublicationTable))
+		}
+	case *pg.Node_PublicationObjSpec:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizePublicationObjSpec(v.PublicationObjSpec))
+		}
+	case *pg.Node_CreatePublicationStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreatePublicationStmt(v.CreatePublicationStmt))
+		}
+	case *pg.Node_AlterPublicationStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterPublicationStmt(v.AlterPublicationStmt))
+		}
+	case *pg.Node_CreateSubscriptionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeCreateSubscriptionStmt(v.CreateSubscriptionStmt))
+		}
+	case *pg.Node_AlterSubscriptionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeAlterSubscriptionStmt(v.AlterSubscriptionStmt))
+		}
+	case *pg.Node_DropSubscriptionStmt:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeDropSubscriptionStmt(v.DropSubscriptionStmt))
+		}
+	case *pg.Node_Integer:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeInteger(v.Integer))
+		}
+	case *pg.Node_Float:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeFloat(v.Float))
+		}
+	case *pg.Node_Boolean:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeBoolean(v.Boolean))
+		}
+	case *pg.Node_String_:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeString(v.String_))
+		}
+	case *pg.Node_BitString:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeBitString(v.BitString))
+		}
+	case *pg.Node_List:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeList(v.List))
+		}
+	case *pg.Node_IntList:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeIntList(v.IntList))
+		}
+	case *pg.Node_OidList:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeOidList(v.OidList))
+		}
+	case *pg.Node_AConst:
+		if v != nil {
+			n += 2 + protowire.SizeBytes(e.sizeA_Const(v.AConst))
+		}
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNode(x *pg.Node) {
+	if x == nil {
+		return
+	}
+	switch v := x.Node.(type) {
+	case *pg.Node_Alias:
+		if v != nil {
+			e.message(10)
+			e.encodeAlias(v.Alias)
+		}
+	case *pg.Node_RangeVar:
+		if v != nil {
+			e.message(18)
+			e.encodeRangeVar(v.RangeVar)
+		}
+	case *pg.Node_TableFunc:
+		if v != nil {
+			e.message(26)
+			e.encodeTableFunc(v.TableFunc)
+		}
+	case *pg.Node_IntoClause:
+		if v != nil {
+			e.message(34)
+			e.encodeIntoClause(v.IntoClause)
+		}
+	case *pg.Node_Var:
+		if v != nil {
+			e.message(42)
+			e.encodeVar(v.Var)
+		}
+	case *pg.Node_Param:
+		if v != nil {
+			e.message(50)
+			e.encodeParam(v.Param)
+		}
+	case *pg.Node_Aggref:
+		if v != nil {
+			e.message(58)
+			e.encodeAggref(v.Aggref)
+		}
+	case *pg.Node_GroupingFunc:
+		if v != nil {
+			e.message(66)
+			e.encodeGroupingFunc(v.GroupingFunc)
+		}
+	case *pg.Node_WindowFunc:
+		if v != nil {
+			e.message(74)
+			e.encodeWindowFunc(v.WindowFunc)
+		}
+	case *pg.Node_WindowFuncRunCondition:
+		if v != nil {
+			e.message(82)
+			e.encodeWindowFuncRunCondition(v.WindowFuncRunCondition)
+		}
+	case *pg.Node_MergeSupportFunc:
+		if v != nil {
+			e.message(90)
+			e.encodeMergeSupportFunc(v.MergeSupportFunc)
+		}
+	case *pg.Node_SubscriptingRef:
+		if v != nil {
+			e.message(98)
+			e.encodeSubscriptingRef(v.SubscriptingRef)
+		}
+	case *pg.Node_FuncExpr:
+		if v != nil {
+			e.message(106)
+			e.encodeFuncExpr(v.FuncExpr)
+		}
+	case *pg.Node_NamedArgExpr:
+		if v != nil {
+			e.message(114)
+			e.encodeNamedArgExpr(v.NamedArgExpr)
+		}
+	case *pg.Node_OpExpr:
+		if v != nil {
+			e.message(122)
+			e.encodeOpExpr(v.OpExpr)
+		}
+	case *pg.Node_DistinctExpr:
+		if v != nil {
+			e.message(130)
+			e.encodeDistinctExpr(v.DistinctExpr)
+		}
+	case *pg.Node_NullIfExpr:
+		if v != nil {
+			e.message(138)
+			e.encodeNullIfExpr(v.NullIfExpr)
+		}
+	case *pg.Node_ScalarArrayOpExpr:
+		if v != nil {
+			e.message(146)
+			e.encodeScalarArrayOpExpr(v.ScalarArrayOpExpr)
+		}
+	case *pg.Node_BoolExpr:
+		if v != nil {
+			e.message(154)
+			e.encodeBoolExpr(v.BoolExpr)
+		}
+	case *pg.Node_SubLink:
+		if v != nil {
+			e.message(162)
+			e.encodeSubLink(v.SubLink)
+		}
+	case *pg.Node_SubPlan:
+		if v != nil {
+			e.message(170)
+			e.encodeSubPlan(v.SubPlan)
+		}
+	case *pg.Node_AlternativeSubPlan:
+		if v != nil {
+			e.message(178)
+			e.encodeAlternativeSubPlan(v.AlternativeSubPlan)
+		}
+	case *pg.Node_FieldSelect:
+		if v != nil {
+			e.message(186)
+			e.encodeFieldSelect(v.FieldSelect)
+		}
+	case *pg.Node_FieldStore:
+		if v != nil {
+			e.message(194)
+			e.encodeFieldStore(v.FieldStore)
+		}
+	case *pg.Node_RelabelType:
+		if v != nil {
+			e.message(202)
+			e.encodeRelabelType(v.RelabelType)
+		}
+	case *pg.Node_CoerceViaIo:
+		if v != nil {
+			e.message(210)
+			e.encodeCoerceViaIO(v.CoerceViaIo)
+		}
+	case *pg.Node_ArrayCoerceExpr:
+		if v != nil {
+			e.message(218)
+			e.encodeArrayCoerceExpr(v.ArrayCoerceExpr)
+		}
+	case *pg.Node_ConvertRowtypeExpr:
+		if v != nil {
+			e.message(226)
+			e.encodeConvertRowtypeExpr(v.ConvertRowtypeExpr)
+		}
+	case *pg.Node_CollateExpr:
+		if v != nil {
+			e.message(234)
+			e.encodeCollateExpr(v.CollateExpr)
+		}
+	case *pg.Node_CaseExpr:
+		if v != nil {
+			e.message(242)
+			e.encodeCaseExpr(v.CaseExpr)
+		}
+	case *pg.Node_CaseWhen:
+		if v != nil {
+			e.message(250)
+			e.encodeCaseWhen(v.CaseWhen)
+		}
+	case *pg.Node_CaseTestExpr:
+		if v != nil {
+			e.message(258)
+			e.encodeCaseTestExpr(v.CaseTestExpr)
+		}
+	case *pg.Node_ArrayExpr:
+		if v != nil {
+			e.message(266)
+			e.encodeArrayExpr(v.ArrayExpr)
+		}
+	case *pg.Node_RowExpr:
+		if v != nil {
+			e.message(274)
+			e.encodeRowExpr(v.RowExpr)
+		}
+	case *pg.Node_RowCompareExpr:
+		if v != nil {
+			e.message(282)
+			e.encodeRowCompareExpr(v.RowCompareExpr)
+		}
+	case *pg.Node_CoalesceExpr:
+		if v != nil {
+			e.message(290)
+			e.encodeCoalesceExpr(v.CoalesceExpr)
+		}
+	case *pg.Node_MinMaxExpr:
+		if v != nil {
+			e.message(298)
+			e.encodeMinMaxExpr(v.MinMaxExpr)
+		}
+	case *pg.Node_SqlvalueFunction:
+		if v != nil {
+			e.message(306)
+			e.encodeSQLValueFunction(v.SqlvalueFunction)
+		}
+	case *pg.Node_XmlExpr:
+		if v != nil {
+			e.message(314)
+			e.encodeXmlExpr(v.XmlExpr)
+		}
+	case *pg.Node_JsonFormat:
+		if v != nil {
+			e.message(322)
+			e.encodeJsonFormat(v.JsonFormat)
+		}
+	case *pg.Node_JsonReturning:
+		if v != nil {
+			e.message(330)
+			e.encodeJsonReturning(v.JsonReturning)
+		}
+	case *pg.Node_JsonValueExpr:
+		if v != nil {
+			e.message(338)
+			e.encodeJsonValueExpr(v.JsonValueExpr)
+		}
+	case *pg.Node_JsonConstructorExpr:
+		if v != nil {
+			e.message(346)
+			e.encodeJsonConstructorExpr(v.JsonConstructorExpr)
+		}
+	case *pg.Node_JsonIsPredicate:
+		if v != nil {
+			e.message(354)
+			e.encodeJsonIsPredicate(v.JsonIsPredicate)
+		}
+	case *pg.Node_JsonBehavior:
+		if v != nil {
+			e.message(362)
+			e.encodeJsonBehavior(v.JsonBehavior)
+		}
+	case *pg.Node_JsonExpr:
+		if v != nil {
+			e.message(370)
+			e.encodeJsonExpr(v.JsonExpr)
+		}
+	case *pg.Node_JsonTablePath:
+		if v != nil {
+			e.message(378)
+			e.encodeJsonTablePath(v.JsonTablePath)
+		}
+	case *pg.Node_JsonTablePathScan:
+		if v != nil {
+			e.message(386)
+			e.encodeJsonTablePathScan(v.JsonTablePathScan)
+		}
+	case *pg.Node_JsonTableSiblingJoin:
+		if v != nil {
+			e.message(394)
+			e.encodeJsonTableSiblingJoin(v.JsonTableSiblingJoin)
+		}
+	case *pg.Node_NullTest:
+		if v != nil {
+			e.message(402)
+			e.encodeNullTest(v.NullTest)
+		}
+	case *pg.Node_BooleanTest:
+		if v != nil {
+			e.message(410)
+			e.encodeBooleanTest(v.BooleanTest)
+		}
+	case *pg.Node_MergeAction:
+		if v != nil {
+			e.message(418)
+			e.encodeMergeAction(v.MergeAction)
+		}
+	case *pg.Node_CoerceToDomain:
+		if v != nil {
+			e.message(426)
+			e.encodeCoerceToDomain(v.CoerceToDomain)
+		}
+	case *pg.Node_CoerceToDomainValue:
+		if v != nil {
+			e.message(434)
+			e.encodeCoerceToDomainValue(v.CoerceToDomainValue)
+		}
+	case *pg.Node_SetToDefault:
+		if v != nil {
+			e.message(442)
+			e.encodeSetToDefault(v.SetToDefault)
+		}
+	case *pg.Node_CurrentOfExpr:
+		if v != nil {
+			e.message(450)
+			e.encodeCurrentOfExpr(v.CurrentOfExpr)
+		}
+	case *pg.Node_NextValueExpr:
+		if v != nil {
+			e.message(458)
+			e.encodeNextValueExpr(v.NextValueExpr)
+		}
+	case *pg.Node_InferenceElem:
+		if v != nil {
+			e.message(466)
+			e.encodeInferenceElem(v.InferenceElem)
+		}
+	case *pg.Node_TargetEntry:
+		if v != nil {
+			e.message(474)
+			e.encodeTargetEntry(v.TargetEntry)
+		}
+	case *pg.Node_RangeTblRef:
+		if v != nil {
+			e.message(482)
+			e.encodeRangeTblRef(v.RangeTblRef)
+		}
+	case *pg.Node_JoinExpr:
+		if v != nil {
+			e.message(490)
+			e.encodeJoinExpr(v.JoinExpr)
+		}
+	case *pg.Node_FromExpr:
+		if v != nil {
+			e.message(498)
+			e.encodeFromExpr(v.FromExpr)
+		}
+	case *pg.Node_OnConflictExpr:
+		if v != nil {
+			e.message(506)
+			e.encodeOnConflictExpr(v.OnConflictExpr)
+		}
+	case *pg.Node_Query:
+		if v != nil {
+			e.message(514)
+			e.encodeQuery(v.Query)
+		}
+	case *pg.Node_TypeName:
+		if v != nil {
+			e.message(522)
+			e.encodeTypeName(v.TypeName)
+		}
+	case *pg.Node_ColumnRef:
+		if v != nil {
+			e.message(530)
+			e.encodeColumnRef(v.ColumnRef)
+		}
+	case *pg.Node_ParamRef:
+		if v != nil {
+			e.message(538)
+			e.encodeParamRef(v.ParamRef)
+		}
+	case *pg.Node_AExpr:
+		if v != nil {
+			e.message(546)
+			e.encodeA_Expr(v.AExpr)
+		}
+	case *pg.Node_TypeCast:
+		if v != nil {
+			e.message(554)
+			e.encodeTypeCast(v.TypeCast)
+		}
+	case *pg.Node_CollateClause:
+		if v != nil {
+			e.message(562)
+			e.encodeCollateClause(v.CollateClause)
+		}
+	case *pg.Node_RoleSpec:
+		if v != nil {
+			e.message(570)
+			e.encodeRoleSpec(v.RoleSpec)
+		}
+	case *pg.Node_FuncCall:
+		if v != nil {
+			e.message(578)
+			e.encodeFuncCall(v.FuncCall)
+		}
+	case *pg.Node_AStar:
+		if v != nil {
+			e.message(586)
+			e.encodeA_Star(v.AStar)
+		}
+	case *pg.Node_AIndices:
+		if v != nil {
+			e.message(594)
+			e.encodeA_Indices(v.AIndices)
+		}
+	case *pg.Node_AIndirection:
+		if v != nil {
+			e.message(602)
+			e.encodeA_Indirection(v.AIndirection)
+		}
+	case *pg.Node_AArrayExpr:
+		if v != nil {
+			e.message(610)
+			e.encodeA_ArrayExpr(v.AArrayExpr)
+		}
+	case *pg.Node_ResTarget:
+		if v != nil {
+			e.message(618)
+			e.encodeResTarget(v.ResTarget)
+		}
+	case *pg.Node_MultiAssignRef:
+		if v != nil {
+			e.message(626)
+			e.encodeMultiAssignRef(v.MultiAssignRef)
+		}
+	case *pg.Node_SortBy:
+		if v != nil {
+			e.message(634)
+			e.encodeSortBy(v.SortBy)
+		}
+	case *pg.Node_WindowDef:
+		if v != nil {
+			e.message(642)
+			e.encodeWindowDef(v.WindowDef)
+		}
+	case *pg.Node_RangeSubselect:
+		if v != nil {
+			e.message(650)
+			e.encodeRangeSubselect(v.RangeSubselect)
+		}
+	case *pg.Node_RangeFunction:
+		if v != nil {
+			e.message(658)
+			e.encodeRangeFunction(v.RangeFunction)
+		}
+	case *pg.Node_RangeTableFunc:
+		if v != nil {
+			e.message(666)
+			e.encodeRangeTableFunc(v.RangeTableFunc)
+		}
+	case *pg.Node_RangeTableFuncCol:
+		if v != nil {
+			e.message(674)
+			e.encodeRangeTableFuncCol(v.RangeTableFuncCol)
+		}
+	case *pg.Node_RangeTableSample:
+		if v != nil {
+			e.message(682)
+			e.encodeRangeTableSample(v.RangeTableSample)
+		}
+	case *pg.Node_ColumnDef:
+		if v != nil {
+			e.message(690)
+			e.encodeColumnDef(v.ColumnDef)
+		}
+	case *pg.Node_TableLikeClause:
+		if v != nil {
+			e.message(698)
+			e.encodeTableLikeClause(v.TableLikeClause)
+		}
+	case *pg.Node_IndexElem:
+		if v != nil {
+			e.message(706)
+			e.encodeIndexElem(v.IndexElem)
+		}
+	case *pg.Node_DefElem:
+		if v != nil {
+			e.message(714)
+			e.encodeDefElem(v.DefElem)
+		}
+	case *pg.Node_LockingClause:
+		if v != nil {
+			e.message(722)
+			e.encodeLockingClause(v.LockingClause)
+		}
+	case *pg.Node_XmlSerialize:
+		if v != nil {
+			e.message(730)
+			e.encodeXmlSerialize(v.XmlSerialize)
+		}
+	case *pg.Node_PartitionElem:
+		if v != nil {
+			e.message(738)
+			e.encodePartitionElem(v.PartitionElem)
+		}
+	case *pg.Node_PartitionSpec:
+		if v != nil {
+			e.message(746)
+			e.encodePartitionSpec(v.PartitionSpec)
+		}
+	case *pg.Node_PartitionBoundSpec:
+		if v != nil {
+			e.message(754)
+			e.encodePartitionBoundSpec(v.PartitionBoundSpec)
+		}
+	case *pg.Node_PartitionRangeDatum:
+		if v != nil {
+			e.message(762)
+			e.encodePartitionRangeDatum(v.PartitionRangeDatum)
+		}
+	case *pg.Node_SinglePartitionSpec:
+		if v != nil {
+			e.message(770)
+			e.encodeSinglePartitionSpec(v.SinglePartitionSpec)
+		}
+	case *pg.Node_PartitionCmd:
+		if v != nil {
+			e.message(778)
+			e.encodePartitionCmd(v.PartitionCmd)
+		}
+	case *pg.Node_RangeTblEntry:
+		if v != nil {
+			e.message(786)
+			e.encodeRangeTblEntry(v.RangeTblEntry)
+		}
+	case *pg.Node_RtepermissionInfo:
+		if v != nil {
+			e.message(794)
+			e.encodeRTEPermissionInfo(v.RtepermissionInfo)
+		}
+	case *pg.Node_RangeTblFunction:
+		if v != nil {
+			e.message(802)
+			e.encodeRangeTblFunction(v.RangeTblFunction)
+		}
+	case *pg.Node_TableSampleClause:
+		if v != nil {
+			e.message(810)
+			e.encodeTableSampleClause(v.TableSampleClause)
+		}
+	case *pg.Node_WithCheckOption:
+		if v != nil {
+			e.message(818)
+			e.encodeWithCheckOption(v.WithCheckOption)
+		}
+	case *pg.Node_SortGroupClause:
+		if v != nil {
+			e.message(826)
+			e.encodeSortGroupClause(v.SortGroupClause)
+		}
+	case *pg.Node_GroupingSet:
+		if v != nil {
+			e.message(834)
+			e.encodeGroupingSet(v.GroupingSet)
+		}
+	case *pg.Node_WindowClause:
+		if v != nil {
+			e.message(842)
+			e.encodeWindowClause(v.WindowClause)
+		}
+	case *pg.Node_RowMarkClause:
+		if v != nil {
+			e.message(850)
+			e.encodeRowMarkClause(v.RowMarkClause)
+		}
+	case *pg.Node_WithClause:
+		if v != nil {
+			e.message(858)
+			e.encodeWithClause(v.WithClause)
+		}
+	case *pg.Node_InferClause:
+		if v != nil {
+			e.message(866)
+			e.encodeInferClause(v.InferClause)
+		}
+	case *pg.Node_OnConflictClause:
+		if v != nil {
+			e.message(874)
+			e.encodeOnConflictClause(v.OnConflictClause)
+		}
+	case *pg.Node_CtesearchClause:
+		if v != nil {
+			e.message(882)
+			e.encodeCTESearchClause(v.CtesearchClause)
+		}
+	case *pg.Node_CtecycleClause:
+		if v != nil {
+			e.message(890)
+			e.encodeCTECycleClause(v.CtecycleClause)
+		}
+	case *pg.Node_CommonTableExpr:
+		if v != nil {
+			e.message(898)
+			e.encodeCommonTableExpr(v.CommonTableExpr)
+		}
+	case *pg.Node_MergeWhenClause:
+		if v != nil {
+			e.message(906)
+			e.encodeMergeWhenClause(v.MergeWhenClause)
+		}
+	case *pg.Node_TriggerTransition:
+		if v != nil {
+			e.message(914)
+			e.encodeTriggerTransition(v.TriggerTransition)
+		}
+	case *pg.Node_JsonOutput:
+		if v != nil {
+			e.message(922)
+			e.encodeJsonOutput(v.JsonOutput)
+		}
+	case *pg.Node_JsonArgument:
+		if v != nil {
+			e.message(930)
+			e.encodeJsonArgument(v.JsonArgument)
+		}
+	case *pg.Node_JsonFuncExpr:
+		if v != nil {
+			e.message(938)
+			e.encodeJsonFuncExpr(v.JsonFuncExpr)
+		}
+	case *pg.Node_JsonTablePathSpec:
+		if v != nil {
+			e.message(946)
+			e.encodeJsonTablePathSpec(v.JsonTablePathSpec)
+		}
+	case *pg.Node_JsonTable:
+		if v != nil {
+			e.message(954)
+			e.encodeJsonTable(v.JsonTable)
+		}
+	case *pg.Node_JsonTableColumn:
+		if v != nil {
+			e.message(962)
+			e.encodeJsonTableColumn(v.JsonTableColumn)
+		}
+	case *pg.Node_JsonKeyValue:
+		if v != nil {
+			e.message(970)
+			e.encodeJsonKeyValue(v.JsonKeyValue)
+		}
+	case *pg.Node_JsonParseExpr:
+		if v != nil {
+			e.message(978)
+			e.encodeJsonParseExpr(v.JsonParseExpr)
+		}
+	case *pg.Node_JsonScalarExpr:
+		if v != nil {
+			e.message(986)
+			e.encodeJsonScalarExpr(v.JsonScalarExpr)
+		}
+	case *pg.Node_JsonSerializeExpr:
+		if v != nil {
+			e.message(994)
+			e.encodeJsonSerializeExpr(v.JsonSerializeExpr)
+		}
+	case *pg.Node_JsonObjectConstructor:
+		if v != nil {
+			e.message(1002)
+			e.encodeJsonObjectConstructor(v.JsonObjectConstructor)
+		}
+	case *pg.Node_JsonArrayConstructor:
+		if v != nil {
+			e.message(1010)
+			e.encodeJsonArrayConstructor(v.JsonArrayConstructor)
+		}
+	case *pg.Node_JsonArrayQueryConstructor:
+		if v != nil {
+			e.message(1018)
+			e.encodeJsonArrayQueryConstructor(v.JsonArrayQueryConstructor)
+		}
+	case *pg.Node_JsonAggConstructor:
+		if v != nil {
+			e.message(1026)
+			e.encodeJsonAggConstructor(v.JsonAggConstructor)
+		}
+	case *pg.Node_JsonObjectAgg:
+		if v != nil {
+			e.message(1034)
+			e.encodeJsonObjectAgg(v.JsonObjectAgg)
+		}
+	case *pg.Node_JsonArrayAgg:
+		if v != nil {
+			e.message(1042)
+			e.encodeJsonArrayAgg(v.JsonArrayAgg)
+		}
+	case *pg.Node_RawStmt:
+		if v != nil {
+			e.message(1050)
+			e.encodeRawStmt(v.RawStmt)
+		}
+	case *pg.Node_InsertStmt:
+		if v != nil {
+			e.message(1058)
+			e.encodeInsertStmt(v.InsertStmt)
+		}
+	case *pg.Node_DeleteStmt:
+		if v != nil {
+			e.message(1066)
+			e.encodeDeleteStmt(v.DeleteStmt)
+		}
+	case *pg.Node_UpdateStmt:
+		if v != nil {
+			e.message(1074)
+			e.encodeUpdateStmt(v.UpdateStmt)
+		}
+	case *pg.Node_MergeStmt:
+		if v != nil {
+			e.message(1082)
+			e.encodeMergeStmt(v.MergeStmt)
+		}
+	case *pg.Node_SelectStmt:
+		if v != nil {
+			e.message(1090)
+			e.encodeSelectStmt(v.SelectStmt)
+		}
+	case *pg.Node_SetOperationStmt:
+		if v != nil {
+			e.message(1098)
+			e.encodeSetOperationStmt(v.SetOperationStmt)
+		}
+	case *pg.Node_ReturnStmt:
+		if v != nil {
+			e.message(1106)
+			e.encodeReturnStmt(v.ReturnStmt)
+		}
+	case *pg.Node_PlassignStmt:
+		if v != nil {
+			e.message(1114)
+			e.encodePLAssignStmt(v.PlassignStmt)
+		}
+	case *pg.Node_CreateSchemaStmt:
+		if v != nil {
+			e.message(1122)
+			e.encodeCreateSchemaStmt(v.CreateSchemaStmt)
+		}
+	case *pg.Node_AlterTableStmt:
+		if v != nil {
+			e.message(1130)
+			e.encodeAlterTableStmt(v.AlterTableStmt)
+		}
+	case *pg.Node_ReplicaIdentityStmt:
+		if v != nil {
+			e.message(1138)
+			e.encodeReplicaIdentityStmt(v.ReplicaIdentityStmt)
+		}
+	case *pg.Node_AlterTableCmd:
+		if v != nil {
+			e.message(1146)
+			e.encodeAlterTableCmd(v.AlterTableCmd)
+		}
+	case *pg.Node_AlterCollationStmt:
+		if v != nil {
+			e.message(1154)
+			e.encodeAlterCollationStmt(v.AlterCollationStmt)
+		}
+	case *pg.Node_AlterDomainStmt:
+		if v != nil {
+			e.message(1162)
+			e.encodeAlterDomainStmt(v.AlterDomainStmt)
+		}
+	case *pg.Node_GrantStmt:
+		if v != nil {
+			e.message(1170)
+			e.encodeGrantStmt(v.GrantStmt)
+		}
+	case *pg.Node_ObjectWithArgs:
+		if v != nil {
+			e.message(1178)
+			e.encodeObjectWithArgs(v.ObjectWithArgs)
+		}
+	case *pg.Node_AccessPriv:
+		if v != nil {
+			e.message(1186)
+			e.encodeAccessPriv(v.AccessPriv)
+		}
+	case *pg.Node_GrantRoleStmt:
+		if v != nil {
+			e.message(1194)
+			e.encodeGrantRoleStmt(v.GrantRoleStmt)
+		}
+	case *pg.Node_AlterDefaultPrivilegesStmt:
+		if v != nil {
+			e.message(1202)
+			e.encodeAlterDefaultPrivilegesStmt(v.AlterDefaultPrivilegesStmt)
+		}
+	case *pg.Node_CopyStmt:
+		if v != nil {
+			e.message(1210)
+			e.encodeCopyStmt(v.CopyStmt)
+		}
+	case *pg.Node_VariableSetStmt:
+		if v != nil {
+			e.message(1218)
+			e.encodeVariableSetStmt(v.VariableSetStmt)
+		}
+	case *pg.Node_VariableShowStmt:
+		if v != nil {
+			e.message(1226)
+			e.encodeVariableShowStmt(v.VariableShowStmt)
+		}
+	case *pg.Node_CreateStmt:
+		if v != nil {
+			e.message(1234)
+			e.encodeCreateStmt(v.CreateStmt)
+		}
+	case *pg.Node_Constraint:
+		if v != nil {
+			e.message(1242)
+			e.encodeConstraint(v.Constraint)
+		}
+	case *pg.Node_CreateTableSpaceStmt:
+		if v != nil {
+			e.message(1250)
+			e.encodeCreateTableSpaceStmt(v.CreateTableSpaceStmt)
+		}
+	case *pg.Node_DropTableSpaceStmt:
+		if v != nil {
+			e.message(1258)
+			e.encodeDropTableSpaceStmt(v.DropTableSpaceStmt)
+		}
+	case *pg.Node_AlterTableSpaceOptionsStmt:
+		if v != nil {
+			e.message(1266)
+			e.encodeAlterTableSpaceOptionsStmt(v.AlterTableSpaceOptionsStmt)
+		}
+	case *pg.Node_AlterTableMoveAllStmt:
+		if v != nil {
+			e.message(1274)
+			e.encodeAlterTableMoveAllStmt(v.AlterTableMoveAllStmt)
+		}
+	case *pg.Node_CreateExtensionStmt:
+		if v != nil {
+			e.message(1282)
+			e.encodeCreateExtensionStmt(v.CreateExtensionStmt)
+		}
+	case *pg.Node_AlterExtensionStmt:
+		if v != nil {
+			e.message(1290)
+			e.encodeAlterExtensionStmt(v.AlterExtensionStmt)
+		}
+	case *pg.Node_AlterExtensionContentsStmt:
+		if v != nil {
+			e.message(1298)
+			e.encodeAlterExtensionContentsStmt(v.AlterExtensionContentsStmt)
+		}
+	case *pg.Node_CreateFdwStmt:
+		if v != nil {
+			e.message(1306)
+			e.encodeCreateFdwStmt(v.CreateFdwStmt)
+		}
+	case *pg.Node_AlterFdwStmt:
+		if v != nil {
+			e.message(1314)
+			e.encodeAlterFdwStmt(v.AlterFdwStmt)
+		}
+	case *pg.Node_CreateForeignServerStmt:
+		if v != nil {
+			e.message(1322)
+			e.encodeCreateForeignServerStmt(v.CreateForeignServerStmt)
+		}
+	case *pg.Node_AlterForeignServerStmt:
+		if v != nil {
+			e.message(1330)
+			e.encodeAlterForeignServerStmt(v.AlterForeignServerStmt)
+		}
+	case *pg.Node_CreateForeignTableStmt:
+		if v != nil {
+			e.message(1338)
+			e.encodeCreateForeignTableStmt(v.CreateForeignTableStmt)
+		}
+	case *pg.Node_CreateUserMappingStmt:
+		if v != nil {
+			e.message(1346)
+			e.encodeCreateUserMappingStmt(v.CreateUserMappingStmt)
+		}
+	case *pg.Node_AlterUserMappingStmt:
+		if v != nil {
+			e.message(1354)
+			e.encodeAlterUserMappingStmt(v.AlterUserMappingStmt)
+		}
+	case *pg.Node_DropUserMappingStmt:
+		if v != nil {
+			e.message(1362)
+			e.encodeDropUserMappingStmt(v.DropUserMappingStmt)
+		}
+	case *pg.Node_ImportForeignSchemaStmt:
+		if v != nil {
+			e.message(1370)
+			e.encodeImportForeignSchemaStmt(v.ImportForeignSchemaStmt)
+		}
+	case *pg.Node_CreatePolicyStmt:
+		if v != nil {
+			e.message(1378)
+			e.encodeCreatePolicyStmt(v.CreatePolicyStmt)
+		}
+	case *pg.Node_AlterPolicyStmt:
+		if v != nil {
+			e.message(1386)
+			e.encodeAlterPolicyStmt(v.AlterPolicyStmt)
+		}
+	case *pg.Node_CreateAmStmt:
+		if v != nil {
+			e.message(1394)
+			e.encodeCreateAmStmt(v.CreateAmStmt)
+		}
+	case *pg.Node_CreateTrigStmt:
+		if v != nil {
+			e.message(1402)
+			e.encodeCreateTrigStmt(v.CreateTrigStmt)
+		}
+	case *pg.Node_CreateEventTrigStmt:
+		if v != nil {
+			e.message(1410)
+			e.encodeCreateEventTrigStmt(v.CreateEventTrigStmt)
+		}
+	case *pg.Node_AlterEventTrigStmt:
+		if v != nil {
+			e.message(1418)
+			e.encodeAlterEventTrigStmt(v.AlterEventTrigStmt)
+		}
+	case *pg.Node_CreatePlangStmt:
+		if v != nil {
+			e.message(1426)
+			e.encodeCreatePLangStmt(v.CreatePlangStmt)
+		}
+	case *pg.Node_CreateRoleStmt:
+		if v != nil {
+			e.message(1434)
+			e.encodeCreateRoleStmt(v.CreateRoleStmt)
+		}
+	case *pg.Node_AlterRoleStmt:
+		if v != nil {
+			e.message(1442)
+			e.encodeAlterRoleStmt(v.AlterRoleStmt)
+		}
+	case *pg.Node_AlterRoleSetStmt:
+		if v != nil {
+			e.message(1450)
+			e.encodeAlterRoleSetStmt(v.AlterRoleSetStmt)
+		}
+	case *pg.Node_DropRoleStmt:
+		if v != nil {
+			e.message(1458)
+			e.encodeDropRoleStmt(v.DropRoleStmt)
+		}
+	case *pg.Node_CreateSeqStmt:
+		if v != nil {
+			e.message(1466)
+			e.encodeCreateSeqStmt(v.CreateSeqStmt)
+		}
+	case *pg.Node_AlterSeqStmt:
+		if v != nil {
+			e.message(1474)
+			e.encodeAlterSeqStmt(v.AlterSeqStmt)
+		}
+	case *pg.Node_DefineStmt:
+		if v != nil {
+			e.message(1482)
+			e.encodeDefineStmt(v.DefineStmt)
+		}
+	case *pg.Node_CreateDomainStmt:
+		if v != nil {
+			e.message(1490)
+			e.encodeCreateDomainStmt(v.CreateDomainStmt)
+		}
+	case *pg.Node_CreateOpClassStmt:
+		if v != nil {
+			e.message(1498)
+			e.encodeCreateOpClassStmt(v.CreateOpClassStmt)
+		}
+	case *pg.Node_CreateOpClassItem:
+		if v != nil {
+			e.message(1506)
+			e.encodeCreateOpClassItem(v.CreateOpClassItem)
+		}
+	case *pg.Node_CreateOpFamilyStmt:
+		if v != nil {
+			e.message(1514)
+			e.encodeCreateOpFamilyStmt(v.CreateOpFamilyStmt)
+		}
+	case *pg.Node_AlterOpFamilyStmt:
+		if v != nil {
+			e.message(1522)
+			e.encodeAlterOpFamilyStmt(v.AlterOpFamilyStmt)
+		}
+	case *pg.Node_DropStmt:
+		if v != nil {
+			e.message(1530)
+			e.encodeDropStmt(v.DropStmt)
+		}
+	case *pg.Node_TruncateStmt:
+		if v != nil {
+			e.message(1538)
+			e.encodeTruncateStmt(v.TruncateStmt)
+		}
+	case *pg.Node_CommentStmt:
+		if v != nil {
+			e.message(1546)
+			e.encodeCommentStmt(v.CommentStmt)
+		}
+	case *pg.Node_SecLabelStmt:
+		if v != nil {
+			e.message(1554)
+			e.encodeSecLabelStmt(v.SecLabelStmt)
+		}
+	case *pg.Node_DeclareCursorStmt:
+		if v != nil {
+			e.message(1562)
+			e.encodeDeclareCursorStmt(v.DeclareCursorStmt)
+		}
+	case *pg.Node_ClosePortalStmt:
+		if v != nil {
+			e.message(1570)
+			e.encodeClosePortalStmt(v.ClosePortalStmt)
+		}
+	case *pg.Node_FetchStmt:
+		if v != nil {
+			e.message(1578)
+			e.encodeFetchStmt(v.FetchStmt)
+		}
+	case *pg.Node_IndexStmt:
+		if v != nil {
+			e.message(1586)
+			e.encodeIndexStmt(v.IndexStmt)
+		}
+	case *pg.Node_CreateStatsStmt:
+		if v != nil {
+			e.message(1594)
+			e.encodeCreateStatsStmt(v.CreateStatsStmt)
+		}
+	case *pg.Node_StatsElem:
+		if v != nil {
+			e.message(1602)
+			e.encodeStatsElem(v.StatsElem)
+		}
+	case *pg.Node_AlterStatsStmt:
+		if v != nil {
+			e.message(1610)
+			e.encodeAlterStatsStmt(v.AlterStatsStmt)
+		}
+	case *pg.Node_CreateFunctionStmt:
+		if v != nil {
+			e.message(1618)
+			e.encodeCreateFunctionStmt(v.CreateFunctionStmt)
+		}
+	case *pg.Node_FunctionParameter:
+		if v != nil {
+			e.message(1626)
+			e.encodeFunctionParameter(v.FunctionParameter)
+		}
+	case *pg.Node_AlterFunctionStmt:
+		if v != nil {
+			e.message(1634)
+			e.encodeAlterFunctionStmt(v.AlterFunctionStmt)
+		}
+	case *pg.Node_DoStmt:
+		if v != nil {
+			e.message(1642)
+			e.encodeDoStmt(v.DoStmt)
+		}
+	case *pg.Node_InlineCodeBlock:
+		if v != nil {
+			e.message(1650)
+			e.encodeInlineCodeBlock(v.InlineCodeBlock)
+		}
+	case *pg.Node_CallStmt:
+		if v != nil {
+			e.message(1658)
+			e.encodeCallStmt(v.CallStmt)
+		}
+	case *pg.Node_CallContext:
+		if v != nil {
+			e.message(1666)
+			e.encodeCallContext(v.CallContext)
+		}
+	case *pg.Node_RenameStmt:
+		if v != nil {
+			e.message(1674)
+			e.encodeRenameStmt(v.RenameStmt)
+		}
+	case *pg.Node_AlterObjectDependsStmt:
+		if v != nil {
+			e.message(1682)
+			e.encodeAlterObjectDependsStmt(v.AlterObjectDependsStmt)
+		}
+	case *pg.Node_AlterObjectSchemaStmt:
+		if v != nil {
+			e.message(1690)
+			e.encodeAlterObjectSchemaStmt(v.AlterObjectSchemaStmt)
+		}
+	case *pg.Node_AlterOwnerStmt:
+		if v != nil {
+			e.message(1698)
+			e.encodeAlterOwnerStmt(v.AlterOwnerStmt)
+		}
+	case *pg.Node_AlterOperatorStmt:
+		if v != nil {
+			e.message(1706)
+			e.encodeAlterOperatorStmt(v.AlterOperatorStmt)
+		}
+	case *pg.Node_AlterTypeStmt:
+		if v != nil {
+			e.message(1714)
+			e.encodeAlterTypeStmt(v.AlterTypeStmt)
+		}
+	case *pg.Node_RuleStmt:
+		if v != nil {
+			e.message(1722)
+			e.encodeRuleStmt(v.RuleStmt)
+		}
+	case *pg.Node_NotifyStmt:
+		if v != nil {
+			e.message(1730)
+			e.encodeNotifyStmt(v.NotifyStmt)
+		}
+	case *pg.Node_ListenStmt:
+		if v != nil {
+			e.message(1738)
+			e.encodeListenStmt(v.ListenStmt)
+		}
+	case *pg.Node_UnlistenStmt:
+		if v != nil {
+			e.message(1746)
+			e.encodeUnlistenStmt(v.UnlistenStmt)
+		}
+	case *pg.Node_TransactionStmt:
+		if v != nil {
+			e.message(1754)
+			e.encodeTransactionStmt(v.TransactionStmt)
+		}
+	case *pg.Node_CompositeTypeStmt:
+		if v != nil {
+			e.message(1762)
+			e.encodeCompositeTypeStmt(v.CompositeTypeStmt)
+		}
+	case *pg.Node_CreateEnumStmt:
+		if v != nil {
+			e.message(1770)
+			e.encodeCreateEnumStmt(v.CreateEnumStmt)
+		}
+	case *pg.Node_CreateRangeStmt:
+		if v != nil {
+			e.message(1778)
+			e.encodeCreateRangeStmt(v.CreateRangeStmt)
+		}
+	case *pg.Node_AlterEnumStmt:
+		if v != nil {
+			e.message(1786)
+			e.encodeAlterEnumStmt(v.AlterEnumStmt)
+		}
+	case *pg.Node_ViewStmt:
+		if v != nil {
+			e.message(1794)
+			e.encodeViewStmt(v.ViewStmt)
+		}
+	case *pg.Node_LoadStmt:
+		if v != nil {
+			e.message(1802)
+			e.encodeLoadStmt(v.LoadStmt)
+		}
+	case *pg.Node_CreatedbStmt:
+		if v != nil {
+			e.message(1810)
+			e.encodeCreatedbStmt(v.CreatedbStmt)
+		}
+	case *pg.Node_AlterDatabaseStmt:
+		if v != nil {
+			e.message(1818)
+			e.encodeAlterDatabaseStmt(v.AlterDatabaseStmt)
+		}
+	case *pg.Node_AlterDatabaseRefreshCollStmt:
+		if v != nil {
+			e.message(1826)
+			e.encodeAlterDatabaseRefreshCollStmt(v.AlterDatabaseRefreshCollStmt)
+		}
+	case *pg.Node_AlterDatabaseSetStmt:
+		if v != nil {
+			e.message(1834)
+			e.encodeAlterDatabaseSetStmt(v.AlterDatabaseSetStmt)
+		}
+	case *pg.Node_DropdbStmt:
+		if v != nil {
+			e.message(1842)
+			e.encodeDropdbStmt(v.DropdbStmt)
+		}
+	case *pg.Node_AlterSystemStmt:
+		if v != nil {
+			e.message(1850)
+			e.encodeAlterSystemStmt(v.AlterSystemStmt)
+		}
+	case *pg.Node_ClusterStmt:
+		if v != nil {
+			e.message(1858)
+			e.encodeClusterStmt(v.ClusterStmt)
+		}
+	case *pg.Node_VacuumStmt:
+		if v != nil {
+			e.message(1866)
+			e.encodeVacuumStmt(v.VacuumStmt)
+		}
+	case *pg.Node_VacuumRelation:
+		if v != nil {
+			e.message(1874)
+			e.encodeVacuumRelation(v.VacuumRelation)
+		}
+	case *pg.Node_ExplainStmt:
+		if v != nil {
+			e.message(1882)
+			e.encodeExplainStmt(v.ExplainStmt)
+		}
+	case *pg.Node_CreateTableAsStmt:
+		if v != nil {
+			e.message(1890)
+			e.encodeCreateTableAsStmt(v.CreateTableAsStmt)
+		}
+	case *pg.Node_RefreshMatViewStmt:
+		if v != nil {
+			e.message(1898)
+			e.encodeRefreshMatViewStmt(v.RefreshMatViewStmt)
+		}
+	case *pg.Node_CheckPointStmt:
+		if v != nil {
+			e.message(1906)
+			e.encodeCheckPointStmt(v.CheckPointStmt)
+		}
+	case *pg.Node_DiscardStmt:
+		if v != nil {
+			e.message(1914)
+			e.encodeDiscardStmt(v.DiscardStmt)
+		}
+	case *pg.Node_LockStmt:
+		if v != nil {
+			e.message(1922)
+			e.encodeLockStmt(v.LockStmt)
+		}
+	case *pg.Node_ConstraintsSetStmt:
+		if v != nil {
+			e.message(1930)
+			e.encodeConstraintsSetStmt(v.ConstraintsSetStmt)
+		}
+	case *pg.Node_ReindexStmt:
+		if v != nil {
+			e.message(1938)
+			e.encodeReindexStmt(v.ReindexStmt)
+		}
+	case *pg.Node_CreateConversionStmt:
+		if v != nil {
+			e.message(1946)
+			e.encodeCreateConversionStmt(v.CreateConversionStmt)
+		}
+	case *pg.Node_CreateCastStmt:
+		if v != nil {
+			e.message(1954)
+			e.encodeCreateCastStmt(v.CreateCastStmt)
+		}
+	case *pg.Node_CreateTransformStmt:
+		if v != nil {
+			e.message(1962)
+			e.encodeCreateTransformStmt(v.CreateTransformStmt)
+		}
+	case *pg.Node_PrepareStmt:
+		if v != nil {
+			e.message(1970)
+			e.encodePrepareStmt(v.PrepareStmt)
+		}
+	case *pg.Node_ExecuteStmt:
+		if v != nil {
+			e.message(1978)
+			e.encodeExecuteStmt(v.ExecuteStmt)
+		}
+	case *pg.Node_DeallocateStmt:
+		if v != nil {
+			e.message(1986)
+			e.encodeDeallocateStmt(v.DeallocateStmt)
+		}
+	case *pg.Node_DropOwnedStmt:
+		if v != nil {
+			e.message(1994)
+			e.encodeDropOwnedStmt(v.DropOwnedStmt)
+		}
+	case *pg.Node_ReassignOwnedStmt:
+		if v != nil {
+			e.message(2002)
+			e.encodeReassignOwnedStmt(v.ReassignOwnedStmt)
+		}
+	case *pg.Node_AlterTsdictionaryStmt:
+		if v != nil {
+			e.message(2010)
+			e.encodeAlterTSDictionaryStmt(v.AlterTsdictionaryStmt)
+		}
+	case *pg.Node_AlterTsconfigurationStmt:
+		if v != nil {
+			e.message(2018)
+			e.encodeAlterTSConfigurationStmt(v.AlterTsconfigurationStmt)
+		}
+	case *pg.Node_PublicationTable:
+		if v != nil {
+			e.message(2026)
+			e.encodePublicationTable(v.PublicationTable)
+		}
+	case *pg.Node_PublicationObjSpec:
+		if v != nil {
+			e.message(2034)
+			e.encodePublicationObjSpec(v.PublicationObjSpec)
+		}
+	case *pg.Node_CreatePublicationStmt:
+		if v != nil {
+			e.message(2042)
+			e.encodeCreatePublicationStmt(v.CreatePublicationStmt)
+		}
+	case *pg.Node_AlterPublicationStmt:
+		if v != nil {
+			e.message(2050)
+			e.encodeAlterPublicationStmt(v.AlterPublicationStmt)
+		}
+	case *pg.Node_CreateSubscriptionStmt:
+		if v != nil {
+			e.message(2058)
+			e.encodeCreateSubscriptionStmt(v.CreateSubscriptionStmt)
+		}
+	case *pg.Node_AlterSubscriptionStmt:
+		if v != nil {
+			e.message(2066)
+			e.encodeAlterSubscriptionStmt(v.AlterSubscriptionStmt)
+		}
+	case *pg.Node_DropSubscriptionStmt:
+		if v != nil {
+			e.message(2074)
+			e.encodeDropSubscriptionStmt(v.DropSubscriptionStmt)
+		}
+	case *pg.Node_Integer:
+		if v != nil {
+			e.message(2082)
+			e.encodeInteger(v.Integer)
+		}
+	case *pg.Node_Float:
+		if v != nil {
+			e.message(2090)
+			e.encodeFloat(v.Float)
+		}
+	case *pg.Node_Boolean:
+		if v != nil {
+			e.message(2098)
+			e.encodeBoolean(v.Boolean)
+		}
+	case *pg.Node_String_:
+		if v != nil {
+			e.message(2106)
+			e.encodeString(v.String_)
+		}
+	case *pg.Node_BitString:
+		if v != nil {
+			e.message(2114)
+			e.encodeBitString(v.BitString)
+		}
+	case *pg.Node_List:
+		if v != nil {
+			e.message(2122)
+			e.encodeList(v.List)
+		}
+	case *pg.Node_IntList:
+		if v != nil {
+			e.message(2130)
+			e.encodeIntList(v.IntList)
+		}
+	case *pg.Node_OidList:
+		if v != nil {
+			e.message(2138)
+			e.encodeOidList(v.OidList)
+		}
+	case *pg.Node_AConst:
+		if v != nil {
+			e.message(2146)
+			e.encodeA_Const(v.AConst)
+		}
+	}
+}
+
+func (e *encoder) sizeNotifyStmt(x *pg.NotifyStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Conditionname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conditionname))
+		e.checkUTF8(x.Conditionname)
+	}
+	if len(x.Payload) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Payload))
+		e.checkUTF8(x.Payload)
+	}
+	if x.PayloadLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.PayloadLocation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNotifyStmt(x *pg.NotifyStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Conditionname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Conditionname)
+	}
+	if len(x.Payload) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Payload)
+	}
+	if x.PayloadLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.PayloadLocation))
+	}
+}
+
+func (e *encoder) sizeNullIfExpr(x *pg.NullIfExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Opno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		n += 2
+	}
+	if x.Opcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNullIfExpr(x *pg.NullIfExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Opno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Opcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeNullTest(x *pg.NullTest) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Nulltesttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Nulltesttype))
+	}
+	if x.Argisrow {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeNullTest(x *pg.NullTest) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Nulltesttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Nulltesttype))
+	}
+	if x.Argisrow {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeObjectWithArgs(x *pg.ObjectWithArgs) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Objname {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Objargs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Objfuncargs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ArgsUnspecified {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeObjectWithArgs(x *pg.ObjectWithArgs) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Objname {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Objargs {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Objfuncargs {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.ArgsUnspecified {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeOidList(x *pg.OidList) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Items {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeOidList(x *pg.OidList) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Items {
+		e.message(10)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeOnConflictClause(x *pg.OnConflictClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Action != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Action))
+	}
+	if x.Infer != nil {
+		n += 1 + protowire.SizeBytes(e.sizeInferClause(x.Infer))
+	}
+	for _, v := range x.TargetList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeOnConflictClause(x *pg.OnConflictClause) {
+	if x == nil {
+		return
+	}
+	if x.Action != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Action))
+	}
+	if x.Infer != nil {
+		e.message(18)
+		e.encodeInferClause(x.Infer)
+	}
+	for _, v := range x.TargetList {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(34)
+		e.encodeNode(x.WhereClause)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeOnConflictExpr(x *pg.OnConflictExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Action != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Action))
+	}
+	for _, v := range x.ArbiterElems {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.ArbiterWhere != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.ArbiterWhere))
+	}
+	if x.Constraint != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Constraint))
+	}
+	for _, v := range x.OnConflictSet {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.OnConflictWhere != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.OnConflictWhere))
+	}
+	if x.ExclRelIndex != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ExclRelIndex))
+	}
+	for _, v := range x.ExclRelTlist {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeOnConflictExpr(x *pg.OnConflictExpr) {
+	if x == nil {
+		return
+	}
+	if x.Action != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Action))
+	}
+	for _, v := range x.ArbiterElems {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.ArbiterWhere != nil {
+		e.message(26)
+		e.encodeNode(x.ArbiterWhere)
+	}
+	if x.Constraint != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Constraint))
+	}
+	for _, v := range x.OnConflictSet {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.OnConflictWhere != nil {
+		e.message(50)
+		e.encodeNode(x.OnConflictWhere)
+	}
+	if x.ExclRelIndex != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.ExclRelIndex))
+	}
+	for _, v := range x.ExclRelTlist {
+		e.message(66)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeOpExpr(x *pg.OpExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Opno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		n += 2
+	}
+	if x.Opcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeOpExpr(x *pg.OpExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Opno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Opno))
+	}
+	if x.Opresulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Opresulttype))
+	}
+	if x.Opretset {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Opcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Opcollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePLAssignStmt(x *pg.PLAssignStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Indirection {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Nnames != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Nnames))
+	}
+	if x.Val != nil {
+		n += 1 + protowire.SizeBytes(e.sizeSelectStmt(x.Val))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePLAssignStmt(x *pg.PLAssignStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	for _, v := range x.Indirection {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Nnames != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Nnames))
+	}
+	if x.Val != nil {
+		e.message(34)
+		e.encodeSelectStmt(x.Val)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeParam(x *pg.Param) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Paramkind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Paramkind))
+	}
+	if x.Paramid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Paramid))
+	}
+	if x.Paramtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Paramtype))
+	}
+	if x.Paramtypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Paramtypmod))
+	}
+	if x.Paramcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Paramcollid))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeParam(x *pg.Param) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Paramkind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Paramkind))
+	}
+	if x.Paramid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Paramid))
+	}
+	if x.Paramtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Paramtype))
+	}
+	if x.Paramtypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Paramtypmod))
+	}
+	if x.Paramcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Paramcollid))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeParamRef(x *pg.ParamRef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Number != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Number))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeParamRef(x *pg.ParamRef) {
+	if x == nil {
+		return
+	}
+	if x.Number != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Number))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeParseResult(x *pg.ParseResult) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Version != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Version))
+	}
+	for _, v := range x.Stmts {
+		n += 1 + protowire.SizeBytes(e.sizeRawStmt(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeParseResult(x *pg.ParseResult) {
+	if x == nil {
+		return
+	}
+	if x.Version != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Version))
+	}
+	for _, v := range x.Stmts {
+		e.message(18)
+		e.encodeRawStmt(v)
+	}
+}
+
+func (e *encoder) sizePartitionBoundSpec(x *pg.PartitionBoundSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Strategy) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Strategy))
+		e.checkUTF8(x.Strategy)
+	}
+	if x.IsDefault {
+		n += 2
+	}
+	if x.Modulus != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Modulus))
+	}
+	if x.Remainder != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Remainder))
+	}
+	for _, v := range x.Listdatums {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Lowerdatums {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Upperdatums {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePartitionBoundSpec(x *pg.PartitionBoundSpec) {
+	if x == nil {
+		return
+	}
+	if len(x.Strategy) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Strategy)
+	}
+	if x.IsDefault {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Modulus != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Modulus))
+	}
+	if x.Remainder != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Remainder))
+	}
+	for _, v := range x.Listdatums {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Lowerdatums {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Upperdatums {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePartitionCmd(x *pg.PartitionCmd) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Name != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Name))
+	}
+	if x.Bound != nil {
+		n += 1 + protowire.SizeBytes(e.sizePartitionBoundSpec(x.Bound))
+	}
+	if x.Concurrent {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePartitionCmd(x *pg.PartitionCmd) {
+	if x == nil {
+		return
+	}
+	if x.Name != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Name)
+	}
+	if x.Bound != nil {
+		e.message(18)
+		e.encodePartitionBoundSpec(x.Bound)
+	}
+	if x.Concurrent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizePartitionElem(x *pg.PartitionElem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	for _, v := range x.Collation {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Opclass {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePartitionElem(x *pg.PartitionElem) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	for _, v := range x.Collation {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Opclass {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePartitionRangeDatum(x *pg.PartitionRangeDatum) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if x.Value != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Value))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePartitionRangeDatum(x *pg.PartitionRangeDatum) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if x.Value != nil {
+		e.message(18)
+		e.encodeNode(x.Value)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePartitionSpec(x *pg.PartitionSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Strategy != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Strategy))
+	}
+	for _, v := range x.PartParams {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePartitionSpec(x *pg.PartitionSpec) {
+	if x == nil {
+		return
+	}
+	if x.Strategy != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Strategy))
+	}
+	for _, v := range x.PartParams {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePrepareStmt(x *pg.PrepareStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Argtypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePrepareStmt(x *pg.PrepareStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	for _, v := range x.Argtypes {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Query != nil {
+		e.message(26)
+		e.encodeNode(x.Query)
+	}
+}
+
+func (e *encoder) sizePublicationObjSpec(x *pg.PublicationObjSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Pubobjtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Pubobjtype))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Pubtable != nil {
+		n += 1 + protowire.SizeBytes(e.sizePublicationTable(x.Pubtable))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePublicationObjSpec(x *pg.PublicationObjSpec) {
+	if x == nil {
+		return
+	}
+	if x.Pubobjtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Pubobjtype))
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+	if x.Pubtable != nil {
+		e.message(26)
+		e.encodePublicationTable(x.Pubtable)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizePublicationTable(x *pg.PublicationTable) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	for _, v := range x.Columns {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodePublicationTable(x *pg.PublicationTable) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.WhereClause != nil {
+		e.message(18)
+		e.encodeNode(x.WhereClause)
+	}
+	for _, v := range x.Columns {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeQuery(x *pg.Query) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.CommandType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CommandType))
+	}
+	if x.QuerySource != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.QuerySource))
+	}
+	if x.CanSetTag {
+		n += 2
+	}
+	if x.UtilityStmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.UtilityStmt))
+	}
+	if x.ResultRelation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.ResultRelation))
+	}
+	if x.HasAggs {
+		n += 2
+	}
+	if x.HasWindowFuncs {
+		n += 2
+	}
+	if x.HasTargetSrfs {
+		n += 2
+	}
+	if x.HasSubLinks {
+		n += 2
+	}
+	if x.HasDistinctOn {
+		n += 2
+	}
+	if x.HasRecursive {
+		n += 2
+	}
+	if x.HasModifyingCte {
+		n += 2
+	}
+	if x.HasForUpdate {
+		n += 2
+	}
+	if x.HasRowSecurity {
+		n += 2
+	}
+	if x.IsReturn {
+		n += 2
+	}
+	for _, v := range x.CteList {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Rtable {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Rteperminfos {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Jointree != nil {
+		n += 2 + protowire.SizeBytes(e.sizeFromExpr(x.Jointree))
+	}
+	for _, v := range x.MergeActionList {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.MergeTargetRelation != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.MergeTargetRelation))
+	}
+	if x.MergeJoinCondition != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.MergeJoinCondition))
+	}
+	for _, v := range x.TargetList {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Override != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Override))
+	}
+	if x.OnConflict != nil {
+		n += 2 + protowire.SizeBytes(e.sizeOnConflictExpr(x.OnConflict))
+	}
+	for _, v := range x.ReturningList {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.GroupClause {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.GroupDistinct {
+		n += 3
+	}
+	for _, v := range x.GroupingSets {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.HavingQual != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.HavingQual))
+	}
+	for _, v := range x.WindowClause {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.DistinctClause {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.SortClause {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.LimitOffset != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.LimitOffset))
+	}
+	if x.LimitCount != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.LimitCount))
+	}
+	if x.LimitOption != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.LimitOption))
+	}
+	for _, v := range x.RowMarks {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.SetOperations != nil {
+		n += 2 + protowire.SizeBytes(e.sizeNode(x.SetOperations))
+	}
+	for _, v := range x.ConstraintDeps {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.WithCheckOptions {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.StmtLocation != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.StmtLocation))
+	}
+	if x.StmtLen != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.StmtLen))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeQuery(x *pg.Query) {
+	if x == nil {
+		return
+	}
+	if x.CommandType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.CommandType))
+	}
+	if x.QuerySource != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.QuerySource))
+	}
+	if x.CanSetTag {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.UtilityStmt != nil {
+		e.message(34)
+		e.encodeNode(x.UtilityStmt)
+	}
+	if x.ResultRelation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.ResultRelation))
+	}
+	if x.HasAggs {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), 1)
+	}
+	if x.HasWindowFuncs {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.HasTargetSrfs {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+	if x.HasSubLinks {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), 1)
+	}
+	if x.HasDistinctOn {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), 1)
+	}
+	if x.HasRecursive {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), 1)
+	}
+	if x.HasModifyingCte {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	if x.HasForUpdate {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), 1)
+	}
+	if x.HasRowSecurity {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), 1)
+	}
+	if x.IsReturn {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 120), 1)
+	}
+	for _, v := range x.CteList {
+		e.message(130)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Rtable {
+		e.message(138)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Rteperminfos {
+		e.message(146)
+		e.encodeNode(v)
+	}
+	if x.Jointree != nil {
+		e.message(154)
+		e.encodeFromExpr(x.Jointree)
+	}
+	for _, v := range x.MergeActionList {
+		e.message(162)
+		e.encodeNode(v)
+	}
+	if x.MergeTargetRelation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 168), uint64(x.MergeTargetRelation))
+	}
+	if x.MergeJoinCondition != nil {
+		e.message(178)
+		e.encodeNode(x.MergeJoinCondition)
+	}
+	for _, v := range x.TargetList {
+		e.message(186)
+		e.encodeNode(v)
+	}
+	if x.Override != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 192), uint64(x.Override))
+	}
+	if x.OnConflict != nil {
+		e.message(202)
+		e.encodeOnConflictExpr(x.OnConflict)
+	}
+	for _, v := range x.ReturningList {
+		e.message(210)
+		e.encodeNode(v)
+	}
+	for _, v := range x.GroupClause {
+		e.message(218)
+		e.encodeNode(v)
+	}
+	if x.GroupDistinct {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 224), 1)
+	}
+	for _, v := range x.GroupingSets {
+		e.message(234)
+		e.encodeNode(v)
+	}
+	if x.HavingQual != nil {
+		e.message(242)
+		e.encodeNode(x.HavingQual)
+	}
+	for _, v := range x.WindowClause {
+		e.message(250)
+		e.encodeNode(v)
+	}
+	for _, v := range x.DistinctClause {
+		e.message(258)
+		e.encodeNode(v)
+	}
+	for _, v := range x.SortClause {
+		e.message(266)
+		e.encodeNode(v)
+	}
+	if x.LimitOffset != nil {
+		e.message(274)
+		e.encodeNode(x.LimitOffset)
+	}
+	if x.LimitCount != nil {
+		e.message(282)
+		e.encodeNode(x.LimitCount)
+	}
+	if x.LimitOption != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 288), uint64(x.LimitOption))
+	}
+	for _, v := range x.RowMarks {
+		e.message(298)
+		e.encodeNode(v)
+	}
+	if x.SetOperations != nil {
+		e.message(306)
+		e.encodeNode(x.SetOperations)
+	}
+	for _, v := range x.ConstraintDeps {
+		e.message(314)
+		e.encodeNode(v)
+	}
+	for _, v := range x.WithCheckOptions {
+		e.message(322)
+		e.encodeNode(v)
+	}
+	if x.StmtLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 328), uint64(x.StmtLocation))
+	}
+	if x.StmtLen != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 336), uint64(x.StmtLen))
+	}
+}
+
+func (e *encoder) sizeRTEPermissionInfo(x *pg.RTEPermissionInfo) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Relid))
+	}
+	if x.Inh {
+		n += 2
+	}
+	if x.RequiredPerms != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RequiredPerms))
+	}
+	if x.CheckAsUser != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.CheckAsUser))
+	}
+	if len(x.SelectedCols) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.SelectedCols))
+	}
+	if len(x.InsertedCols) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.InsertedCols))
+	}
+	if len(x.UpdatedCols) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.UpdatedCols))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRTEPermissionInfo(x *pg.RTEPermissionInfo) {
+	if x == nil {
+		return
+	}
+	if x.Relid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Relid))
+	}
+	if x.Inh {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.RequiredPerms != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.RequiredPerms))
+	}
+	if x.CheckAsUser != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.CheckAsUser))
+	}
+	if len(x.SelectedCols) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 42)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.SelectedCols)))
+		for _, v := range x.SelectedCols {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+	if len(x.InsertedCols) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 50)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.InsertedCols)))
+		for _, v := range x.InsertedCols {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+	if len(x.UpdatedCols) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 58)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.UpdatedCols)))
+		for _, v := range x.UpdatedCols {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+}
+
+func (e *encoder) sizeRangeFunction(x *pg.RangeFunction) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Lateral {
+		n += 2
+	}
+	if x.Ordinality {
+		n += 2
+	}
+	if x.IsRowsfrom {
+		n += 2
+	}
+	for _, v := range x.Functions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	for _, v := range x.Coldeflist {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeFunction(x *pg.RangeFunction) {
+	if x == nil {
+		return
+	}
+	if x.Lateral {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Ordinality {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.IsRowsfrom {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	for _, v := range x.Functions {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Alias != nil {
+		e.message(42)
+		e.encodeAlias(x.Alias)
+	}
+	for _, v := range x.Coldeflist {
+		e.message(50)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeRangeSubselect(x *pg.RangeSubselect) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Lateral {
+		n += 2
+	}
+	if x.Subquery != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Subquery))
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeSubselect(x *pg.RangeSubselect) {
+	if x == nil {
+		return
+	}
+	if x.Lateral {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Subquery != nil {
+		e.message(18)
+		e.encodeNode(x.Subquery)
+	}
+	if x.Alias != nil {
+		e.message(26)
+		e.encodeAlias(x.Alias)
+	}
+}
+
+func (e *encoder) sizeRangeTableFunc(x *pg.RangeTableFunc) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Lateral {
+		n += 2
+	}
+	if x.Docexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Docexpr))
+	}
+	if x.Rowexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rowexpr))
+	}
+	for _, v := range x.Namespaces {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Columns {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTableFunc(x *pg.RangeTableFunc) {
+	if x == nil {
+		return
+	}
+	if x.Lateral {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.Docexpr != nil {
+		e.message(18)
+		e.encodeNode(x.Docexpr)
+	}
+	if x.Rowexpr != nil {
+		e.message(26)
+		e.encodeNode(x.Rowexpr)
+	}
+	for _, v := range x.Namespaces {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Columns {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Alias != nil {
+		e.message(50)
+		e.encodeAlias(x.Alias)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRangeTableFuncCol(x *pg.RangeTableFuncCol) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Colname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Colname))
+		e.checkUTF8(x.Colname)
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.ForOrdinality {
+		n += 2
+	}
+	if x.IsNotNull {
+		n += 2
+	}
+	if x.Colexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Colexpr))
+	}
+	if x.Coldefexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Coldefexpr))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTableFuncCol(x *pg.RangeTableFuncCol) {
+	if x == nil {
+		return
+	}
+	if len(x.Colname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Colname)
+	}
+	if x.TypeName != nil {
+		e.message(18)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.ForOrdinality {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.IsNotNull {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Colexpr != nil {
+		e.message(42)
+		e.encodeNode(x.Colexpr)
+	}
+	if x.Coldefexpr != nil {
+		e.message(50)
+		e.encodeNode(x.Coldefexpr)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRangeTableSample(x *pg.RangeTableSample) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Relation))
+	}
+	for _, v := range x.Method {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Repeatable != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Repeatable))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTableSample(x *pg.RangeTableSample) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeNode(x.Relation)
+	}
+	for _, v := range x.Method {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Repeatable != nil {
+		e.message(34)
+		e.encodeNode(x.Repeatable)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRangeTblEntry(x *pg.RangeTblEntry) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	if x.Eref != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Eref))
+	}
+	if x.Rtekind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rtekind))
+	}
+	if x.Relid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Relid))
+	}
+	if x.Inh {
+		n += 2
+	}
+	if len(x.Relkind) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Relkind))
+		e.checkUTF8(x.Relkind)
+	}
+	if x.Rellockmode != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rellockmode))
+	}
+	if x.Perminfoindex != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Perminfoindex))
+	}
+	if x.Tablesample != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTableSampleClause(x.Tablesample))
+	}
+	if x.Subquery != nil {
+		n += 1 + protowire.SizeBytes(e.sizeQuery(x.Subquery))
+	}
+	if x.SecurityBarrier {
+		n += 2
+	}
+	if x.Jointype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Jointype))
+	}
+	if x.Joinmergedcols != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Joinmergedcols))
+	}
+	for _, v := range x.Joinaliasvars {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Joinleftcols {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Joinrightcols {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.JoinUsingAlias != nil {
+		n += 2 + protowire.SizeBytes(e.sizeAlias(x.JoinUsingAlias))
+	}
+	for _, v := range x.Functions {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Funcordinality {
+		n += 3
+	}
+	if x.Tablefunc != nil {
+		n += 2 + protowire.SizeBytes(e.sizeTableFunc(x.Tablefunc))
+	}
+	for _, v := range x.ValuesLists {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Ctename) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.Ctename))
+		e.checkUTF8(x.Ctename)
+	}
+	if x.Ctelevelsup != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Ctelevelsup))
+	}
+	if x.SelfReference {
+		n += 3
+	}
+	for _, v := range x.Coltypes {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Coltypmods {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Colcollations {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Enrname) > 0 {
+		n += 2 + protowire.SizeBytes(len(x.Enrname))
+		e.checkUTF8(x.Enrname)
+	}
+	if x.Enrtuples != 0 || math.Signbit(x.Enrtuples) {
+		n += 10
+	}
+	if x.Lateral {
+		n += 3
+	}
+	if x.InFromCl {
+		n += 3
+	}
+	for _, v := range x.SecurityQuals {
+		n += 2 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTblEntry(x *pg.RangeTblEntry) {
+	if x == nil {
+		return
+	}
+	if x.Alias != nil {
+		e.message(10)
+		e.encodeAlias(x.Alias)
+	}
+	if x.Eref != nil {
+		e.message(18)
+		e.encodeAlias(x.Eref)
+	}
+	if x.Rtekind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Rtekind))
+	}
+	if x.Relid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Relid))
+	}
+	if x.Inh {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if len(x.Relkind) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 50), x.Relkind)
+	}
+	if x.Rellockmode != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Rellockmode))
+	}
+	if x.Perminfoindex != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Perminfoindex))
+	}
+	if x.Tablesample != nil {
+		e.message(74)
+		e.encodeTableSampleClause(x.Tablesample)
+	}
+	if x.Subquery != nil {
+		e.message(82)
+		e.encodeQuery(x.Subquery)
+	}
+	if x.SecurityBarrier {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), 1)
+	}
+	if x.Jointype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), uint64(x.Jointype))
+	}
+	if x.Joinmergedcols != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), uint64(x.Joinmergedcols))
+	}
+	for _, v := range x.Joinaliasvars {
+		e.message(114)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Joinleftcols {
+		e.message(122)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Joinrightcols {
+		e.message(130)
+		e.encodeNode(v)
+	}
+	if x.JoinUsingAlias != nil {
+		e.message(138)
+		e.encodeAlias(x.JoinUsingAlias)
+	}
+	for _, v := range x.Functions {
+		e.message(146)
+		e.encodeNode(v)
+	}
+	if x.Funcordinality {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 152), 1)
+	}
+	if x.Tablefunc != nil {
+		e.message(162)
+		e.encodeTableFunc(x.Tablefunc)
+	}
+	for _, v := range x.ValuesLists {
+		e.message(170)
+		e.encodeNode(v)
+	}
+	if len(x.Ctename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 178), x.Ctename)
+	}
+	if x.Ctelevelsup != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 184), uint64(x.Ctelevelsup))
+	}
+	if x.SelfReference {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 192), 1)
+	}
+	for _, v := range x.Coltypes {
+		e.message(202)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Coltypmods {
+		e.message(210)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Colcollations {
+		e.message(218)
+		e.encodeNode(v)
+	}
+	if len(x.Enrname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 226), x.Enrname)
+	}
+	if x.Enrtuples != 0 || math.Signbit(x.Enrtuples) {
+		e.buf = protowire.AppendFixed64(protowire.AppendVarint(e.buf, 233), math.Float64bits(x.Enrtuples))
+	}
+	if x.Lateral {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 240), 1)
+	}
+	if x.InFromCl {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 248), 1)
+	}
+	for _, v := range x.SecurityQuals {
+		e.message(258)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeRangeTblFunction(x *pg.RangeTblFunction) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Funcexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Funcexpr))
+	}
+	if x.Funccolcount != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Funccolcount))
+	}
+	for _, v := range x.Funccolnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Funccoltypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Funccoltypmods {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Funccolcollations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Funcparams) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.Funcparams))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTblFunction(x *pg.RangeTblFunction) {
+	if x == nil {
+		return
+	}
+	if x.Funcexpr != nil {
+		e.message(10)
+		e.encodeNode(x.Funcexpr)
+	}
+	if x.Funccolcount != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Funccolcount))
+	}
+	for _, v := range x.Funccolnames {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Funccoltypes {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Funccoltypmods {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Funccolcollations {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if len(x.Funcparams) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 58)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.Funcparams)))
+		for _, v := range x.Funcparams {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+}
+
+func (e *encoder) sizeRangeTblRef(x *pg.RangeTblRef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Rtindex != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rtindex))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeTblRef(x *pg.RangeTblRef) {
+	if x == nil {
+		return
+	}
+	if x.Rtindex != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Rtindex))
+	}
+}
+
+func (e *encoder) sizeRangeVar(x *pg.RangeVar) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Catalogname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Catalogname))
+		e.checkUTF8(x.Catalogname)
+	}
+	if len(x.Schemaname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Schemaname))
+		e.checkUTF8(x.Schemaname)
+	}
+	if len(x.Relname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Relname))
+		e.checkUTF8(x.Relname)
+	}
+	if x.Inh {
+		n += 2
+	}
+	if len(x.Relpersistence) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Relpersistence))
+		e.checkUTF8(x.Relpersistence)
+	}
+	if x.Alias != nil {
+		n += 1 + protowire.SizeBytes(e.sizeAlias(x.Alias))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRangeVar(x *pg.RangeVar) {
+	if x == nil {
+		return
+	}
+	if len(x.Catalogname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Catalogname)
+	}
+	if len(x.Schemaname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Schemaname)
+	}
+	if len(x.Relname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Relname)
+	}
+	if x.Inh {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if len(x.Relpersistence) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 42), x.Relpersistence)
+	}
+	if x.Alias != nil {
+		e.message(50)
+		e.encodeAlias(x.Alias)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRawStmt(x *pg.RawStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Stmt != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Stmt))
+	}
+	if x.StmtLocation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.StmtLocation))
+	}
+	if x.StmtLen != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.StmtLen))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRawStmt(x *pg.RawStmt) {
+	if x == nil {
+		return
+	}
+	if x.Stmt != nil {
+		e.message(10)
+		e.encodeNode(x.Stmt)
+	}
+	if x.StmtLocation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.StmtLocation))
+	}
+	if x.StmtLen != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.StmtLen))
+	}
+}
+
+func (e *encoder) sizeReassignOwnedStmt(x *pg.ReassignOwnedStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Roles {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Newrole != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRoleSpec(x.Newrole))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeReassignOwnedStmt(x *pg.ReassignOwnedStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Roles {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Newrole != nil {
+		e.message(18)
+		e.encodeRoleSpec(x.Newrole)
+	}
+}
+
+func (e *encoder) sizeRefreshMatViewStmt(x *pg.RefreshMatViewStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Concurrent {
+		n += 2
+	}
+	if x.SkipData {
+		n += 2
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRefreshMatViewStmt(x *pg.RefreshMatViewStmt) {
+	if x == nil {
+		return
+	}
+	if x.Concurrent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), 1)
+	}
+	if x.SkipData {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Relation != nil {
+		e.message(26)
+		e.encodeRangeVar(x.Relation)
+	}
+}
+
+func (e *encoder) sizeReindexStmt(x *pg.ReindexStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Params {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeReindexStmt(x *pg.ReindexStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if x.Relation != nil {
+		e.message(18)
+		e.encodeRangeVar(x.Relation)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Name)
+	}
+	for _, v := range x.Params {
+		e.message(34)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeRelabelType(x *pg.RelabelType) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.Resulttype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resultcollid))
+	}
+	if x.Relabelformat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Relabelformat))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRelabelType(x *pg.RelabelType) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Arg != nil {
+		e.message(18)
+		e.encodeNode(x.Arg)
+	}
+	if x.Resulttype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Resulttype))
+	}
+	if x.Resulttypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Resulttypmod))
+	}
+	if x.Resultcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Resultcollid))
+	}
+	if x.Relabelformat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Relabelformat))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRenameStmt(x *pg.RenameStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.RenameType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RenameType))
+	}
+	if x.RelationType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RelationType))
+	}
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if len(x.Subname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Subname))
+		e.checkUTF8(x.Subname)
+	}
+	if len(x.Newname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Newname))
+		e.checkUTF8(x.Newname)
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRenameStmt(x *pg.RenameStmt) {
+	if x == nil {
+		return
+	}
+	if x.RenameType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.RenameType))
+	}
+	if x.RelationType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.RelationType))
+	}
+	if x.Relation != nil {
+		e.message(26)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Object != nil {
+		e.message(34)
+		e.encodeNode(x.Object)
+	}
+	if len(x.Subname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 42), x.Subname)
+	}
+	if len(x.Newname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 50), x.Newname)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Behavior))
+	}
+	if x.MissingOk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+}
+
+func (e *encoder) sizeReplicaIdentityStmt(x *pg.ReplicaIdentityStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.IdentityType) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.IdentityType))
+		e.checkUTF8(x.IdentityType)
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeReplicaIdentityStmt(x *pg.ReplicaIdentityStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.IdentityType) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.IdentityType)
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+}
+
+func (e *encoder) sizeResTarget(x *pg.ResTarget) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Indirection {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Val != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Val))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeResTarget(x *pg.ResTarget) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	for _, v := range x.Indirection {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Val != nil {
+		e.message(26)
+		e.encodeNode(x.Val)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeReturnStmt(x *pg.ReturnStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Returnval != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Returnval))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeReturnStmt(x *pg.ReturnStmt) {
+	if x == nil {
+		return
+	}
+	if x.Returnval != nil {
+		e.message(10)
+		e.encodeNode(x.Returnval)
+	}
+}
+
+func (e *encoder) sizeRoleSpec(x *pg.RoleSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Roletype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Roletype))
+	}
+	if len(x.Rolename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Rolename))
+		e.checkUTF8(x.Rolename)
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRoleSpec(x *pg.RoleSpec) {
+	if x == nil {
+		return
+	}
+	if x.Roletype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Roletype))
+	}
+	if len(x.Rolename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Rolename)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRowCompareExpr(x *pg.RowCompareExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Rctype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rctype))
+	}
+	for _, v := range x.Opnos {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Opfamilies {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Inputcollids {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Largs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Rargs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRowCompareExpr(x *pg.RowCompareExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Rctype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Rctype))
+	}
+	for _, v := range x.Opnos {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Opfamilies {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Inputcollids {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Largs {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Rargs {
+		e.message(58)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeRowExpr(x *pg.RowExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.RowTypeid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RowTypeid))
+	}
+	if x.RowFormat != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RowFormat))
+	}
+	for _, v := range x.Colnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRowExpr(x *pg.RowExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	for _, v := range x.Args {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.RowTypeid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.RowTypeid))
+	}
+	if x.RowFormat != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.RowFormat))
+	}
+	for _, v := range x.Colnames {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeRowMarkClause(x *pg.RowMarkClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Rti != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Rti))
+	}
+	if x.Strength != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Strength))
+	}
+	if x.WaitPolicy != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.WaitPolicy))
+	}
+	if x.PushedDown {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRowMarkClause(x *pg.RowMarkClause) {
+	if x == nil {
+		return
+	}
+	if x.Rti != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Rti))
+	}
+	if x.Strength != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Strength))
+	}
+	if x.WaitPolicy != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.WaitPolicy))
+	}
+	if x.PushedDown {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeRuleStmt(x *pg.RuleStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if len(x.Rulename) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Rulename))
+		e.checkUTF8(x.Rulename)
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	if x.Event != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Event))
+	}
+	if x.Instead {
+		n += 2
+	}
+	for _, v := range x.Actions {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Replace {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeRuleStmt(x *pg.RuleStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if len(x.Rulename) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Rulename)
+	}
+	if x.WhereClause != nil {
+		e.message(26)
+		e.encodeNode(x.WhereClause)
+	}
+	if x.Event != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Event))
+	}
+	if x.Instead {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	for _, v := range x.Actions {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+}
+
+func (e *encoder) sizeSQLValueFunction(x *pg.SQLValueFunction) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if x.Type != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Type))
+	}
+	if x.Typmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Typmod))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSQLValueFunction(x *pg.SQLValueFunction) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Op))
+	}
+	if x.Type != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Type))
+	}
+	if x.Typmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Typmod))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeScalarArrayOpExpr(x *pg.ScalarArrayOpExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Opno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opno))
+	}
+	if x.UseOr {
+		n += 2
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeScalarArrayOpExpr(x *pg.ScalarArrayOpExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Opno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Opno))
+	}
+	if x.UseOr {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeScanResult(x *pg.ScanResult) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Version != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Version))
+	}
+	for _, v := range x.Tokens {
+		n += 1 + protowire.SizeBytes(e.sizeScanToken(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeScanResult(x *pg.ScanResult) {
+	if x == nil {
+		return
+	}
+	if x.Version != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Version))
+	}
+	for _, v := range x.Tokens {
+		e.message(18)
+		e.encodeScanToken(v)
+	}
+}
+
+func (e *encoder) sizeScanToken(x *pg.ScanToken) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Start != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Start))
+	}
+	if x.End != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.End))
+	}
+	if x.Token != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Token))
+	}
+	if x.KeywordKind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.KeywordKind))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeScanToken(x *pg.ScanToken) {
+	if x == nil {
+		return
+	}
+	if x.Start != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Start))
+	}
+	if x.End != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.End))
+	}
+	if x.Token != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Token))
+	}
+	if x.KeywordKind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.KeywordKind))
+	}
+}
+
+func (e *encoder) sizeSecLabelStmt(x *pg.SecLabelStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Objtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Object))
+	}
+	if len(x.Provider) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Provider))
+		e.checkUTF8(x.Provider)
+	}
+	if len(x.Label) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Label))
+		e.checkUTF8(x.Label)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSecLabelStmt(x *pg.SecLabelStmt) {
+	if x == nil {
+		return
+	}
+	if x.Objtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Objtype))
+	}
+	if x.Object != nil {
+		e.message(18)
+		e.encodeNode(x.Object)
+	}
+	if len(x.Provider) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Provider)
+	}
+	if len(x.Label) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.Label)
+	}
+}
+
+func (e *encoder) sizeSelectStmt(x *pg.SelectStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.DistinctClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IntoClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeIntoClause(x.IntoClause))
+	}
+	for _, v := range x.TargetList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.FromClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	for _, v := range x.GroupClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.GroupDistinct {
+		n += 2
+	}
+	if x.HavingClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.HavingClause))
+	}
+	for _, v := range x.WindowClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ValuesLists {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.SortClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.LimitOffset != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.LimitOffset))
+	}
+	if x.LimitCount != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.LimitCount))
+	}
+	if x.LimitOption != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.LimitOption))
+	}
+	for _, v := range x.LockingClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithClause != nil {
+		n += 2 + protowire.SizeBytes(e.sizeWithClause(x.WithClause))
+	}
+	if x.Op != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if x.All {
+		n += 3
+	}
+	if x.Larg != nil {
+		n += 2 + protowire.SizeBytes(e.sizeSelectStmt(x.Larg))
+	}
+	if x.Rarg != nil {
+		n += 2 + protowire.SizeBytes(e.sizeSelectStmt(x.Rarg))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSelectStmt(x *pg.SelectStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.DistinctClause {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.IntoClause != nil {
+		e.message(18)
+		e.encodeIntoClause(x.IntoClause)
+	}
+	for _, v := range x.TargetList {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.FromClause {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(42)
+		e.encodeNode(x.WhereClause)
+	}
+	for _, v := range x.GroupClause {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.GroupDistinct {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), 1)
+	}
+	if x.HavingClause != nil {
+		e.message(66)
+		e.encodeNode(x.HavingClause)
+	}
+	for _, v := range x.WindowClause {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ValuesLists {
+		e.message(82)
+		e.encodeNode(v)
+	}
+	for _, v := range x.SortClause {
+		e.message(90)
+		e.encodeNode(v)
+	}
+	if x.LimitOffset != nil {
+		e.message(98)
+		e.encodeNode(x.LimitOffset)
+	}
+	if x.LimitCount != nil {
+		e.message(106)
+		e.encodeNode(x.LimitCount)
+	}
+	if x.LimitOption != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), uint64(x.LimitOption))
+	}
+	for _, v := range x.LockingClause {
+		e.message(122)
+		e.encodeNode(v)
+	}
+	if x.WithClause != nil {
+		e.message(130)
+		e.encodeWithClause(x.WithClause)
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 136), uint64(x.Op))
+	}
+	if x.All {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 144), 1)
+	}
+	if x.Larg != nil {
+		e.message(154)
+		e.encodeSelectStmt(x.Larg)
+	}
+	if x.Rarg != nil {
+		e.message(162)
+		e.encodeSelectStmt(x.Rarg)
+	}
+}
+
+func (e *encoder) sizeSetOperationStmt(x *pg.SetOperationStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if x.All {
+		n += 2
+	}
+	if x.Larg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Larg))
+	}
+	if x.Rarg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rarg))
+	}
+	for _, v := range x.ColTypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ColTypmods {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ColCollations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.GroupClauses {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSetOperationStmt(x *pg.SetOperationStmt) {
+	if x == nil {
+		return
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Op))
+	}
+	if x.All {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Larg != nil {
+		e.message(26)
+		e.encodeNode(x.Larg)
+	}
+	if x.Rarg != nil {
+		e.message(34)
+		e.encodeNode(x.Rarg)
+	}
+	for _, v := range x.ColTypes {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ColTypmods {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ColCollations {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	for _, v := range x.GroupClauses {
+		e.message(66)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeSetToDefault(x *pg.SetToDefault) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.TypeId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSetToDefault(x *pg.SetToDefault) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.TypeId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.TypeId))
+	}
+	if x.TypeMod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.TypeMod))
+	}
+	if x.Collation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Collation))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeSinglePartitionSpec(x *pg.SinglePartitionSpec) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSinglePartitionSpec(x *pg.SinglePartitionSpec) {
+	if x == nil {
+		return
+	}
+}
+
+func (e *encoder) sizeSortBy(x *pg.SortBy) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Node != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Node))
+	}
+	if x.SortbyDir != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.SortbyDir))
+	}
+	if x.SortbyNulls != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.SortbyNulls))
+	}
+	for _, v := range x.UseOp {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSortBy(x *pg.SortBy) {
+	if x == nil {
+		return
+	}
+	if x.Node != nil {
+		e.message(10)
+		e.encodeNode(x.Node)
+	}
+	if x.SortbyDir != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.SortbyDir))
+	}
+	if x.SortbyNulls != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.SortbyNulls))
+	}
+	for _, v := range x.UseOp {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeSortGroupClause(x *pg.SortGroupClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.TleSortGroupRef != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TleSortGroupRef))
+	}
+	if x.Eqop != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Eqop))
+	}
+	if x.Sortop != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Sortop))
+	}
+	if x.NullsFirst {
+		n += 2
+	}
+	if x.Hashable {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSortGroupClause(x *pg.SortGroupClause) {
+	if x == nil {
+		return
+	}
+	if x.TleSortGroupRef != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.TleSortGroupRef))
+	}
+	if x.Eqop != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Eqop))
+	}
+	if x.Sortop != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Sortop))
+	}
+	if x.NullsFirst {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Hashable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeStatsElem(x *pg.StatsElem) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeStatsElem(x *pg.StatsElem) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+}
+
+func (e *encoder) sizeString(x *pg.String) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Sval) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Sval))
+		e.checkUTF8(x.Sval)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeString(x *pg.String) {
+	if x == nil {
+		return
+	}
+	if len(x.Sval) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Sval)
+	}
+}
+
+func (e *encoder) sizeSubLink(x *pg.SubLink) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.SubLinkType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.SubLinkType))
+	}
+	if x.SubLinkId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.SubLinkId))
+	}
+	if x.Testexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Testexpr))
+	}
+	for _, v := range x.OperName {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Subselect != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Subselect))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSubLink(x *pg.SubLink) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.SubLinkType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.SubLinkType))
+	}
+	if x.SubLinkId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.SubLinkId))
+	}
+	if x.Testexpr != nil {
+		e.message(34)
+		e.encodeNode(x.Testexpr)
+	}
+	for _, v := range x.OperName {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Subselect != nil {
+		e.message(50)
+		e.encodeNode(x.Subselect)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeSubPlan(x *pg.SubPlan) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.SubLinkType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.SubLinkType))
+	}
+	if x.Testexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Testexpr))
+	}
+	for _, v := range x.ParamIds {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.PlanId != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.PlanId))
+	}
+	if len(x.PlanName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.PlanName))
+		e.checkUTF8(x.PlanName)
+	}
+	if x.FirstColType != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FirstColType))
+	}
+	if x.FirstColTypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FirstColTypmod))
+	}
+	if x.FirstColCollation != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FirstColCollation))
+	}
+	if x.UseHashTable {
+		n += 2
+	}
+	if x.UnknownEqFalse {
+		n += 2
+	}
+	if x.ParallelSafe {
+		n += 2
+	}
+	for _, v := range x.SetParam {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ParParam {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.StartupCost != 0 || math.Signbit(x.StartupCost) {
+		n += 10
+	}
+	if x.PerCallCost != 0 || math.Signbit(x.PerCallCost) {
+		n += 10
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSubPlan(x *pg.SubPlan) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.SubLinkType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.SubLinkType))
+	}
+	if x.Testexpr != nil {
+		e.message(26)
+		e.encodeNode(x.Testexpr)
+	}
+	for _, v := range x.ParamIds {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.PlanId != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.PlanId))
+	}
+	if len(x.PlanName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 50), x.PlanName)
+	}
+	if x.FirstColType != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.FirstColType))
+	}
+	if x.FirstColTypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.FirstColTypmod))
+	}
+	if x.FirstColCollation != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.FirstColCollation))
+	}
+	if x.UseHashTable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), 1)
+	}
+	if x.UnknownEqFalse {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), 1)
+	}
+	if x.ParallelSafe {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	for _, v := range x.SetParam {
+		e.message(106)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ParParam {
+		e.message(114)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(122)
+		e.encodeNode(v)
+	}
+	if x.StartupCost != 0 || math.Signbit(x.StartupCost) {
+		e.buf = protowire.AppendFixed64(protowire.AppendVarint(e.buf, 129), math.Float64bits(x.StartupCost))
+	}
+	if x.PerCallCost != 0 || math.Signbit(x.PerCallCost) {
+		e.buf = protowire.AppendFixed64(protowire.AppendVarint(e.buf, 137), math.Float64bits(x.PerCallCost))
+	}
+}
+
+func (e *encoder) sizeSubscriptingRef(x *pg.SubscriptingRef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Refcontainertype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Refcontainertype))
+	}
+	if x.Refelemtype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Refelemtype))
+	}
+	if x.Refrestype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Refrestype))
+	}
+	if x.Reftypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Reftypmod))
+	}
+	if x.Refcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Refcollid))
+	}
+	for _, v := range x.Refupperindexpr {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Reflowerindexpr {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Refexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Refexpr))
+	}
+	if x.Refassgnexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Refassgnexpr))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSubscriptingRef(x *pg.SubscriptingRef) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Refcontainertype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Refcontainertype))
+	}
+	if x.Refelemtype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Refelemtype))
+	}
+	if x.Refrestype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Refrestype))
+	}
+	if x.Reftypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Reftypmod))
+	}
+	if x.Refcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Refcollid))
+	}
+	for _, v := range x.Refupperindexpr {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Reflowerindexpr {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	if x.Refexpr != nil {
+		e.message(74)
+		e.encodeNode(x.Refexpr)
+	}
+	if x.Refassgnexpr != nil {
+		e.message(82)
+		e.encodeNode(x.Refassgnexpr)
+	}
+}
+
+func (e *encoder) sizeSummaryResult_FilterColumn(x *pg.SummaryResult_FilterColumn) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.SchemaName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SchemaName))
+		e.checkUTF8(x.SchemaName)
+	}
+	if len(x.TableName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.TableName))
+		e.checkUTF8(x.TableName)
+	}
+	if len(x.Column) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Column))
+		e.checkUTF8(x.Column)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSummaryResult_FilterColumn(x *pg.SummaryResult_FilterColumn) {
+	if x == nil {
+		return
+	}
+	if len(x.SchemaName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.SchemaName)
+	}
+	if len(x.TableName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.TableName)
+	}
+	if len(x.Column) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Column)
+	}
+}
+
+func (e *encoder) sizeSummaryResult_Function(x *pg.SummaryResult_Function) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if len(x.FunctionName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.FunctionName))
+		e.checkUTF8(x.FunctionName)
+	}
+	if len(x.SchemaName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SchemaName))
+		e.checkUTF8(x.SchemaName)
+	}
+	if x.Context != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Context))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSummaryResult_Function(x *pg.SummaryResult_Function) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if len(x.FunctionName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.FunctionName)
+	}
+	if len(x.SchemaName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.SchemaName)
+	}
+	if x.Context != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Context))
+	}
+}
+
+func (e *encoder) sizeSummaryResult_Table(x *pg.SummaryResult_Table) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if len(x.SchemaName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SchemaName))
+		e.checkUTF8(x.SchemaName)
+	}
+	if len(x.TableName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.TableName))
+		e.checkUTF8(x.TableName)
+	}
+	if x.Context != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Context))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeSummaryResult_Table(x *pg.SummaryResult_Table) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if len(x.SchemaName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.SchemaName)
+	}
+	if len(x.TableName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.TableName)
+	}
+	if x.Context != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Context))
+	}
+}
+
+func (e *encoder) sizeTableFunc(x *pg.TableFunc) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Functype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Functype))
+	}
+	for _, v := range x.NsUris {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.NsNames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Docexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Docexpr))
+	}
+	if x.Rowexpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Rowexpr))
+	}
+	for _, v := range x.Colnames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Coltypes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Coltypmods {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Colcollations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Colexprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Coldefexprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Colvalexprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Passingvalexprs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.Notnulls) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.Notnulls))
+	}
+	if x.Plan != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Plan))
+	}
+	if x.Ordinalitycol != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Ordinalitycol))
+	}
+	if x.Location != 0 {
+		n += 2 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTableFunc(x *pg.TableFunc) {
+	if x == nil {
+		return
+	}
+	if x.Functype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Functype))
+	}
+	for _, v := range x.NsUris {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	for _, v := range x.NsNames {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.Docexpr != nil {
+		e.message(34)
+		e.encodeNode(x.Docexpr)
+	}
+	if x.Rowexpr != nil {
+		e.message(42)
+		e.encodeNode(x.Rowexpr)
+	}
+	for _, v := range x.Colnames {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Coltypes {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Coltypmods {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Colcollations {
+		e.message(74)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Colexprs {
+		e.message(82)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Coldefexprs {
+		e.message(90)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Colvalexprs {
+		e.message(98)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Passingvalexprs {
+		e.message(106)
+		e.encodeNode(v)
+	}
+	if len(x.Notnulls) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 114)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.Notnulls)))
+		for _, v := range x.Notnulls {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+	if x.Plan != nil {
+		e.message(122)
+		e.encodeNode(x.Plan)
+	}
+	if x.Ordinalitycol != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 128), uint64(x.Ordinalitycol))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 136), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeTableLikeClause(x *pg.TableLikeClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Options != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Options))
+	}
+	if x.RelationOid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.RelationOid))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTableLikeClause(x *pg.TableLikeClause) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Options != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Options))
+	}
+	if x.RelationOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.RelationOid))
+	}
+}
+
+func (e *encoder) sizeTableSampleClause(x *pg.TableSampleClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Tsmhandler != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Tsmhandler))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Repeatable != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Repeatable))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTableSampleClause(x *pg.TableSampleClause) {
+	if x == nil {
+		return
+	}
+	if x.Tsmhandler != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Tsmhandler))
+	}
+	for _, v := range x.Args {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Repeatable != nil {
+		e.message(26)
+		e.encodeNode(x.Repeatable)
+	}
+}
+
+func (e *encoder) sizeTargetEntry(x *pg.TargetEntry) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.Resno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resno))
+	}
+	if len(x.Resname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Resname))
+		e.checkUTF8(x.Resname)
+	}
+	if x.Ressortgroupref != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Ressortgroupref))
+	}
+	if x.Resorigtbl != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resorigtbl))
+	}
+	if x.Resorigcol != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Resorigcol))
+	}
+	if x.Resjunk {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTargetEntry(x *pg.TargetEntry) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if x.Resno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Resno))
+	}
+	if len(x.Resname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.Resname)
+	}
+	if x.Ressortgroupref != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Ressortgroupref))
+	}
+	if x.Resorigtbl != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Resorigtbl))
+	}
+	if x.Resorigcol != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Resorigcol))
+	}
+	if x.Resjunk {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+}
+
+func (e *encoder) sizeTransactionStmt(x *pg.TransactionStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if len(x.SavepointName) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.SavepointName))
+		e.checkUTF8(x.SavepointName)
+	}
+	if len(x.Gid) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Gid))
+		e.checkUTF8(x.Gid)
+	}
+	if x.Chain {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTransactionStmt(x *pg.TransactionStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	for _, v := range x.Options {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if len(x.SavepointName) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.SavepointName)
+	}
+	if len(x.Gid) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 34), x.Gid)
+	}
+	if x.Chain {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeTriggerTransition(x *pg.TriggerTransition) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if x.IsNew {
+		n += 2
+	}
+	if x.IsTable {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTriggerTransition(x *pg.TriggerTransition) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if x.IsNew {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.IsTable {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeTruncateStmt(x *pg.TruncateStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Relations {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.RestartSeqs {
+		n += 2
+	}
+	if x.Behavior != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Behavior))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTruncateStmt(x *pg.TruncateStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Relations {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.RestartSeqs {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Behavior != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Behavior))
+	}
+}
+
+func (e *encoder) sizeTypeCast(x *pg.TypeCast) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTypeCast(x *pg.TypeCast) {
+	if x == nil {
+		return
+	}
+	if x.Arg != nil {
+		e.message(10)
+		e.encodeNode(x.Arg)
+	}
+	if x.TypeName != nil {
+		e.message(18)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeTypeName(x *pg.TypeName) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Names {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.TypeOid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.TypeOid))
+	}
+	if x.Setof {
+		n += 2
+	}
+	if x.PctType {
+		n += 2
+	}
+	for _, v := range x.Typmods {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Typemod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Typemod))
+	}
+	for _, v := range x.ArrayBounds {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeTypeName(x *pg.TypeName) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Names {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.TypeOid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.TypeOid))
+	}
+	if x.Setof {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+	if x.PctType {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	for _, v := range x.Typmods {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.Typemod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Typemod))
+	}
+	for _, v := range x.ArrayBounds {
+		e.message(58)
+		e.encodeNode(v)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeUnlistenStmt(x *pg.UnlistenStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Conditionname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Conditionname))
+		e.checkUTF8(x.Conditionname)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeUnlistenStmt(x *pg.UnlistenStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Conditionname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Conditionname)
+	}
+}
+
+func (e *encoder) sizeUpdateStmt(x *pg.UpdateStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	for _, v := range x.TargetList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WhereClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.WhereClause))
+	}
+	for _, v := range x.FromClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ReturningList {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithClause != nil {
+		n += 1 + protowire.SizeBytes(e.sizeWithClause(x.WithClause))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeUpdateStmt(x *pg.UpdateStmt) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	for _, v := range x.TargetList {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.WhereClause != nil {
+		e.message(26)
+		e.encodeNode(x.WhereClause)
+	}
+	for _, v := range x.FromClause {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ReturningList {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.WithClause != nil {
+		e.message(50)
+		e.encodeWithClause(x.WithClause)
+	}
+}
+
+func (e *encoder) sizeVacuumRelation(x *pg.VacuumRelation) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Relation != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.Relation))
+	}
+	if x.Oid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Oid))
+	}
+	for _, v := range x.VaCols {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeVacuumRelation(x *pg.VacuumRelation) {
+	if x == nil {
+		return
+	}
+	if x.Relation != nil {
+		e.message(10)
+		e.encodeRangeVar(x.Relation)
+	}
+	if x.Oid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Oid))
+	}
+	for _, v := range x.VaCols {
+		e.message(26)
+		e.encodeNode(v)
+	}
+}
+
+func (e *encoder) sizeVacuumStmt(x *pg.VacuumStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Rels {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsVacuumcmd {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeVacuumStmt(x *pg.VacuumStmt) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Options {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Rels {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.IsVacuumcmd {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), 1)
+	}
+}
+
+func (e *encoder) sizeVar(x *pg.Var) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Varno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Varno))
+	}
+	if x.Varattno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Varattno))
+	}
+	if x.Vartype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Vartype))
+	}
+	if x.Vartypmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Vartypmod))
+	}
+	if x.Varcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Varcollid))
+	}
+	if len(x.Varnullingrels) > 0 {
+		n += 1 + protowire.SizeBytes(packedSize(x.Varnullingrels))
+	}
+	if x.Varlevelsup != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Varlevelsup))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeVar(x *pg.Var) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Varno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Varno))
+	}
+	if x.Varattno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Varattno))
+	}
+	if x.Vartype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Vartype))
+	}
+	if x.Vartypmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Vartypmod))
+	}
+	if x.Varcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.Varcollid))
+	}
+	if len(x.Varnullingrels) > 0 {
+		e.buf = protowire.AppendVarint(e.buf, 58)
+		e.buf = protowire.AppendVarint(e.buf, uint64(packedSize(x.Varnullingrels)))
+		for _, v := range x.Varnullingrels {
+			e.buf = protowire.AppendVarint(e.buf, uint64(v))
+		}
+	}
+	if x.Varlevelsup != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Varlevelsup))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeVariableSetStmt(x *pg.VariableSetStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.IsLocal {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeVariableSetStmt(x *pg.VariableSetStmt) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Name)
+	}
+	for _, v := range x.Args {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	if x.IsLocal {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+}
+
+func (e *encoder) sizeVariableShowStmt(x *pg.VariableShowStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeVariableShowStmt(x *pg.VariableShowStmt) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+}
+
+func (e *encoder) sizeViewStmt(x *pg.ViewStmt) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.View != nil {
+		n += 1 + protowire.SizeBytes(e.sizeRangeVar(x.View))
+	}
+	for _, v := range x.Aliases {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Query != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Query))
+	}
+	if x.Replace {
+		n += 2
+	}
+	for _, v := range x.Options {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.WithCheckOption != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.WithCheckOption))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeViewStmt(x *pg.ViewStmt) {
+	if x == nil {
+		return
+	}
+	if x.View != nil {
+		e.message(10)
+		e.encodeRangeVar(x.View)
+	}
+	for _, v := range x.Aliases {
+		e.message(18)
+		e.encodeNode(v)
+	}
+	if x.Query != nil {
+		e.message(26)
+		e.encodeNode(x.Query)
+	}
+	if x.Replace {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	for _, v := range x.Options {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	if x.WithCheckOption != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 48), uint64(x.WithCheckOption))
+	}
+}
+
+func (e *encoder) sizeWindowClause(x *pg.WindowClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if len(x.Refname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Refname))
+		e.checkUTF8(x.Refname)
+	}
+	for _, v := range x.PartitionClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.OrderClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.FrameOptions != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FrameOptions))
+	}
+	if x.StartOffset != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.StartOffset))
+	}
+	if x.EndOffset != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.EndOffset))
+	}
+	if x.StartInRangeFunc != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.StartInRangeFunc))
+	}
+	if x.EndInRangeFunc != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.EndInRangeFunc))
+	}
+	if x.InRangeColl != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.InRangeColl))
+	}
+	if x.InRangeAsc {
+		n += 2
+	}
+	if x.InRangeNullsFirst {
+		n += 2
+	}
+	if x.Winref != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Winref))
+	}
+	if x.CopiedOrder {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWindowClause(x *pg.WindowClause) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if len(x.Refname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Refname)
+	}
+	for _, v := range x.PartitionClause {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.OrderClause {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.FrameOptions != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.FrameOptions))
+	}
+	if x.StartOffset != nil {
+		e.message(50)
+		e.encodeNode(x.StartOffset)
+	}
+	if x.EndOffset != nil {
+		e.message(58)
+		e.encodeNode(x.EndOffset)
+	}
+	if x.StartInRangeFunc != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.StartInRangeFunc))
+	}
+	if x.EndInRangeFunc != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.EndInRangeFunc))
+	}
+	if x.InRangeColl != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.InRangeColl))
+	}
+	if x.InRangeAsc {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), 1)
+	}
+	if x.InRangeNullsFirst {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), 1)
+	}
+	if x.Winref != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 104), uint64(x.Winref))
+	}
+	if x.CopiedOrder {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 112), 1)
+	}
+}
+
+func (e *encoder) sizeWindowDef(x *pg.WindowDef) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	if len(x.Refname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Refname))
+		e.checkUTF8(x.Refname)
+	}
+	for _, v := range x.PartitionClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.OrderClause {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.FrameOptions != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.FrameOptions))
+	}
+	if x.StartOffset != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.StartOffset))
+	}
+	if x.EndOffset != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.EndOffset))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWindowDef(x *pg.WindowDef) {
+	if x == nil {
+		return
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 10), x.Name)
+	}
+	if len(x.Refname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Refname)
+	}
+	for _, v := range x.PartitionClause {
+		e.message(26)
+		e.encodeNode(v)
+	}
+	for _, v := range x.OrderClause {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	if x.FrameOptions != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.FrameOptions))
+	}
+	if x.StartOffset != nil {
+		e.message(50)
+		e.encodeNode(x.StartOffset)
+	}
+	if x.EndOffset != nil {
+		e.message(58)
+		e.encodeNode(x.EndOffset)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeWindowFunc(x *pg.WindowFunc) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Winfnoid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Winfnoid))
+	}
+	if x.Wintype != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Wintype))
+	}
+	if x.Wincollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Wincollid))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Aggfilter != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Aggfilter))
+	}
+	for _, v := range x.RunCondition {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Winref != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Winref))
+	}
+	if x.Winstar {
+		n += 2
+	}
+	if x.Winagg {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWindowFunc(x *pg.WindowFunc) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Winfnoid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Winfnoid))
+	}
+	if x.Wintype != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Wintype))
+	}
+	if x.Wincollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), uint64(x.Wincollid))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Inputcollid))
+	}
+	for _, v := range x.Args {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Aggfilter != nil {
+		e.message(58)
+		e.encodeNode(x.Aggfilter)
+	}
+	for _, v := range x.RunCondition {
+		e.message(66)
+		e.encodeNode(v)
+	}
+	if x.Winref != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Winref))
+	}
+	if x.Winstar {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), 1)
+	}
+	if x.Winagg {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 96), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeWindowFuncRunCondition(x *pg.WindowFuncRunCondition) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Opno != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Opno))
+	}
+	if x.Inputcollid != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Inputcollid))
+	}
+	if x.WfuncLeft {
+		n += 2
+	}
+	if x.Arg != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Arg))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWindowFuncRunCondition(x *pg.WindowFuncRunCondition) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Opno != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Opno))
+	}
+	if x.Inputcollid != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Inputcollid))
+	}
+	if x.WfuncLeft {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Arg != nil {
+		e.message(42)
+		e.encodeNode(x.Arg)
+	}
+}
+
+func (e *encoder) sizeWithCheckOption(x *pg.WithCheckOption) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Kind != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Kind))
+	}
+	if len(x.Relname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Relname))
+		e.checkUTF8(x.Relname)
+	}
+	if len(x.Polname) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Polname))
+		e.checkUTF8(x.Polname)
+	}
+	if x.Qual != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Qual))
+	}
+	if x.Cascaded {
+		n += 2
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWithCheckOption(x *pg.WithCheckOption) {
+	if x == nil {
+		return
+	}
+	if x.Kind != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Kind))
+	}
+	if len(x.Relname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 18), x.Relname)
+	}
+	if len(x.Polname) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Polname)
+	}
+	if x.Qual != nil {
+		e.message(34)
+		e.encodeNode(x.Qual)
+	}
+	if x.Cascaded {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), 1)
+	}
+}
+
+func (e *encoder) sizeWithClause(x *pg.WithClause) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range x.Ctes {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Recursive {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeWithClause(x *pg.WithClause) {
+	if x == nil {
+		return
+	}
+	for _, v := range x.Ctes {
+		e.message(10)
+		e.encodeNode(v)
+	}
+	if x.Recursive {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 24), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeXmlExpr(x *pg.XmlExpr) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xpr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Xpr))
+	}
+	if x.Op != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Op))
+	}
+	if len(x.Name) > 0 {
+		n += 1 + protowire.SizeBytes(len(x.Name))
+		e.checkUTF8(x.Name)
+	}
+	for _, v := range x.NamedArgs {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.ArgNames {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	for _, v := range x.Args {
+		n += 1 + protowire.SizeBytes(e.sizeNode(v))
+	}
+	if x.Xmloption != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Xmloption))
+	}
+	if x.Indent {
+		n += 2
+	}
+	if x.Type != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Type))
+	}
+	if x.Typmod != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Typmod))
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeXmlExpr(x *pg.XmlExpr) {
+	if x == nil {
+		return
+	}
+	if x.Xpr != nil {
+		e.message(10)
+		e.encodeNode(x.Xpr)
+	}
+	if x.Op != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 16), uint64(x.Op))
+	}
+	if len(x.Name) > 0 {
+		e.buf = protowire.AppendString(protowire.AppendVarint(e.buf, 26), x.Name)
+	}
+	for _, v := range x.NamedArgs {
+		e.message(34)
+		e.encodeNode(v)
+	}
+	for _, v := range x.ArgNames {
+		e.message(42)
+		e.encodeNode(v)
+	}
+	for _, v := range x.Args {
+		e.message(50)
+		e.encodeNode(v)
+	}
+	if x.Xmloption != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 56), uint64(x.Xmloption))
+	}
+	if x.Indent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 64), 1)
+	}
+	if x.Type != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 72), uint64(x.Type))
+	}
+	if x.Typmod != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 80), uint64(x.Typmod))
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 88), uint64(x.Location))
+	}
+}
+
+func (e *encoder) sizeXmlSerialize(x *pg.XmlSerialize) int {
+	slot := e.slot()
+	if x == nil {
+		return 0
+	}
+	n := 0
+	if x.Xmloption != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Xmloption))
+	}
+	if x.Expr != nil {
+		n += 1 + protowire.SizeBytes(e.sizeNode(x.Expr))
+	}
+	if x.TypeName != nil {
+		n += 1 + protowire.SizeBytes(e.sizeTypeName(x.TypeName))
+	}
+	if x.Indent {
+		n += 2
+	}
+	if x.Location != 0 {
+		n += 1 + protowire.SizeVarint(uint64(x.Location))
+	}
+	e.sizes[slot] = n
+	return n
+}
+
+func (e *encoder) encodeXmlSerialize(x *pg.XmlSerialize) {
+	if x == nil {
+		return
+	}
+	if x.Xmloption != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 8), uint64(x.Xmloption))
+	}
+	if x.Expr != nil {
+		e.message(18)
+		e.encodeNode(x.Expr)
+	}
+	if x.TypeName != nil {
+		e.message(26)
+		e.encodeTypeName(x.TypeName)
+	}
+	if x.Indent {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 32), 1)
+	}
+	if x.Location != 0 {
+		e.buf = protowire.AppendVarint(protowire.AppendVarint(e.buf, 40), uint64(x.Location))
+	}
 }
