@@ -110,6 +110,14 @@ func TestPrintedFromWireReadsEveryField(t *testing.T) {
 	if checked < 500 {
 		t.Fatalf("only %d fields checked", checked)
 	}
+	// printedFromWire takes the first Node under a RawStmt for the
+	// statement's: the statement must be the only message a RawStmt holds.
+	raw := (&pg.RawStmt{}).ProtoReflect().Descriptor().Fields()
+	for i := 0; i < raw.Len(); i++ {
+		if fd := raw.Get(i); fd.Message() != nil && fd.Name() != "stmt" {
+			t.Fatalf("RawStmt holds a %s in %s besides its statement", fd.Message().Name(), fd.Name())
+		}
+	}
 }
 
 // reachableFromParseResult reports whether a parse result can hold md.
