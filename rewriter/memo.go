@@ -1,6 +1,12 @@
 package rewriter
 
-import "sync"
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sqe-project/sqe/udf"
+)
 
 // TextMemo remembers the results of a pure function of SQL text (a
 // dialect's canonical form of an expression), so that a policy's masks and
@@ -36,4 +42,28 @@ func (m *TextMemo) Do(text string, f func(string) (string, error)) (string, erro
 	}
 	m.mu.Unlock()
 	return out, nil
+}
+
+// maskSQLs remembers udf.MaskSQL's answers, a pure function of its
+// arguments: a policy's masks are the same SQL for every statement that
+// misses the rewrite cache until the policy or the columns change.
+var maskSQLs = TextMemo{Max: 4096}
+
+// maskSQL is udf.MaskSQL, remembered.
+func maskSQL(t udf.Target, maskType string, args []string, expr string) (string, error) {
+	key := memoKey(append([]string{string(t.Dialect), t.Column, t.DataType, t.ColumnType,
+		strconv.FormatBool(t.NamedClasses), maskType, expr, strconv.Itoa(len(args))}, args...))
+	return maskSQLs.Do(key, func(string) (string, error) { return udf.MaskSQL(t, maskType, args, expr) })
+}
+
+// memoKey joins parts into one key that no other list of parts gives:
+// each part is preceded by its length.
+func memoKey(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(strconv.Itoa(len(p)))
+		b.WriteByte(':')
+		b.WriteString(p)
+	}
+	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/sqe-project/sqe/udf"
 )
 
 func TestTextMemo(t *testing.T) {
@@ -32,5 +34,51 @@ func TestTextMemo(t *testing.T) {
 	// computed each time.
 	if calls != 6 {
 		t.Fatalf("calls = %d, want 6", calls)
+	}
+}
+
+// TestMaskSQLMemo: the remembered masks are udf.MaskSQL's answers for
+// exactly the arguments given, also where two argument lists would join
+// to the same text, and errors are still errors.
+func TestMaskSQLMemo(t *testing.T) {
+	type call struct {
+		t    udf.Target
+		typ  string
+		args []string
+		expr string
+	}
+	pg := udf.Target{Dialect: udf.Postgres, Column: `"t"."ssn"`, DataType: "character varying", ColumnType: "character varying(11)"}
+	my := udf.Target{Dialect: udf.MySQL, Column: "`t`.`ssn`", DataType: "varchar", ColumnType: "varchar(11)"}
+	myNamed := my
+	myNamed.NamedClasses = true
+	other := pg
+	other.Column = `"t"."name"`
+	num := udf.Target{Dialect: udf.Postgres, Column: `"t"."n"`, DataType: "integer", ColumnType: "integer"}
+	calls := []call{
+		{pg, "MASK_SHOW_LAST_4", nil, ""},
+		{my, "MASK_SHOW_LAST_4", nil, ""},
+		{myNamed, "MASK_SHOW_LAST_4", nil, ""},
+		{other, "MASK_SHOW_LAST_4", nil, ""},
+		{pg, "MASK_SHOW_FIRST_4", nil, ""},
+		{pg, "MASK", []string{"X", "x"}, ""},
+		{pg, "MASK", []string{"Xx"}, ""},
+		{pg, "MASK", []string{"X", "x", "n"}, ""},
+		{pg, "CUSTOM", nil, "upper({col})"},
+		{pg, "CUSTOM", nil, "lower({col})"},
+		{num, "MASK_HASH", nil, ""},
+		{num, "MASK_NULL", nil, ""},
+		{pg, "NO_SUCH_MASK", nil, ""},
+	}
+	for round := range 2 {
+		for _, c := range calls {
+			want, wantErr := udf.MaskSQL(c.t, c.typ, c.args, c.expr)
+			got, err := maskSQL(c.t, c.typ, c.args, c.expr)
+			if got != want || (err == nil) != (wantErr == nil) {
+				t.Fatalf("round %d, %+v: %q, %v; udf.MaskSQL gives %q, %v", round, c, got, err, want, wantErr)
+			}
+		}
+	}
+	if memoKey([]string{"a", "b"}) == memoKey([]string{"ab"}) || memoKey([]string{"1:a"}) == memoKey([]string{"1", "a"}) {
+		t.Fatal("two lists of parts give one key")
 	}
 }

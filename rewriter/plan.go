@@ -310,7 +310,7 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		ColumnType:   col.ColumnType,
 		NamedClasses: syn.NamedClasses(),
 	}
-	expr, err = udf.MaskSQL(t, m.Type, m.Args, m.Expr)
+	expr, err = maskSQL(t, m.Type, m.Args, m.Expr)
 	if err != nil {
 		return "", false, p.maskError(col, m, err)
 	}

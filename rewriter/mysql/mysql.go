@@ -315,7 +315,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	case setOp != nil:
 		out = setOp
 	}
-	if err := r.verify(out); err != nil {
+	want, err := r.verify(out)
+	if err != nil {
 		return nil, err
 	}
 	text, err := format(out, r.session.NoBackslashEscapes)
@@ -340,9 +341,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		if check, err = mod.print(check); err != nil {
 			return nil, err
 		}
-		err = verifyModified(stmt, mod, check)
+		err = verifyModified(want, mod, check)
 	} else {
-		err = verifyPrinted(out, check)
+		err = verifyPrinted(want, out, check)
 	}
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -216,3 +217,6 @@ func (r *rewrite) returningOf(ref *tableRef, sc *scope) error {
 	list.Exprs = out
 	return r.exprs(list, rsc, nil)
 }
+
+// errStopWalk ends a walk early.
+var errStopWalk = errors.New("stop")

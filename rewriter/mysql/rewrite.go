@@ -487,7 +487,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parse(text)
+	stmt, err := parseReadForm(text)
 	if err != nil {
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form does not parse"}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/rewriter"
@@ -79,8 +80,10 @@ func parse(text string) (*pg.ParseResult, error) {
 // that, texts are parsed each time. Failures are not remembered.
 type parsedTexts[T proto.Message] struct {
 	max int
-	mu  sync.RWMutex
-	m   map[string]T
+	// copy is the typed deep copy of a tree (copyNode, …: tree_gen.go).
+	copy func(T) T
+	mu   sync.RWMutex
+	m    map[string]T
 }
 
 // get returns a copy of parse(text)'s tree, which the caller owns.
@@ -89,7 +92,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 	t, ok := c.m[text]
 	c.mu.RUnlock()
 	if ok {
-		return proto.Clone(t).(T), nil
+		return c.copy(t), nil
 	}
 	t, err := parse(text)
 	if err != nil {
@@ -100,7 +103,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 		c.m = map[string]T{}
 	}
 	if len(c.m) < c.max {
-		c.m[text] = proto.Clone(t).(T)
+		c.m[text] = c.copy(t)
 	}
 	c.mu.Unlock()
 	return t, nil
@@ -109,7 +112,7 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 // readForms keeps the read forms parseReadForm read: a table's read form
 // is the same text for every statement that misses the rewrite cache
 // until its policy or columns change.
-var readForms = parsedTexts[*pg.ParseResult]{max: 1024}
+var readForms = parsedTexts[*pg.ParseResult]{max: 1024, copy: copyParseResult}
 
 // parseReadForm parses a table's read form (TablePlan.DerivedSelect).
 // The caller owns the tree it gets.
@@ -118,7 +121,7 @@ func parseReadForm(text string) (*pg.ParseResult, error) { return readForms.get(
 // exprCache keeps the expressions parseExpr read: the policy's filters,
 // masks and conditions are parsed again on every rewrite that is not
 // cached.
-var exprCache = parsedTexts[*pg.Node]{max: maxCachedExprs}
+var exprCache = parsedTexts[*pg.Node]{max: maxCachedExprs, copy: copyNode}
 
 // maxCachedExprs bounds exprCache and canonicalExprs (a policy set has far
 // fewer expressions).
@@ -188,9 +191,15 @@ var treeVersion = sync.OnceValue(func() int32 {
 	return tree.Version
 })
 
-// deparse prints one statement.
+// deparse prints one statement: pg.Deparse, with the tree encoded by the
+// generated encoder (marshalParseResult, byte for byte proto.Marshal's
+// encoding) rather than by protobuf's reflection.
 func deparse(stmt *pg.Node) (string, error) {
-	text, err := pg.Deparse(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: stmt}}})
+	encoded, err := marshalParseResult(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: stmt}}})
+	if err != nil {
+		return "", rewriter.Unsupported("rewritten statement cannot be printed")
+	}
+	text, err := parser.DeparseFromProtobuf(encoded)
 	if err != nil {
 		return "", rewriter.Unsupported("rewritten statement cannot be printed")
 	}
@@ -261,14 +270,15 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
 		return nil, err
 	}
-	if err := r.verify(stmt); err != nil {
+	want, err := r.verify(stmt)
+	if err != nil {
 		return nil, err
 	}
 	text, err := deparse(stmt)
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyPrinted(stmt, text); err != nil {
+	if err := verifyPrinted(want, text); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

@@ -159,7 +159,7 @@ func guardConjuncts(where *pg.Node, positions []int, guard *pg.Node) (*pg.Node, 
 		}
 		conj[i] = &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{
 			Args: []*pg.Node{{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{
-				Expr:   proto.Clone(guard).(*pg.Node),
+				Expr:   copyNode(guard),
 				Result: conj[i],
 			}}}},
 			Defresult: no,

@@ -2,37 +2,55 @@ package postgres
 
 import (
 	"slices"
-	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/sqe-project/sqe/rewriter"
 )
 
 // verify hands the core every relation reference of the rewritten
 // statement, whatever node type it hides in, for the proof that none
-// escaped the rewrite (rewriter.Statement.Verify).
-func (r *rewrite) verify(stmt *pg.Node) error {
-	return r.Verify(slices.Values(rangeVars(stmt)), func(rv *pg.RangeVar) string { return rv.Relname })
+// escaped the rewrite (rewriter.Statement.Verify). It returns what the
+// printed statement must keep of the tree (printed), read in the same
+// walk: the tree is not changed again before it is printed.
+func (r *rewrite) verify(stmt *pg.Node) (rewriter.Printed, error) {
+	rvs := rangeVars(stmt)
+	if err := r.Verify(slices.Values(rvs), func(rv *pg.RangeVar) string { return rv.Relname }); err != nil {
+		return rewriter.Printed{}, err
+	}
+	return printedOf(stmt, rvs), nil
 }
 
 // verifyPrinted parses the printed statement again for the core's check
-// that it is the rewritten tree (rewriter.VerifyPrinted).
-func verifyPrinted(stmt *pg.Node, text string) error {
-	tree, err := parse(text)
-	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].GetStmt() == nil {
-		return rewriter.Unsupported("the rewritten statement does not print faithfully")
+// that it is the rewritten tree (rewriter.VerifyPrinted): want is what
+// printed keeps of the tree, and the parse's own encoding is read for the
+// same (printedFromWire).
+func verifyPrinted(want rewriter.Printed, text string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return errWire
 	}
-	return rewriter.VerifyPrinted(printed(stmt), printed(tree.Stmts[0].Stmt))
+	encoded, err := parser.ParseToProtobuf(text)
+	if err != nil {
+		return errWire
+	}
+	again, err := printedFromWire(encoded)
+	if err != nil {
+		return err
+	}
+	return rewriter.VerifyPrinted(want, again)
 }
 
 // printed is what the printed statement must keep of a tree: its kind and
 // the relations it references, with their inheritance and persistence.
-func printed(n *pg.Node) rewriter.Printed {
+func printed(n *pg.Node) rewriter.Printed { return printedOf(n, rangeVars(n)) }
+
+// printedOf is printed of n, whose relation references are rvs.
+func printedOf(n *pg.Node, rvs []*pg.RangeVar) rewriter.Printed {
 	p := rewriter.Printed{Kind: nodeName(n)}
-	for _, rv := range rangeVars(n) {
-		p.Tables = append(p.Tables, strconv.Quote(rv.Catalogname)+"."+strconv.Quote(rv.Schemaname)+"."+strconv.Quote(rv.Relname)+
-			"/"+strconv.FormatBool(rv.Inh)+"/"+rv.Relpersistence)
+	for _, rv := range rvs {
+		p.Tables = append(p.Tables, printedTable(rv.Catalogname, rv.Schemaname, rv.Relname, rv.Inh, rv.Relpersistence))
 	}
 	return p
 }

@@ -1,9 +1,12 @@
 package postgres
 
+//go:generate go run ../../internal/gen/pgtree -o tree_gen.go
+
 import (
+	"slices"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // visitor is called for every parse-tree message under a walk, parent
@@ -12,71 +15,34 @@ import (
 // replace what the wrapper holds. It returns whether to walk m's children.
 type visitor func(m proto.Message, wrapper *pg.Node) (descend bool, err error)
 
-// walk visits m and everything under it. The walk is generic (protobuf
-// reflection over every message field), so no node type can hide from it.
+// walk visits m and everything under it, in the order the fields are
+// declared in pg_query.proto. The walk is generated from pg_query_go's
+// protobuf descriptors (tree_gen.go): it has a case for every message type
+// and visits every field that holds a message, so no node type can hide
+// from it (TestWalkCoversEveryMessageType). A message type it does not know
+// is a panic, which the rewrite turns into a refusal.
+//
+// A field is read when the walk reaches it, so a visitor may replace what
+// a later sibling holds and the walk sees the replacement.
 func walk(m proto.Message, fn visitor) error {
 	if m == nil {
 		return nil
 	}
-	return walkMsg(m.ProtoReflect(), nil, fn)
+	return walkMessage(m, nil, fn)
 }
 
-// walkFields visits the children of m, except the fields named in skip.
+// walkFields visits the children of m, except the fields whose
+// pg_query.proto names are in skip ("with_clause", "larg", …).
 func walkFields(m proto.Message, fn visitor, skip ...string) error {
-	rm := m.ProtoReflect()
-	var err error
-	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		for _, s := range skip {
-			if string(fd.Name()) == s {
-				return true
-			}
-		}
-		err = walkValue(fd, v, fn)
-		return err == nil
-	})
-	return err
+	if m == nil {
+		return nil
+	}
+	return walkChildren(m, fn, skip)
 }
 
-func walkMsg(rm protoreflect.Message, wrapper *pg.Node, fn visitor) error {
-	if !rm.IsValid() {
-		return nil
-	}
-	if n, ok := rm.Interface().(*pg.Node); ok {
-		// A Node is a oneof of every node type: walk the one it holds.
-		var err error
-		rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() != nil && !fd.IsList() {
-				err = walkMsg(v.Message(), n, fn)
-			}
-			return false
-		})
-		return err
-	}
-	descend, err := fn(rm.Interface(), wrapper)
-	if err != nil || !descend {
-		return err
-	}
-	rm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		err = walkValue(fd, v, fn)
-		return err == nil
-	})
-	return err
-}
-
-func walkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, fn visitor) error {
-	if fd.Message() == nil || fd.IsMap() {
-		return nil
-	}
-	if fd.IsList() {
-		l := v.List()
-		for i := 0; i < l.Len(); i++ {
-			if err := walkMsg(l.Get(i).Message(), nil, fn); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walkMsg(v.Message(), nil, fn)
+// skipped reports whether the field named name is in skip.
+func skipped(skip []string, name string) bool {
+	return len(skip) > 0 && slices.Contains(skip, name)
 }
 
 // rangeVars lists every RangeVar under m.
@@ -93,15 +59,8 @@ func rangeVars(m proto.Message) []*pg.RangeVar {
 
 // nodeName is the type name of the node a Node holds ("SelectStmt", …).
 func nodeName(n *pg.Node) string {
-	name := "unknown"
-	if n == nil {
+	if name := nodeTypeName(n); name != "" {
 		return name
 	}
-	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() != nil {
-			name = string(fd.Message().Name())
-		}
-		return false
-	})
-	return name
+	return "unknown"
 }

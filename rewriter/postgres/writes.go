@@ -2,7 +2,6 @@ package postgres
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
@@ -91,7 +90,7 @@ func (r *rewrite) where(where **pg.Node, ref *tableRef, sc *scope) error {
 	// application wrote it (before its masked columns become masks).
 	var orig *pg.Node
 	if *where != nil {
-		orig = proto.Clone(*where).(*pg.Node)
+		orig = copyNode(*where)
 	}
 	if *where != nil {
 		if (*where).GetCurrentOfExpr() != nil && !ref.plan.Passthrough() {
