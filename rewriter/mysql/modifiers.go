@@ -34,24 +34,14 @@ type modifier struct {
 // readModified reads sql, which did not parse, as a CREATE OR REPLACE
 // TABLE or ALTER ONLINE|IGNORE TABLE. It returns nil when sql is not one.
 func readModified(sql string) (sqlparser.Statement, *modifier) {
-	tk := parser.NewStringTokenizer(sql)
-	type token struct {
-		typ        int
-		val        string
-		start, end int
-	}
-	var toks []token
-	for len(toks) < 4 {
-		prev := tk.Pos
-		typ, val := tk.Scan()
-		if typ == 0 || typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return nil, nil
-		}
-		start := prev
-		for start < tk.Pos && isBlank(sql[start]) {
-			start++
-		}
-		toks = append(toks, token{typ, strings.ToLower(val), start, tk.Pos})
+	var toks []sqlToken
+	tokens(sql, func(t sqlToken) bool {
+		t.val = strings.ToLower(t.val)
+		toks = append(toks, t)
+		return len(toks) < 4
+	})
+	if len(toks) < 4 {
+		return nil, nil
 	}
 	var m *modifier
 	var cut [2]int

@@ -102,61 +102,48 @@ func readReturning(sql string) *returningStmt {
 // outside parentheses in sql, or -1 when there is none or more than one,
 // or the tokenizer cannot read sql to its end.
 func returningKeyword(sql string) int {
-	tk := parser.NewStringTokenizer(sql)
-	depth, found := 0, -1
-	for {
-		prev := tk.Pos
-		typ, _ := tk.Scan()
+	depth, found, ok := 0, -1, true
+	read := tokens(sql, func(t sqlToken) bool {
 		switch {
-		case typ == 0:
-			if depth != 0 {
-				return -1
-			}
-			return found
-		case typ == sqlparser.LEX_ERROR || tk.Pos <= prev:
-			return -1
-		case typ == '(':
+		case t.typ == '(':
 			depth++
-		case typ == ')':
+		case t.typ == ')':
 			depth--
-		case typ == sqlparser.RETURNING && depth == 0:
-			start := tk.Pos - len("returning")
-			if found >= 0 || start < 0 || !strings.EqualFold(sql[start:tk.Pos], "returning") {
-				return -1
+		case t.typ == sqlparser.RETURNING && depth == 0:
+			if found >= 0 || !strings.EqualFold(sql[t.start:t.end], "returning") {
+				ok = false
+				return false
 			}
-			found = start
+			found = t.start
 		}
+		return true
+	})
+	if !read || !ok || depth != 0 {
+		return -1
 	}
+	return found
 }
 
 // readSelectList parses text as a select list and nothing more: no FROM,
 // INTO, WHERE, … and no SELECT option (the parser would read those as
 // the rest of a SELECT), no trailing semicolon. It returns nil otherwise.
 func readSelectList(text string) *sqlparser.SelectExprs {
-	tk := parser.NewStringTokenizer(text)
-	depth, first := 0, true
-	for {
-		prev := tk.Pos
-		typ, val := tk.Scan()
-		if typ == 0 {
-			break
-		}
-		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return nil
-		}
+	depth, first, ok := 0, true, true
+	read := tokens(text, func(t sqlToken) bool {
 		switch {
-		case typ == '(':
+		case t.typ == '(':
 			depth++
-		case typ == ')':
+		case t.typ == ')':
 			depth--
-		case depth == 0 && (selectListEnds[typ] || typ == sqlparser.SELECT || typ == sqlparser.RETURNING):
-			return nil
-		case first && typ != sqlparser.ID && selectOptions[strings.ToUpper(val)]:
-			return nil
+		case depth == 0 && (selectListEnds[t.typ] || t.typ == sqlparser.SELECT || t.typ == sqlparser.RETURNING),
+			first && t.typ != sqlparser.ID && selectOptions[strings.ToUpper(t.val)]:
+			ok = false
+			return false
 		}
 		first = false
-	}
-	if first || depth != 0 {
+		return true
+	})
+	if !read || !ok || first || depth != 0 {
 		return nil
 	}
 	stmt, err := parse("select " + text)

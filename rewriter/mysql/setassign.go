@@ -13,47 +13,40 @@ import (
 // accepted only when the result is a SET. A := later in an assignment is
 // the expression operator (SET @a = @b := 1) and stays.
 func readSetAssignments(sql string) (sqlparser.Statement, bool) {
-	tk := parser.NewStringTokenizer(sql)
 	var out strings.Builder
 	last := 0       // the end of the text copied to out
 	depth := 0      // parentheses
 	inItem := false // inside an assignment, before its operator
-	first, changed := true, false
-	for {
-		prev := tk.Pos
-		typ, _ := tk.Scan()
-		if typ == 0 {
-			break
-		}
-		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return nil, false
-		}
+	first, changed, ok := true, false, true
+	read := tokens(sql, func(t sqlToken) bool {
 		if first {
-			if typ != sqlparser.SET {
-				return nil, false
-			}
 			first, inItem = false, true
-			continue
+			ok = t.typ == sqlparser.SET
+			return ok
 		}
 		switch {
-		case typ == '(':
+		case t.typ == '(':
 			depth++
-		case typ == ')':
+		case t.typ == ')':
 			depth--
 		case depth != 0:
-		case typ == ',':
+		case t.typ == ',':
 			inItem = true
-		case typ == '=' && inItem:
+		case t.typ == '=' && inItem:
 			inItem = false
-		case typ == sqlparser.ASSIGNMENT_OPT && inItem:
-			start := tk.Pos - 2
-			if start < last || sql[start:tk.Pos] != ":=" {
-				return nil, false
+		case t.typ == sqlparser.ASSIGNMENT_OPT && inItem:
+			if t.start < last || sql[t.start:t.end] != ":=" {
+				ok = false
+				return false
 			}
-			out.WriteString(sql[last:start])
+			out.WriteString(sql[last:t.start])
 			out.WriteString("=")
-			last, inItem, changed = tk.Pos, false, true
+			last, inItem, changed = t.end, false, true
 		}
+		return true
+	})
+	if !read || !ok {
+		return nil, false
 	}
 	if !changed {
 		return nil, false

@@ -59,53 +59,51 @@ func (s *setOpStmt) nodes() []sqlparser.SQLNode {
 // set operators, at least one of them INTERSECT or EXCEPT. It returns nil
 // when sql is not of that form: then the parser's own error stands.
 func readSetOperation(sql string) *setOpStmt {
-	tk := parser.NewStringTokenizer(sql)
 	depth := 0
 	var texts, ops []string
 	start := 0       // of the current operand
 	op := ""         // the operator before the current operand
 	afterOp := false // the last token was op's
 	other := false   // an INTERSECT or EXCEPT was seen
-	for {
-		prev := tk.Pos
-		typ, val := tk.Scan()
-		if typ == 0 {
-			break
-		}
-		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return nil
-		}
+	ok := true
+	read := tokens(sql, func(t sqlToken) bool {
 		word := ""
 		switch {
-		case typ == '(':
+		case t.typ == '(':
 			depth++
-		case typ == ')':
+		case t.typ == ')':
 			depth--
 		case depth != 0:
-		case typ == sqlparser.UNION:
+		case t.typ == sqlparser.UNION:
 			word = "union"
-		case typ == sqlparser.EXCEPT || typ == sqlparser.ID && strings.EqualFold(val, "except"):
+		case t.typ == sqlparser.EXCEPT || t.typ == sqlparser.ID && strings.EqualFold(t.val, "except"):
 			word, other = "except", true
-		case typ == sqlparser.ID && strings.EqualFold(val, "intersect"):
+		case t.typ == sqlparser.ID && strings.EqualFold(t.val, "intersect"):
 			word, other = "intersect", true
-		case afterOp && (typ == sqlparser.ALL || typ == sqlparser.DISTINCT):
-			op += " " + strings.ToLower(val)
-			start, afterOp = tk.Pos, false
-			continue
-		case typ == ';':
-			return nil
+		case afterOp && (t.typ == sqlparser.ALL || t.typ == sqlparser.DISTINCT):
+			op += " " + strings.ToLower(t.val)
+			start, afterOp = t.end, false
+			return true
+		case t.typ == ';':
+			ok = false
+			return false
 		}
 		afterOp = false
 		if word != "" {
-			if op != "" && strings.TrimSpace(sql[start:prev]) == "" {
-				return nil // two operators in a row
+			if op != "" && strings.TrimSpace(sql[start:t.start]) == "" {
+				ok = false // two operators in a row
+				return false
 			}
-			texts = append(texts, sql[start:prev])
+			texts = append(texts, sql[start:t.start])
 			if op != "" {
 				ops = append(ops, op)
 			}
-			op, start, afterOp = word, tk.Pos, true
+			op, start, afterOp = word, t.end, true
 		}
+		return true
+	})
+	if !read || !ok {
+		return nil
 	}
 	if !other || depth != 0 || op == "" {
 		return nil
@@ -151,25 +149,21 @@ func enclosed(text string) bool {
 	if !strings.HasPrefix(text, "(") {
 		return false
 	}
-	tk := parser.NewStringTokenizer(text)
-	depth := 0
-	for {
-		prev := tk.Pos
-		typ, _ := tk.Scan()
-		if typ == 0 || typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return false
-		}
-		switch typ {
+	depth, closedAt := 0, -1
+	read := tokens(text, func(t sqlToken) bool {
+		switch t.typ {
 		case '(':
 			depth++
 		case ')':
 			depth--
 			if depth == 0 {
-				rest, _ := tk.Scan()
-				return rest == 0
+				closedAt = t.end
+				return false
 			}
 		}
-	}
+		return true
+	})
+	return read && closedAt >= 0 && strings.TrimSpace(text[closedAt:]) == ""
 }
 
 // setOperation rewrites each operand as a read.
@@ -192,20 +186,16 @@ func reservedAsName(sql string) (int, int) {
 	if !containsFold(sql, "intersect") && !containsFold(sql, "except") {
 		return -1, -1
 	}
-	tk := parser.NewStringTokenizer(sql)
-	for {
-		prev := tk.Pos
-		typ, val := tk.Scan()
-		if typ == 0 || typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
-			return -1, -1
+	start, end := -1, -1
+	tokens(sql, func(t sqlToken) bool {
+		if t.typ == sqlparser.ID && (strings.EqualFold(t.val, "intersect") || strings.EqualFold(t.val, "except")) &&
+			strings.EqualFold(sql[t.start:t.end], t.val) {
+			start, end = t.start, t.end
+			return false
 		}
-		if typ != sqlparser.ID || !strings.EqualFold(val, "intersect") && !strings.EqualFold(val, "except") {
-			continue
-		}
-		if start := tk.Pos - len(val); start >= 0 && strings.EqualFold(sql[start:tk.Pos], val) {
-			return start, tk.Pos
-		}
-	}
+		return true
+	})
+	return start, end
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w in

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"vitess.io/vitess/go/vt/sqlparser"
+
 	"github.com/sqe-project/sqe/rewriter"
 )
 
@@ -60,4 +62,35 @@ func tokenEnding(piece string, end int, atEOF bool) (int, int) {
 
 func isBlank(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// sqlToken is one token of a statement as the parser's tokenizer reads it.
+type sqlToken struct {
+	typ        int    // the parser's token type
+	val        string // its text as the tokenizer gives it
+	start, end int    // its byte offsets in the statement
+}
+
+// tokens reads sql with the parser's tokenizer, calling yield for each
+// token until yield returns false. It reports whether the tokenizer read
+// sql to its end (or to where yield stopped) without an error.
+func tokens(sql string, yield func(sqlToken) bool) bool {
+	tk := parser.NewStringTokenizer(sql)
+	for {
+		prev := tk.Pos
+		typ, val := tk.Scan()
+		if typ == 0 {
+			return true
+		}
+		if typ == sqlparser.LEX_ERROR || tk.Pos <= prev {
+			return false
+		}
+		start := prev
+		for start < tk.Pos && isBlank(sql[start]) {
+			start++
+		}
+		if !yield(sqlToken{typ: typ, val: val, start: start, end: tk.Pos}) {
+			return true
+		}
+	}
 }
