@@ -111,6 +111,11 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				}
 			}
 			return false
+		case sqlparser.ListArg:
+			// ::name is Vitess's list argument, which MySQL and MariaDB do
+			// not read.
+			err = rewriter.Unsupported("::name list arguments are not MySQL syntax: pass each value as a ? placeholder")
+			return false
 		case *sqlparser.Nextval:
 			// The parser reads MariaDB's NEXT VALUE FOR s as Vitess's own
 			// SELECT NEXT n VALUES FROM s, which no MySQL or MariaDB runs.

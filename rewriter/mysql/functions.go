@@ -198,7 +198,7 @@ func structuralExpr(n sqlparser.Expr) bool {
 	case *sqlparser.AndExpr, *sqlparser.OrExpr, *sqlparser.XorExpr, *sqlparser.NotExpr,
 		*sqlparser.ComparisonExpr, *sqlparser.BetweenExpr, *sqlparser.IsExpr, *sqlparser.ExistsExpr,
 		*sqlparser.AssignmentExpr, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal,
-		sqlparser.BoolVal, *sqlparser.ColName, sqlparser.ValTuple, *sqlparser.Subquery, sqlparser.ListArg,
+		sqlparser.BoolVal, *sqlparser.ColName, sqlparser.ValTuple, *sqlparser.Subquery,
 		*sqlparser.BinaryExpr, *sqlparser.UnaryExpr, *sqlparser.IntroducerExpr, *sqlparser.CollateExpr,
 		*sqlparser.CaseExpr, *sqlparser.Default, *sqlparser.Offset, *sqlparser.Variable, *sqlparser.NamedWindow,
 		*sqlparser.IntervalDateExpr, *sqlparser.MemberOfExpr:

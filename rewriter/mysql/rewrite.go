@@ -176,6 +176,12 @@ func (r *rewrite) statement(stmt sqlparser.Statement) (*rewriter.Result, error) 
 		if s.DBName.IsEmpty() {
 			return nil, rewriter.Unsupported("USE without a database")
 		}
+		if strings.Contains(s.DBName.String(), "@") {
+			// The parser reads USE db@replica as Vitess's tablet target,
+			// which MySQL and MariaDB do not; sqe would print it as a
+			// database named db@replica.
+			return nil, rewriter.Unsupported("USE of a database whose name holds @ is not supported through sqe")
+		}
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{Session: r.session.use(s.DBName.String()), Holds: rewriter.HoldsDatabase}}, nil
 	case *sqlparser.Begin:
 		return &rewriter.Result{Kind: rewriter.KindSession, Effect: rewriter.Effect{BeginsTransaction: true, TransactionControl: true}}, nil
