@@ -248,6 +248,17 @@ var advCommon = []advCase{
 	ok("SELECT v.id, c.ssn FROM cust_v v JOIN customers c ON c.id = v.id ORDER BY 1"),
 	ok("SELECT COUNT(*) FROM cust_v"),
 	deny("SELECT salary FROM cust_v"),
+	// cust_v's filter is an IN list: read flat, its masks and fallible
+	// conditions guarded, never evaluated on a hidden row (the admin and
+	// support, who see every row, get the errors).
+	any_("SELECT id FROM cust_v WHERE 1 / (CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 1 END) > 0 ORDER BY id"),
+	any_("SELECT id FROM cust_v WHERE EXP(CASE WHEN name LIKE 'HIDDEN%' THEN 1000 ELSE 1 END) > 0 ORDER BY id"),
+	ok("SELECT id, ssn FROM cust_v WHERE ssn LIKE '%5%' ORDER BY id LIMIT 2"),
+	ok("SELECT v.id, o.total FROM cust_v v LEFT JOIN orders o ON o.customer_id = v.id WHERE v.ssn > '1' ORDER BY v.ssn, o.total"),
+	ok("SELECT name, COUNT(*) FROM cust_v GROUP BY name ORDER BY name"),
+	ok("SELECT id, email FROM cust_v WHERE email IS NULL OR email LIKE '%eu%' ORDER BY email, id"),
+	write("UPDATE cust_v SET name = 'w' WHERE EXP(CASE WHEN name LIKE 'HIDDEN%' THEN 1000 ELSE 1 END) > 0"),
+	write("DELETE FROM cust_v WHERE 1 / (CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 1 END) > 0"),
 	refuse("SELECT * FROM plain_v"),
 	refuse("SELECT c.id FROM customers c JOIN plain_v p ON p.id = c.id"),
 

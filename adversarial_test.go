@@ -39,7 +39,8 @@ import (
 // overflow) for the names of the first database's hidden rows, so that a
 // mask evaluated on a hidden row shows as an error on one database only;
 // cust_v (a view
-// over customers) has the same policies under its own name; plain_v (a
+// over customers) has the same policies under its own name, but its row
+// filter is an IN list (a tenant list); plain_v (a
 // view with no policy) falls to the default; notes is a table every staff
 // role may read and write (the place to copy protected values to);
 // secrets is the admin's only; the catalogs are open to everyone.
@@ -59,7 +60,19 @@ tables:
       - {name: name-canary, principals: ["user:adv-mia"], column: name, type: CUSTOM, expr: "CASE WHEN (CASE WHEN {col} LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0 THEN {col} END"}
     restricted:
       - {name: no-salary, principals: [role:analyst, role:support], columns: [salary]}
-  %[1]s.cust_v: *customers
+  %[1]s.cust_v:
+    access:
+      - {name: read, principals: [role:admin, role:analyst, role:support], allow: [select]}
+      - {name: write, principals: [role:admin, role:analyst, role:support], allow: [update]}
+    row_filters:
+      - {name: eu-list, principals: [role:analyst], filter: "region IN ('EU', 'EEA')"}
+    masks:
+      - {name: ssn-last4, principals: [role:support], column: ssn, type: MASK_SHOW_LAST_4}
+      - {name: email-when-canary, principals: ["user:adv-mia"], column: email, type: MASK_NULL, when: "(CASE WHEN name LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0"}
+      - {name: email-null, principals: [role:support], column: email, type: MASK_NULL}
+      - {name: name-canary, principals: ["user:adv-mia"], column: name, type: CUSTOM, expr: "CASE WHEN (CASE WHEN {col} LIKE 'HIDDEN%%' THEN 9223372036854775807 ELSE 0 END) + 1 > 0 THEN {col} END"}
+    restricted:
+      - {name: no-salary, principals: [role:analyst, role:support], columns: [salary]}
   %[1]s.orders:
     access:
       - {name: read, principals: [public], allow: [select]}

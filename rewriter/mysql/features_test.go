@@ -169,17 +169,25 @@ func TestNeedsFence(t *testing.T) {
 }
 
 func TestWritesGuardTheirConditions(t *testing.T) {
-	// A filter that is not a conjunction of simple comparisons guards even
-	// a condition that cannot fail.
-	listed := customersDecision()
-	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'US')", Policy: "eu-us"}}
-	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": listed})
-	if err != nil || !strings.Contains(out, "case when `shop`.`customers`.`region` in ('EU', 'US') then `id` = 1 else false end") {
+	// A filter that is not a conjunction of simple comparisons (or IN
+	// lists of constants) guards even a condition that cannot fail.
+	either := customersDecision()
+	either.RowFilters = []policy.RowFilter{{Expr: "region = 'EU' OR region = 'US'", Policy: "eu-us"}}
+	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": either})
+	if err != nil || !strings.Contains(out, "then `id` = 1 else false end") {
 		t.Fatalf("guard under a filter that is not simple: %v\n%s", err, out)
 	}
-	out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": customersDecision()})
-	if err != nil || strings.Contains(out, "case when") {
-		t.Fatalf("guard under a simple filter: %v\n%s", err, out)
+	listed := customersDecision()
+	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'US')", Policy: "eu-us"}}
+	for _, d := range []*policy.Decision{customersDecision(), listed} {
+		out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": d})
+		if err != nil || strings.Contains(out, "case when") {
+			t.Fatalf("guard under a simple filter: %v\n%s", err, out)
+		}
+		out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE EXP(id) > 0", map[string]*policy.Decision{"shop.customers": d})
+		if err != nil || !strings.Contains(strings.ToLower(out), "then exp(`id`) > 0 else false end") {
+			t.Fatalf("a condition that can fail, under a simple filter: %v\n%s", err, out)
+		}
 	}
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
 	out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = ? AND EXP(id) > 0", dec)

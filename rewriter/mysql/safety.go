@@ -178,8 +178,9 @@ func safeValue(e sqlparser.Expr) bool {
 }
 
 // simpleFilter reports whether every conjunct of the plan's row filter is
-// a single comparison of columns and constants, a NULL test or a boolean
-// column.
+// a single comparison of columns and constants, an IN or NOT IN list of
+// them (a tenant list), a NULL test or a boolean column: a condition no
+// row's values can make fail.
 func simpleFilter(plan *rewriter.TablePlan) bool {
 	e, ok, err := rewriter.ParseFilter(plan, Syntax, parseExpr)
 	if !ok {
@@ -197,6 +198,17 @@ func simpleConjunction(e sqlparser.Expr) bool {
 		case sqlparser.EqualOp, sqlparser.LessThanOp, sqlparser.GreaterThanOp, sqlparser.LessEqualOp,
 			sqlparser.GreaterEqualOp, sqlparser.NotEqualOp:
 			return simpleOperand(x.Left) && simpleOperand(x.Right)
+		case sqlparser.InOp, sqlparser.NotInOp:
+			list, ok := x.Right.(sqlparser.ValTuple)
+			if !ok || len(list) == 0 || !simpleOperand(x.Left) {
+				return false
+			}
+			for _, v := range list {
+				if !simpleOperand(v) {
+					return false
+				}
+			}
+			return true
 		}
 	case *sqlparser.IsExpr:
 		switch x.Right {

@@ -93,3 +93,21 @@ func TestQuotedIntersectIsAName(t *testing.T) {
 		t.Fatalf("alias lost: %s", res.SQL)
 	}
 }
+
+func TestSimpleFilters(t *testing.T) {
+	for _, c := range []struct {
+		filter string
+		simple bool
+	}{
+		{"region = 'EU'", true}, {"region IN ('EU', 'UK')", true}, {"region NOT IN ('US') AND id > 3", true},
+		{"region IN (SELECT region FROM region_map)", false}, {"region IN ('EU', LOWER(name))", false},
+		{"region = 'EU' OR id = 1", false}, {"LOWER(region) IN ('eu')", false},
+	} {
+		d := customersDecision()
+		d.RowFilters = []policy.RowFilter{{Expr: c.filter, Policy: "f"}}
+		plan := &rewriter.TablePlan{Table: d.Table, Decision: d}
+		if got := simpleFilter(plan); got != c.simple {
+			t.Errorf("%s: simple %v, want %v", c.filter, got, c.simple)
+		}
+	}
+}

@@ -15,7 +15,29 @@ func TestCostlyFiltersAreFenced(t *testing.T) {
 	// A statement whose conditions cannot fail reads the merged form.
 	out := mustRewrite(t, "SELECT id FROM customers WHERE id = 1", dec)
 	lacks(t, out, "OFFSET")
-	for _, f := range []string{"region = 'EU' OR region = 'UK'", "region IN ('EU', 'UK')", "lower(region) = 'eu'",
+	// An IN list of constants is as simple as a comparison.
+	for _, f := range []string{"region IN ('EU', 'UK')", "region NOT IN ('US') AND id > 0"} {
+		c := *dec["shop.customers"]
+		c.RowFilters = []policy.RowFilter{{Expr: f, Policy: "f"}}
+		d := simpleDecisions()
+		d["shop.customers"] = &c
+		out := mustRewrite(t, "SELECT c.id, c.ssn FROM customers c LEFT JOIN orders o ON o.customer_id = c.id WHERE c.ssn LIKE '1%' ORDER BY c.ssn", d)
+		lacks(t, out, "OFFSET 0")
+		out = mustRewrite(t, "UPDATE customers SET name = 'x' WHERE id = 1", d)
+		lacks(t, out, "CASE WHEN")
+		out = mustRewrite(t, "UPDATE customers SET name = 'x' WHERE 1 / id = 1", d)
+		contains(t, out, "THEN (1 / id) = 1 ELSE false END")
+	}
+	{
+		// The same read under a filter that is not simple is fenced.
+		c := *dec["shop.customers"]
+		c.RowFilters = []policy.RowFilter{{Expr: "region = 'EU' OR region = 'UK'", Policy: "f"}}
+		d := simpleDecisions()
+		d["shop.customers"] = &c
+		out := mustRewrite(t, "SELECT c.id, c.ssn FROM customers c LEFT JOIN orders o ON o.customer_id = c.id WHERE c.ssn LIKE '1%' ORDER BY c.ssn", d)
+		contains(t, out, "OFFSET 0) c")
+	}
+	for _, f := range []string{"region = 'EU' OR region = 'UK'", "lower(region) = 'eu'",
 		"EXISTS (SELECT 1 FROM region_map m WHERE m.region = region)", "region = current_setting('app.region')"} {
 		c := *dec["shop.customers"]
 		c.RowFilters = []policy.RowFilter{{Expr: f, Policy: "f"}}
@@ -34,10 +56,16 @@ func TestCostlyFiltersAreFenced(t *testing.T) {
 		out = mustRewrite(t, "UPDATE customers SET name = 'x' WHERE id = 1", d)
 		contains(t, out, "THEN id = 1 ELSE false END")
 	}
-	for _, n := range []string{"a = 1", "a = 1 AND b <> 'x'", "a IS NULL", "flag", "1 = a AND b >= 2"} {
+	for _, n := range []string{"a = 1", "a = 1 AND b <> 'x'", "a IS NULL", "flag", "1 = a AND b >= 2", "a IN ('x', 'y')", "a NOT IN (1, 2) AND b = 3"} {
 		tree := mustParse(t, "SELECT "+n)
 		if !simpleFilter(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val) {
 			t.Fatalf("%s should be simple", n)
+		}
+	}
+	for _, n := range []string{"a = 1 OR b = 2", "a IN (SELECT x FROM t)", "a IN (1, 1 / b)", "lower(a) IN ('x')", "a = ANY (ARRAY[1, 2])", "a IN (b::int)", "a < ALL (ARRAY[1])"} {
+		tree := mustParse(t, "SELECT "+n)
+		if simpleFilter(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val) {
+			t.Fatalf("%s should not be simple", n)
 		}
 	}
 }

@@ -34,7 +34,9 @@ func filterIsSimple(plan *rewriter.TablePlan) bool {
 }
 
 // simpleFilter reports whether every conjunct of a row filter is a single
-// comparison of columns and constants, a NULL test or a boolean column.
+// comparison of columns and constants, an IN or NOT IN list of them (a
+// tenant list), a NULL test or a boolean column: a condition no row's
+// values can make fail.
 func simpleFilter(n *pg.Node) bool {
 	if n == nil {
 		return true
@@ -52,19 +54,34 @@ func simpleFilter(n *pg.Node) bool {
 		return true
 	case *pg.Node_AExpr:
 		x := e.AExpr
-		if x.Kind != pg.A_Expr_Kind_AEXPR_OP || len(x.Name) != 1 {
+		if len(x.Name) != 1 {
 			return false
 		}
 		op := x.Name[0].GetString_()
 		if op == nil {
 			return false
 		}
-		switch op.Sval {
-		case "=", "<>", "!=", "<", "<=", ">", ">=":
-		default:
-			return false
+		switch x.Kind {
+		case pg.A_Expr_Kind_AEXPR_OP:
+			switch op.Sval {
+			case "=", "<>", "!=", "<", "<=", ">", ">=":
+			default:
+				return false
+			}
+			return simpleOperand(x.Lexpr) && simpleOperand(x.Rexpr)
+		case pg.A_Expr_Kind_AEXPR_IN: // IN is "=", NOT IN "<>"
+			list := x.Rexpr.GetList()
+			if list == nil || len(list.Items) == 0 || !simpleOperand(x.Lexpr) || op.Sval != "=" && op.Sval != "<>" {
+				return false
+			}
+			for _, it := range list.Items {
+				if !simpleOperand(it) {
+					return false
+				}
+			}
+			return true
 		}
-		return simpleOperand(x.Lexpr) && simpleOperand(x.Rexpr)
+		return false
 	case *pg.Node_NullTest:
 		return simpleOperand(e.NullTest.Arg)
 	case *pg.Node_ColumnRef:
