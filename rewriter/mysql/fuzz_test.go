@@ -66,8 +66,12 @@ func FuzzRewrite(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	dec := fuzzDecisions()
+	// Half the inputs (by length) read customers under an IN-list filter,
+	// which is as simple as the comparison the other half read it under.
+	decs := [2]map[string]*policy.Decision{fuzzDecisions(), fuzzDecisions()}
+	decs[1]["shop.customers"].RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'EEA')", Policy: "eu-list"}}
 	f.Fuzz(func(t *testing.T, sql string) {
+		dec := decs[len(sql)%2]
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms
 		res, err := rewriteAll(context.Background(), req)

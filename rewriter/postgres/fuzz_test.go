@@ -39,8 +39,14 @@ func FuzzRewrite(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	dec := simpleDecisions()
+	// Half the inputs (by length) read customers under an IN-list filter,
+	// which is as simple as the comparison the other half read it under.
+	decs := [2]map[string]*policy.Decision{simpleDecisions(), simpleDecisions()}
+	listed := *decs[1]["shop.customers"]
+	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'EEA')", Policy: "eu-list"}}
+	decs[1]["shop.customers"] = &listed
 	f.Fuzz(func(t *testing.T, sql string) {
+		dec := decs[len(sql)%2]
 		res, err := rewriteAll(context.Background(), request(sql, dec))
 		if err != nil {
 			var re *rewriter.Error
