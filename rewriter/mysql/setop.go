@@ -199,10 +199,11 @@ func reservedAsName(sql string) (int, int) {
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w in
-// any case.
+// any case. It runs on every statement that parses, so it compares whole
+// words only where the first letter matches.
 func containsFold(s, w string) bool {
 	for i := 0; i+len(w) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(w)], w) {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
 			return true
 		}
 	}
