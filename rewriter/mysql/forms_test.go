@@ -62,17 +62,9 @@ func TestMariaDBForms(t *testing.T) {
 		total, total-counts["gap"], 100*float64(total-counts["gap"])/float64(total), counts["rewrites"], counts["refused"], counts["gap"])
 }
 
-// reads reports whether sqe's MySQL parser reads sql on a MariaDB
-// connection: the parser itself, or one of the forms sqe reads around it.
+// reads reports whether sqe reads sql on a MariaDB connection: the
+// parser itself, or one of the forms sqe reads around it.
 func reads(sql string) bool {
-	if _, err := parse(sql); err == nil {
-		return true
-	}
-	if _, ok := readSetAssignments(sql); ok {
-		return true
-	}
-	if _, m := readModified(sql); m != nil {
-		return true
-	}
-	return readReturning(sql) != nil || readSetOperation(sql) != nil
+	_, err := read(sql, true)
+	return err == nil
 }

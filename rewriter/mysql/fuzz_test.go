@@ -60,6 +60,8 @@ func FuzzRewrite(f *testing.F) {
 		"SELECT * FROM (SELECT * FROM customers UNION SELECT * FROM customers) d WHERE EXP(CASE WHEN name = 'x' THEN 1000 ELSE 1 END) > 0",
 		"SELECT ssn FROM customers INTERSECT SELECT email FROM customers c JOIN orders o ON o.customer_id = c.id EXCEPT ALL (SELECT name FROM customers ORDER BY ssn LIMIT 1)",
 		"SET @a := (SELECT ssn FROM customers LIMIT 1), @b := ?",
+		"CREATE OR REPLACE TABLE t2 AS SELECT ssn, email FROM customers WHERE id > ?",
+		"ALTER IGNORE TABLE orders ADD UNIQUE (total)",
 		"DELETE FROM customers WHERE ssn LIKE ? ORDER BY id LIMIT 2 RETURNING *, UPPER(email), (SELECT MAX(total) FROM orders o WHERE o.customer_id = customers.id)",
 		"INSERT INTO orders (id, customer_id, total) SELECT id, id, LENGTH(ssn) FROM customers RETURNING id, total",
 		"SELECT JSON_OBJECT('s', ssn), GROUP_CONCAT(email ORDER BY id) FROM customers GROUP BY region HAVING MAX(ssn) > ''",
@@ -101,6 +103,9 @@ func FuzzRewrite(f *testing.F) {
 			} else if ret := readReturning(piece); ret != nil {
 				// A write and the select list it returns, over its target.
 				stmts = append(stmts, ret.write, &sqlparser.Select{SelectExprs: ret.list})
+			} else if plain, m := readModified(piece); m != nil {
+				// CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE.
+				stmts = append(stmts, plain)
 			} else {
 				t.Fatalf("output does not parse: %v\n%s\n%s", err, sql, res.SQL)
 			}

@@ -246,41 +246,28 @@ func parseError(sql string, at int, piece string, err error) error {
 // rewriteOne rewrites the statement sql, found at byte offset at of the
 // request's text.
 func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) (*rewriter.Result, error) {
-	stmt, err := parse(sql)
-	if start, end := reservedAsName(sql); err == nil && start >= 0 {
-		return nil, rewriter.SyntaxError(req.SQL, start+at, end+at, '`', "")
-	}
 	// What the parser does not read whole: a MariaDB write with RETURNING,
 	// or a query with INTERSECT or EXCEPT.
-	var ret *returningStmt
-	var setOp *setOpStmt
-	var mod *modifier
-	if err != nil {
-		if set, ok := readSetAssignments(sql); ok {
-			stmt, err = set, nil
-		} else if plain, m := readModified(sql); m != nil {
-			stmt, mod, err = plain, m, nil
-		} else if setOp = readSetOperation(sql); setOp != nil {
-			err = nil
-		} else if sess, _ := req.Session.(Session); sess.MariaDB {
-			if ret = readReturning(sql); ret != nil {
-				stmt, err = ret.write, nil
-			}
-		}
-		if err != nil {
-			return nil, parseError(req.SQL, at, sql, err)
-		}
+	sess, _ := req.Session.(Session) // sessionOf refused another dialect's
+	rd, err := read(sql, sess.MariaDB)
+	var reserved reservedName
+	if errors.As(err, &reserved) {
+		return nil, rewriter.SyntaxError(req.SQL, reserved.start+at, reserved.end+at, '`', "")
 	}
+	if err != nil {
+		return nil, parseError(req.SQL, at, sql, err)
+	}
+	stmt := rd.stmt
 	r := newRewrite(ctx, req)
 	var nameColumns func()
 	var res *rewriter.Result
-	switch {
-	case setOp != nil:
-		nameColumns = columnNames(setOp.operands[0], setOp.firstText)
-		res, err = r.setOperation(setOp)
+	switch n := rd.node.(type) {
+	case *setOpStmt:
+		nameColumns = columnNames(n.operands[0], n.firstText)
+		res, err = r.setOperation(n)
 	default:
 		nameColumns = columnNames(stmt, sql)
-		if ret != nil {
+		if ret, ok := n.(*returningStmt); ok {
 			r.returning = ret.list
 			nameColumns = columnNames(&sqlparser.Select{SelectExprs: ret.list}, "select "+ret.listText)
 		}
@@ -298,24 +285,18 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if r.returning != nil {
 		return nil, rewriter.Unsupported("RETURNING of %s is not supported", statementName(stmt))
 	}
-	if mod != nil {
-		if err := mod.check(r, stmt); err != nil {
+	if rd.mod != nil {
+		if err := rd.mod.check(r, stmt); err != nil {
 			return nil, err
 		}
 	}
 	if r.replacement != nil {
-		stmt = r.replacement
+		rd = reading{stmt: r.replacement, node: r.replacement}
 	} else {
 		nameColumns()
 	}
-	var out sqlparser.SQLNode = stmt
-	switch {
-	case ret != nil:
-		out = ret
-	case setOp != nil:
-		out = setOp
-	}
-	want, err := r.verify(out)
+	out := rd.node
+	want, err := r.verify(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +304,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := transactionCharacteristics(stmt); ok && out == sqlparser.SQLNode(stmt) {
+	if t, ok := transactionCharacteristics(rd.stmt); ok && rd.node == sqlparser.SQLNode(rd.stmt) {
 		text = t
 	}
 	check := text
@@ -334,18 +315,15 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 			return nil, err
 		}
 	}
-	if mod != nil {
-		if text, err = mod.print(text); err != nil {
+	if rd.mod != nil {
+		if text, err = rd.mod.print(text); err != nil {
 			return nil, err
 		}
-		if check, err = mod.print(check); err != nil {
+		if check, err = rd.mod.print(check); err != nil {
 			return nil, err
 		}
-		err = verifyModified(want, mod, check)
-	} else {
-		err = verifyPrinted(want, out, check)
 	}
-	if err != nil {
+	if err := verifyPrinted(want, check, sess.MariaDB); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

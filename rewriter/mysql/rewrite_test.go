@@ -532,19 +532,24 @@ func TestVerifyRefusesUnsanctionedTables(t *testing.T) {
 	}
 	r := newRewrite(context.Background(), request("", nil))
 	r.Sanction(refs[0])
-	if _, err := r.verify(stmt); !errors.Is(err, rewriter.ErrUnsupported) {
+	rd := reading{stmt: stmt, node: stmt}
+	if _, err := r.verify(rd); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("verify = %v", err)
 	}
 	r.Sanction(refs[1])
-	want, err := r.verify(stmt)
+	want, err := r.verify(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The printed text must name the same tables as the tree.
-	if err := verifyPrinted(want, stmt, "select * from shop.orders where id in (select id from shop.customers)"); err != nil {
+	if err := verifyPrinted(want, "select * from shop.orders where id in (select id from shop.customers)", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := verifyPrinted(want, stmt, "select * from shop.orders where id in (select id from customers)"); err == nil {
+	if err := verifyPrinted(want, "select * from shop.orders where id in (select id from customers)", false); err == nil {
 		t.Fatal("a printed text naming another table was accepted")
+	}
+	// A text read as another form keeps other parts, and is refused.
+	if err := verifyPrinted(want, "select * from shop.orders intersect select id from shop.customers", true); err == nil {
+		t.Fatal("a printed text of another form was accepted")
 	}
 }

@@ -14,12 +14,12 @@ import (
 // rewrite (rewriter.Statement.Verify). It returns what the printed
 // statement must keep of the tree (printed), read in the same walk: the
 // tree is not changed again before it is printed.
-func (r *rewrite) verify(stmt sqlparser.SQLNode) (rewriter.Printed, error) {
-	refs := tableRefs(stmt)
+func (r *rewrite) verify(rd reading) (rewriter.Printed, error) {
+	refs := tableRefs(rd.node)
 	if err := r.Verify(slices.Values(refs), func(ate *sqlparser.AliasedTableExpr) string { return sqlparser.String(ate.Expr) }); err != nil {
 		return rewriter.Printed{}, err
 	}
-	return printedOf(stmt, refs), nil
+	return rd.printed(refs), nil
 }
 
 // tableRefs lists the table references (FROM entries naming a table) of
@@ -39,39 +39,15 @@ func tableRefs(stmt sqlparser.SQLNode) []*sqlparser.AliasedTableExpr {
 	return refs
 }
 
-// verifyPrinted reads the printed statement again, as stmt was read, for
-// the core's check that it is the rewritten tree (rewriter.VerifyPrinted);
-// want is what printed keeps of the tree.
-func verifyPrinted(want rewriter.Printed, stmt sqlparser.SQLNode, text string) error {
-	var again sqlparser.SQLNode
-	switch stmt.(type) {
-	case *returningStmt:
-		if ret := readReturning(text); ret != nil {
-			again = ret
-		}
-	case *setOpStmt:
-		if s := readSetOperation(text); s != nil {
-			again = s
-		}
-	default:
-		if s, err := parse(text); err == nil {
-			again = s
-		}
-	}
-	if again == nil {
+// verifyPrinted reads the printed statement again, as any statement is
+// read (read), for the core's check that it is the rewritten tree
+// (rewriter.VerifyPrinted); want is what the tree's reading keeps.
+func verifyPrinted(want rewriter.Printed, text string, mariaDB bool) error {
+	again, err := read(text, mariaDB)
+	if err != nil {
 		return rewriter.Unsupported("the rewritten statement does not print faithfully")
 	}
-	return rewriter.VerifyPrinted(want, printed(again))
-}
-
-// verifyModified is verifyPrinted for a schema change printed with the
-// words the parser does not read (see modifier).
-func verifyModified(want rewriter.Printed, m *modifier, text string) error {
-	again, m2 := readModified(text)
-	if again == nil || *m2 != *m {
-		return rewriter.Unsupported("the rewritten statement does not print faithfully")
-	}
-	return rewriter.VerifyPrinted(want, printed(again))
+	return rewriter.VerifyPrinted(want, again.printed(tableRefs(again.node)))
 }
 
 // compound is a statement sqe reads around the parser, as parts the
@@ -90,11 +66,8 @@ func parts(stmt sqlparser.SQLNode) []sqlparser.SQLNode {
 	return []sqlparser.SQLNode{stmt}
 }
 
-// printed is what the printed statement must keep of a tree: its kind and
-// the table names it references.
-func printed(stmt sqlparser.SQLNode) rewriter.Printed { return printedOf(stmt, tableRefs(stmt)) }
-
-// printedOf is printed of stmt, whose table references are refs.
+// printedOf is what the printed statement must keep of a tree, whose
+// table references are refs: its kind and the table names it references.
 func printedOf(stmt sqlparser.SQLNode, refs []*sqlparser.AliasedTableExpr) rewriter.Printed {
 	var p rewriter.Printed
 	switch s := stmt.(type) {
