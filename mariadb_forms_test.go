@@ -146,6 +146,36 @@ func TestMariaDBReturning(t *testing.T) {
 				}
 			})
 		})
+		t.Run("a statement prepared by one caller returns the next caller's view", func(t *testing.T) {
+			// One connection, one prepared DELETE … RETURNING, run by the
+			// admin and then by support and the analyst.
+			tx, err := e.db.BeginTx(as(admin), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			stmt, err := tx.PrepareContext(as(admin), "DELETE FROM customers WHERE id = ? RETURNING id, ssn, email")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stmt.Close()
+			for _, c := range []struct {
+				u    session.User
+				id   int
+				want string
+			}{
+				{admin, 1, "[[1 111-22-9999 ada@eu.test]]"},
+				{support, 2, "[[2 xxx-xx-1111 NULL]]"},
+				{analyst, 3, "[]"}, // hidden by the analyst's filter: not deleted, not returned
+				{support, 3, "[[3 xxx-xx-5555 NULL]]"},
+			} {
+				got, _, err := query(as(c.u), stmtQueryer{stmt}, "", c.id)
+				assertNoCanary(t, c.u, "prepared DELETE … RETURNING", got, err)
+				if err != nil || fmt.Sprint(got) != c.want {
+					t.Fatalf("as %s, id %d: %v %v, want %s", c.u.Name, c.id, got, err, c.want)
+				}
+			}
+		})
 		t.Run("the admin sees what the server returns", func(t *testing.T) {
 			for _, q := range []string{
 				"DELETE FROM customers WHERE id > 1 RETURNING *",

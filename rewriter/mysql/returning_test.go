@@ -119,11 +119,11 @@ func TestReturningKeepsPlaceholderOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(res.SQL, "?") - strings.Count(res.SQL, "`id + ?`"); got != 4 {
-		t.Fatalf("%d placeholders, want 4: %s", got, res.SQL)
-	}
-	if i, j := strings.Index(res.SQL, "returning"), strings.LastIndex(res.SQL, "?"); i < 0 || j < i {
-		t.Fatalf("the list's placeholder is not after RETURNING: %s", res.SQL)
+	// The alias (the column's name, as written) holds a ? too.
+	text := strings.ReplaceAll(res.SQL, "`id + ?`", "`alias`")
+	head, list, ok := strings.Cut(text, " returning ")
+	if !ok || strings.Count(head, "?") != 3 || strings.Count(list, "?") != 1 {
+		t.Fatalf("placeholders are not 3 in the write and 1 in the list: %s", res.SQL)
 	}
 }
 
