@@ -53,12 +53,18 @@ func TestMaskSQLMemo(t *testing.T) {
 	myNamed.NamedClasses = true
 	other := pg
 	other.Column = `"t"."name"`
+	pgNamed := pg
+	pgNamed.NamedClasses = true
+	pgNamedC := pgNamed
+	pgNamedC.Collation = `"pg_catalog"."C"`
 	num := udf.Target{Dialect: udf.Postgres, Column: `"t"."n"`, DataType: "integer", ColumnType: "integer"}
 	calls := []call{
 		{pg, "MASK_SHOW_LAST_4", nil, ""},
 		{my, "MASK_SHOW_LAST_4", nil, ""},
 		{myNamed, "MASK_SHOW_LAST_4", nil, ""},
 		{other, "MASK_SHOW_LAST_4", nil, ""},
+		{pgNamed, "MASK_SHOW_LAST_4", nil, ""},
+		{pgNamedC, "MASK_SHOW_LAST_4", nil, ""},
 		{pg, "MASK_SHOW_FIRST_4", nil, ""},
 		{pg, "MASK", []string{"X", "x"}, ""},
 		{pg, "MASK", []string{"Xx"}, ""},

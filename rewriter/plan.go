@@ -309,6 +309,7 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		DataType:     col.DataType,
 		ColumnType:   col.ColumnType,
 		NamedClasses: syn.NamedClasses(),
+		Collation:    col.Collation,
 	}
 	expr, err = maskSQL(t, m.Type, m.Args, m.Expr)
 	if err != nil {

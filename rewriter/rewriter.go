@@ -118,6 +118,10 @@ type Column struct {
 	// Nondeterministic is set when the column's collation is
 	// nondeterministic (PostgreSQL): LIKE fails on such a column.
 	Nondeterministic bool
+	// Collation is the column's collation as a quoted SQL name
+	// (PostgreSQL: "pg_catalog"."C"), "" for its type's default; masks
+	// hand their result back in it (udf.Target.Collation).
+	Collation string
 	// Generated is set for a column the server computes when a row is
 	// written (a generated column, MySQL's ON UPDATE CURRENT_TIMESTAMP):
 	// a write changes it without naming it.

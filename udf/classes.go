@@ -69,15 +69,25 @@ func bracketRanges(t *unicode.RangeTable, last rune) string {
 // propName is the Unicode general category of each class.
 var propName = [3]string{clsUpper: "Lu", clsLower: "Ll", clsDigit: "Nd"}
 
+// pgClassName is PostgreSQL's bracket class for each class; under an ICU
+// collation it is ICU's u_isupper, u_islower and u_isdigit, which are
+// exactly Lu, Ll and Nd.
+var pgClassName = [3]string{clsUpper: "upper", clsLower: "lower", clsDigit: "digit"}
+
 // ClassProbe returns a query that classifies every BMP character (U+0001 …
 // U+FFFF without the surrogates) with the server's own regular-expression
 // classes, the way the masks would match them, and the one value it returns
 // when that classification is Go's (then a Target may set NamedClasses).
 // The server generates the characters itself, so the query is small; any
-// other answer, or an error, means the SQL must keep the explicit lists.
-// ok is false for a dialect that has no probe (PostgreSQL).
+// other answer, or an error (a PostgreSQL built without ICU has no
+// pg_catalog."und-x-icu"), means the SQL must keep the explicit lists.
+// ok is false for a dialect that has no probe.
 func ClassProbe(d Dialect) (query, want string, ok bool) {
-	if d != MySQL {
+	switch d {
+	case Postgres:
+		return pgClassProbe(), goClassDigest(), true
+	case MySQL:
+	default:
 		return "", "", false
 	}
 	g := gen{d: MySQL}
@@ -96,6 +106,21 @@ func ClassProbe(d Dialect) (query, want string, ok bool) {
 		"SELECT a.n * 4096 + b.n * 256 + c.n * 16 + d.n cp FROM h a, h b, h c, h d) q " +
 		"WHERE cp > 0 AND cp NOT BETWEEN 55296 AND 57343) r) s WHERE c <> '000'"
 	return query, goClassDigest(), true
+}
+
+// pgClassProbe classifies each character with the very patterns the
+// masks use for one class (groupPattern with named classes), under
+// icuRoot as maskString reads values.
+func pgClassProbe() string {
+	g := gen{d: Postgres, t: Target{Dialect: Postgres, NamedClasses: true}}
+	flags := make([]string, len(propName))
+	for c := range propName {
+		flags[c] = "CASE WHEN ch ~ " + g.lit(g.groupPattern(1<<c)) + " THEN '1' ELSE '0' END"
+	}
+	return "SELECT count(*)::text || ':' || md5(string_agg(cp::text || ':' || c, ',' ORDER BY cp)) FROM (" +
+		"SELECT cp, " + strings.Join(flags, " || ") + " AS c FROM (" +
+		"SELECT cp, chr(cp) COLLATE " + icuRoot + " AS ch FROM generate_series(1, 65535) AS cp " +
+		"WHERE cp NOT BETWEEN 55296 AND 57343) AS r) AS s WHERE c <> '000'"
 }
 
 // goClassDigest is the answer of ClassProbe's query under Go's tables.

@@ -64,10 +64,10 @@ func BenchmarkMaskScan(b *testing.B) {
 			conn := db.open(b)
 			testdb.Exec(b, conn, db.seed...)
 			for _, m := range masks {
-				// On MariaDB, strings are masked with the classes listed and
-				// named (Target.NamedClasses).
+				// Strings are masked with the classes listed and named
+				// (Target.NamedClasses).
 				classes := []bool{false}
-				if db.dialect == MySQL && m.col == str {
+				if m.col == str {
 					classes = append(classes, true)
 				}
 				for _, named := range classes {

@@ -74,9 +74,16 @@ type Target struct {
 	// NamedClasses: the server's regular expressions classify every BMP
 	// character into Lu, Ll and Nd exactly as Go's tables do (ClassProbe
 	// answered so on the connection), and the SQL names the classes
-	// (\p{Lu} …) beyond Latin-1 instead of listing their code points.
-	// MariaDB only; it changes nothing on PostgreSQL.
+	// beyond Latin-1 instead of listing their code points: \p{Lu} … on
+	// MariaDB, [:upper:] … under the ICU root collation
+	// (pg_catalog."und-x-icu") on PostgreSQL.
 	NamedClasses bool
+	// Collation is the column's collation as a SQL name, already quoted
+	// (PostgreSQL: "pg_catalog"."C"), or "" for its type's default. A
+	// PostgreSQL mask with named classes reads the value under the ICU
+	// root collation and hands its result back in this one, so that the
+	// masked value sorts and compares as the column does.
+	Collation string
 }
 
 // ValidateMask checks a mask's type and arguments when a policy is loaded
@@ -572,10 +579,36 @@ func (g gen) replace(x, from, to string) string {
 
 func (g gen) maskString(s *spec) string {
 	x := g.strIn()
-	if s.fn == fnMask {
-		return g.strOut(g.maskChars(x, s.chars))
+	if g.pgNamed() {
+		x += " COLLATE " + icuRoot
 	}
-	return g.strOut(g.nullGuard(g.partial(x, s)))
+	if s.fn == fnMask {
+		x = g.maskChars(x, s.chars)
+	} else {
+		x = g.nullGuard(g.partial(x, s))
+	}
+	return g.restoreCollation(g.strOut(x))
+}
+
+// icuRoot is PostgreSQL's ICU root collation, under which its regular
+// expressions classify characters with ICU's properties (u_isupper …),
+// whatever the column's or the database's collation.
+const icuRoot = `pg_catalog."und-x-icu"`
+
+// pgNamed reports whether the SQL is PostgreSQL's with named classes.
+func (g gen) pgNamed() bool { return !g.my() && g.t.NamedClasses }
+
+// restoreCollation gives a PostgreSQL named-class mask's result the
+// column's collation again (the classes were read under icuRoot).
+func (g gen) restoreCollation(x string) string {
+	if !g.pgNamed() {
+		return x
+	}
+	c := g.t.Collation
+	if c == "" {
+		c = `pg_catalog."default"`
+	}
+	return "(" + x + ") COLLATE " + c
 }
 
 // Markers. The SQL works on code points where Hive works on UTF-16 units;
@@ -705,11 +738,12 @@ func (g gen) partialLookaround(e string, s *spec, groups []pass) string {
 // The classes are the explicit lists of bmpClass, or, when the target says
 // the server classifies as Go's tables do, a candidate character that a
 // one-character lookbehind confirms with the server's own properties
-// (\p{Lu} …). The candidate lists the classes' Latin-1 members, so that
+// (\p{Lu} … on MariaDB; [:upper:] … on PostgreSQL, whose maskString
+// reads the value under icuRoot). The candidate lists the classes' Latin-1 members, so that
 // PCRE's first-character optimisation still skips the ASCII characters
 // that cannot match; only the lookbehind decides beyond Latin-1.
 func (g gen) groupPattern(group int) string {
-	named := g.my() && g.t.NamedClasses
+	named := g.t.NamedClasses
 	other := group&(1<<clsOther) != 0
 	// The group's classes when it matches them; the classes outside it
 	// when it matches "other".
@@ -720,7 +754,11 @@ func (g gen) groupPattern(group int) string {
 		}
 		if named {
 			listed.WriteString(latin1Class[c])
-			props.WriteString(`\p{` + propName[c] + "}")
+			if g.my() {
+				props.WriteString(`\p{` + propName[c] + "}")
+			} else {
+				props.WriteString("[:" + pgClassName[c] + ":]")
+			}
 		} else {
 			listed.WriteString(bmpClass[c])
 		}

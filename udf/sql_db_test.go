@@ -80,6 +80,7 @@ type dbColumn struct {
 	goValue    func(v any) any        // the reference input for an inserted value
 	bc         bool                   // dates before year 1 (PostgreSQL)
 	normalize  func(d Dialect) func(string) string
+	collation  string // the column's collation as Target.Collation names it ("" the default)
 }
 
 type maskCase struct {
@@ -415,11 +416,17 @@ func mysqlColumns() []dbColumn {
 	}
 }
 
+func withCollation(c dbColumn, collation string) dbColumn {
+	c.collation = collation
+	return c
+}
+
 func postgresColumns() []dbColumn {
 	return []dbColumn{
 		stringColumn("s_text", "text", "text", "text", 0, 40, false),
 		stringColumn("s_varchar", "varchar(200)", "character varying", "character varying(200)", 0, 40, false),
-		stringColumn("s_c", `text COLLATE "C"`, "text", "text", 0, 40, false),
+		withCollation(stringColumn("s_c", `text COLLATE "C"`, "text", "text", 0, 40, false), `"pg_catalog"."C"`),
+		withCollation(stringColumn("s_ci", `varchar(200) COLLATE "und-x-icu"`, "character varying", "character varying(200)", 0, 40, false), `"pg_catalog"."und-x-icu"`),
 		stringColumn("s_char", "char(12)", "character", "character(12)", 12, 12, false),
 		intColumn("i16", "smallint", "smallint", "smallint", math.MinInt16, math.MaxInt16, 16),
 		intColumn("i32", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
@@ -515,13 +522,13 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 					values[i] = stored[i].String
 				}
 			}
-			target := Target{Dialect: d, Column: table + "." + quoteIdent(d, "v"), DataType: c.dataType, ColumnType: c.columnType}
+			target := Target{Dialect: d, Column: table + "." + quoteIdent(d, "v"), DataType: c.dataType, ColumnType: c.columnType, Collation: c.collation}
 			norm := func(s string) string { return s }
 			if c.normalize != nil {
 				norm = c.normalize(d)
 			}
 			forms := []Target{target}
-			if d == MySQL && c.kind == KindString {
+			if c.kind == KindString {
 				named := target
 				named.NamedClasses = true
 				forms = append(forms, named)
@@ -567,6 +574,9 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 						continue
 					}
 					check(t, mc, c, classes+", reformatted", re, values, readColumn(t, conn, d, c, table, re), want)
+					if d == Postgres && c.kind == KindString && classMask(mc.typ) {
+						checkSameCollation(t, conn, mc, table, expr)
+					}
 				}
 			}
 		})
@@ -603,8 +613,68 @@ func TestClassProbeMariaDB(t *testing.T) {
 	if got == want {
 		t.Errorf("the probe does not tell a classification that differs in U+00AA")
 	}
-	if _, _, ok := ClassProbe(Postgres); ok {
-		t.Error("PostgreSQL has a probe")
+}
+
+// TestClassProbePostgres checks that the test server classifies the BMP
+// under its ICU root collation as Go's tables do (the named-class masks
+// that TestMaskSQLPostgres checks rely on it), that the probe tells a
+// classification that differs in one character, and that the probe reads
+// the classes under that collation whatever the database's own.
+func TestClassProbePostgres(t *testing.T) {
+	conn := openDB(t, Postgres)
+	query, want, ok := ClassProbe(Postgres)
+	if !ok {
+		t.Fatal("no probe for PostgreSQL")
+	}
+	var got string
+	if err := conn.QueryRowContext(context.Background(), query).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		var version string
+		_ = conn.QueryRowContext(context.Background(), "SELECT version()").Scan(&version)
+		t.Fatalf("server %s classifies the BMP unlike Go's tables: probe %q, want %q", version, got, want)
+	}
+	for _, tamper := range []struct{ from, to string }{
+		// One character more in Lu (U+00AA is Lo).
+		{"CASE WHEN ch ~", "CASE WHEN cp = 170 OR ch ~"},
+		// The classes read under the C collation: ASCII only.
+		{icuRoot, `pg_catalog."C"`},
+	} {
+		tampered := strings.Replace(query, tamper.from, tamper.to, 1)
+		if tampered == query {
+			t.Fatalf("probe query has an unexpected form (no %q)", tamper.from)
+		}
+		if err := conn.QueryRowContext(context.Background(), tampered).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got == want {
+			t.Errorf("the probe does not tell a change of %q to %q", tamper.from, tamper.to)
+		}
+	}
+}
+
+// classMask reports whether a mask type replaces characters by class.
+func classMask(typ string) bool {
+	switch typ {
+	case TypeMask, TypeShowLast4, TypeShowFirst4, TypeShowFirstN, TypeShowLastN, TypeFirstN, TypeLastN, TypeDateShowYear:
+		return true
+	}
+	return false
+}
+
+// checkSameCollation checks that a masked PostgreSQL string has the
+// column's own collation (named classes read the value under ICU's root
+// collation and must hand it back), so that it sorts as the column does.
+func checkSameCollation(t *testing.T, conn *sql.Conn, mc maskCase, table, expr string) {
+	t.Helper()
+	var raw, masked string
+	q := "SELECT pg_collation_for(v)::text, pg_collation_for(" + expr + ")::text FROM " + table + " LIMIT 1"
+	if err := conn.QueryRowContext(context.Background(), q).Scan(&raw, &masked); err != nil {
+		t.Fatalf("%s: %v", abbrev(q), err)
+	}
+	if masked != raw {
+		t.Errorf("%s on %s: masked value's collation %s, the column's %s", mc, table, masked, raw)
 	}
 }
 
@@ -848,6 +918,17 @@ func TestMaskSQLServerOnlyValues(t *testing.T) {
 		err = conn.QueryRowContext(context.Background(), "SELECT "+expr+" FROM udf_nd").Scan(&s)
 		if err == nil || !strings.Contains(err.Error(), "nondeterministic") {
 			t.Errorf("nondeterministic collation: got %q, %v; want PostgreSQL's refusal", s, err)
+		}
+		// With named classes the value is read under ICU's root collation
+		// and the result compares under the column's again.
+		expr, err = MaskSQL(Target{Dialect: Postgres, Column: `udf_nd.v`, DataType: "text", ColumnType: "text",
+			NamedClasses: true, Collation: `"pg_temp"."udf_ci"`}, TypeMask, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var equal bool
+		if err := conn.QueryRowContext(context.Background(), "SELECT "+expr+", "+expr+" = 'XXX' FROM udf_nd").Scan(&s, &equal); err != nil || s != "Xxx" || !equal {
+			t.Errorf("nondeterministic collation, named classes: %q, equal to 'XXX' under the column's collation %v, %v; want Xxx, true", s, equal, err)
 		}
 	})
 	t.Run("mysql", func(t *testing.T) {

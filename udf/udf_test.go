@@ -164,20 +164,20 @@ func TestMaskSQLAnyType(t *testing.T) {
 		args []string
 		want string
 	}{
-		{Target{MySQL, "`t`.`c`", "decimal", "decimal(10,2)", false}, TypeNull, nil, "CAST(NULL AS DECIMAL(10,2))"},
-		{Target{MySQL, "`t`.`c`", "int", "int(10) unsigned", false}, TypeNull, nil, "CAST(NULL AS UNSIGNED)"},
-		{Target{MySQL, "`t`.`c`", "datetime", "datetime(3)", false}, TypeNull, nil, "CAST(NULL AS DATETIME(3))"},
-		{Target{MySQL, "`t`.`c`", "varchar", "varchar(3)", false}, TypeNull, nil, "CONVERT(NULL USING utf8mb4) COLLATE utf8mb4_bin"},
-		{Target{MySQL, "`t`.`c`", "geometry", "geometry", false}, TypeNull, nil, "NULL"},
-		{Target{Postgres, `"t"."c"`, "numeric", "numeric(10,2)", false}, TypeNull, nil, "CAST(NULL AS numeric(10,2))"},
-		{Target{Postgres, `"t"."c"`, "character varying", "character varying(40)", false}, TypeNull, nil, "CAST(NULL AS character varying(40))"},
-		{Target{Postgres, `"t"."c"`, "USER-DEFINED", `"Mood"; drop`, false}, TypeNull, nil, "NULL"},
-		{Target{Postgres, `"t"."c"`, "ARRAY", "integer[]", false}, TypeNull, nil, "CAST(NULL AS integer[])"},
-		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false}, TypeNone, nil, `"t"."c"`},
-		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false}, TypeRedact, []string{"00000000-0000-0000-0000-000000000000"},
+		{Target{MySQL, "`t`.`c`", "decimal", "decimal(10,2)", false, ""}, TypeNull, nil, "CAST(NULL AS DECIMAL(10,2))"},
+		{Target{MySQL, "`t`.`c`", "int", "int(10) unsigned", false, ""}, TypeNull, nil, "CAST(NULL AS UNSIGNED)"},
+		{Target{MySQL, "`t`.`c`", "datetime", "datetime(3)", false, ""}, TypeNull, nil, "CAST(NULL AS DATETIME(3))"},
+		{Target{MySQL, "`t`.`c`", "varchar", "varchar(3)", false, ""}, TypeNull, nil, "CONVERT(NULL USING utf8mb4) COLLATE utf8mb4_bin"},
+		{Target{MySQL, "`t`.`c`", "geometry", "geometry", false, ""}, TypeNull, nil, "NULL"},
+		{Target{Postgres, `"t"."c"`, "numeric", "numeric(10,2)", false, ""}, TypeNull, nil, "CAST(NULL AS numeric(10,2))"},
+		{Target{Postgres, `"t"."c"`, "character varying", "character varying(40)", false, ""}, TypeNull, nil, "CAST(NULL AS character varying(40))"},
+		{Target{Postgres, `"t"."c"`, "USER-DEFINED", `"Mood"; drop`, false, ""}, TypeNull, nil, "NULL"},
+		{Target{Postgres, `"t"."c"`, "ARRAY", "integer[]", false, ""}, TypeNull, nil, "CAST(NULL AS integer[])"},
+		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, ""}, TypeNone, nil, `"t"."c"`},
+		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, ""}, TypeRedact, []string{"00000000-0000-0000-0000-000000000000"},
 			`CASE WHEN "t"."c" IS NULL THEN CAST(NULL AS uuid) ELSE CAST('00000000-0000-0000-0000-000000000000' AS uuid) END`},
-		{Target{MySQL, "`t`.`c`", "json", "json", false}, TypeCustom, nil, "(JSON_REMOVE(`t`.`c`, '$.ssn') || `t`.`c`)"},
-		{Target{Postgres, `"t"."c"`, "integer", "integer", false}, TypeHash, nil, "CAST(NULL AS integer)"},
+		{Target{MySQL, "`t`.`c`", "json", "json", false, ""}, TypeCustom, nil, "(JSON_REMOVE(`t`.`c`, '$.ssn') || `t`.`c`)"},
+		{Target{Postgres, `"t"."c"`, "integer", "integer", false, ""}, TypeHash, nil, "CAST(NULL AS integer)"},
 	} {
 		custom := ""
 		if c.typ == TypeCustom {
@@ -633,15 +633,26 @@ func TestMaskSQLCompactSize(t *testing.T) {
 		{TypeNone, nil}, {TypeDateShowYear, nil}, {TypeRedact, nil}, {TypeShowFirstN, []string{"4"}},
 		{TypeShowLastN, []string{"4"}}, {TypeFirstN, []string{"4"}}, {TypeLastN, []string{"4"}},
 	}
-	cols := [][2]string{{"varchar", "varchar(40)"}, {"char", "char(10)"}, {"text", "text"}, {"int", "int(11)"}, {"date", "date"}}
-	for _, c := range cols {
-		for _, mc := range builtins {
-			x, err := MaskSQL(Target{Dialect: MySQL, Column: "`t`.`ssn`", DataType: c[0], ColumnType: c[1], NamedClasses: true}, mc.typ, mc.args, "")
-			if err != nil {
-				t.Fatalf("%s on %s: %v", mc, c[1], err)
-			}
-			if len(x) > limit {
-				t.Errorf("%s on %s: %d bytes of SQL, want at most %d", mc, c[1], len(x), limit)
+	for _, d := range []struct {
+		dialect   Dialect
+		column    string
+		collation string
+		cols      [][2]string
+	}{
+		{MySQL, "`t`.`ssn`", "", [][2]string{{"varchar", "varchar(40)"}, {"char", "char(10)"}, {"text", "text"}, {"int", "int(11)"}, {"date", "date"}}},
+		{Postgres, `"t"."ssn"`, `"pg_catalog"."C"`, [][2]string{{"character varying", "character varying(40)"}, {"character", "character(10)"},
+			{"text", "text"}, {"integer", "integer"}, {"bigint", "bigint"}, {"date", "date"}}},
+	} {
+		for _, c := range d.cols {
+			for _, mc := range builtins {
+				x, err := MaskSQL(Target{Dialect: d.dialect, Column: d.column, DataType: c[0], ColumnType: c[1], NamedClasses: true, Collation: d.collation},
+					mc.typ, mc.args, "")
+				if err != nil {
+					t.Fatalf("%s: %s on %s: %v", d.dialect, mc, c[1], err)
+				}
+				if len(x) > limit {
+					t.Errorf("%s: %s on %s: %d bytes of SQL, want at most %d", d.dialect, mc, c[1], len(x), limit)
+				}
 			}
 		}
 	}

@@ -601,7 +601,7 @@ func (r *rewrite) maskColumn(w *pg.Node, target *tableRef, name string) error {
 // policy expressions rewritten.
 func (r *rewrite) maskExpr(target *tableRef, col rewriter.Column) (*pg.Node, error) {
 	ref := quoteQualified(append(append([]string{}, target.qualifier...), col.Name))
-	text, masked, err := target.plan.MaskExpr(Syntax, col, ref)
+	text, masked, err := target.plan.MaskExpr(r.syntax, col, ref)
 	if err != nil {
 		return nil, err
 	}

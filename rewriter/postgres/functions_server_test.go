@@ -1,10 +1,13 @@
 package postgres
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/internal/testdb"
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // serverNames lists the first column of a query on the test server.
@@ -115,5 +118,55 @@ func TestServerOperatorsAreListed(t *testing.T) {
 		if strings.ContainsAny(op, " \t") {
 			t.Errorf("operator %q", op)
 		}
+	}
+}
+
+// serverQuery is a rewriter.Query over the test server.
+func serverQuery(t *testing.T) rewriter.Query {
+	t.Helper()
+	db := testdb.OpenPostgres(t, testdb.PostgresDSN(t))
+	db.SetMaxOpenConns(1) // one connection: its temporary tables stay visible
+	return func(ctx context.Context, q string, args ...any) ([][]any, error) {
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		var out [][]any
+		for rows.Next() {
+			row := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range row {
+				ptrs[i] = &row[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				return nil, err
+			}
+			out = append(out, row)
+		}
+		return out, rows.Err()
+	}
+}
+
+// TestNamedClassesOnServer: the test server (PostgreSQL with ICU)
+// classifies as Go's tables do, so its connections get masks that name
+// the classes; and a column's collation is read for the masks to hand
+// their result back in.
+func TestNamedClassesOnServer(t *testing.T) {
+	q := serverQuery(t)
+	s, err := Dialect{}.ReadSession(context.Background(), q)
+	if err != nil || !s.(Session).NamedClasses {
+		t.Fatalf("%+v %v: want NamedClasses on a server with ICU", s, err)
+	}
+	if _, err := q(context.Background(), `CREATE TEMPORARY TABLE coll_probe (c text COLLATE "C", d text)`); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := Dialect{}.Columns(context.Background(), q, policy.TableName{Schema: "pg_temp", Table: "coll_probe"})
+	if err != nil || len(cols) != 2 {
+		t.Fatalf("%+v %v", cols, err)
+	}
+	if cols[0].Collation != `pg_catalog."C"` || cols[1].Collation != "" {
+		t.Errorf("collations %q and %q, want pg_catalog.\"C\" and the default", cols[0].Collation, cols[1].Collation)
 	}
 }

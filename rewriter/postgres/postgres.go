@@ -28,15 +28,18 @@ func (Dialect) Name() string { return Name }
 // policy expressions when a policy loads).
 func (Dialect) Syntax() rewriter.Syntax { return Syntax }
 
-// Syntax is the PostgreSQL syntax for the dialect-neutral planner.
+// Syntax is the PostgreSQL syntax for the dialect-neutral planner, for a
+// server whose character classes are not known (masks list them).
 var Syntax rewriter.Syntax = syntax{}
 
-type syntax struct{}
+// syntax is the PostgreSQL syntax; namedClasses is the connection's
+// Session.NamedClasses.
+type syntax struct{ namedClasses bool }
 
 func (syntax) UDF() udf.Dialect { return udf.Postgres }
 
-// NamedClasses is false: masks list the character classes.
-func (syntax) NamedClasses() bool { return false }
+// NamedClasses reports the connection's Session.NamedClasses.
+func (s syntax) NamedClasses() bool { return s.namedClasses }
 
 // QuoteIdent always double-quotes, doubling any double quote in the name:
 // the result is one identifier with exactly the name's case.

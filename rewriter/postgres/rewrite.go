@@ -42,11 +42,14 @@ type rewrite struct {
 	guardTarget *pg.RangeVar
 	// database is the connection's database (req.Session).
 	database string
+	// syntax is the Syntax of the statement's connection.
+	syntax rewriter.Syntax
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
-	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{}}
+	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{},
+		syntax: syntax{namedClasses: sess.NamedClasses}}
 	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
 	return r
 }
@@ -603,7 +606,7 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 // scope sc, with its policy expressions rewritten (context functions,
 // tables they read), fenced when needsFence says so.
 func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*pg.SelectStmt, error) {
-	text, err := plan.DerivedSelect(Syntax, filterIsSimple(plan))
+	text, err := plan.DerivedSelect(r.syntax, filterIsSimple(plan))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // Session is the state of a PostgreSQL connection that sqe's rewrites
@@ -24,6 +25,11 @@ type Session struct {
 	// resolves as schema.table, as on the server; "" when unknown, and
 	// then every three-part name is refused.
 	Database string
+	// NamedClasses: the server's regular expressions, under its ICU root
+	// collation, classify characters as Go's tables do (udf.ClassProbe),
+	// so masks name the classes instead of listing them
+	// (udf.Target.NamedClasses).
+	NamedClasses bool
 }
 
 // NewSession is the session state of a connection whose effective search
@@ -58,11 +64,11 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 	for _, r := range rows {
 		path = append(path, rewriter.Text(r[0]))
 	}
-	rows, err = q(ctx, "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding'), current_database()::text")
+	rows, err = q(ctx, settingsQuery)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != 3 {
+	if len(rows) != 1 || len(rows[0]) != 4 {
 		return nil, errors.New("unexpected result")
 	}
 	if enc := rewriter.Text(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
@@ -70,8 +76,18 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 	}
 	s := NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on"))
 	s.Database = rewriter.Text(rows[0][2])
+	s.NamedClasses = rewriter.NamedClasses(ctx, q, udf.Postgres, rewriter.Text(rows[0][3]))
 	return s, nil
 }
+
+// settingsQuery reads the settings a Session holds, and the identity of
+// the running server instance for rewriter.NamedClasses: its address,
+// start time, version and the version of the ICU library behind its root
+// collation ("" without one), any of which changes the classification.
+const settingsQuery = "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding'), current_database()::text, " +
+	"concat_ws(' | ', 'postgres', inet_server_addr()::text, inet_server_port()::text, extract(epoch FROM pg_postmaster_start_time())::text, version(), " +
+	"(SELECT pg_collation_actual_version(c.oid) FROM pg_catalog.pg_collation c " +
+	"WHERE c.collname = 'und-x-icu' AND c.collnamespace = 'pg_catalog'::regnamespace))"
 
 // FixedSession is a connection whose search path is searchPath.
 func (Dialect) FixedSession(_ string, searchPath []string) rewriter.Session {
@@ -88,7 +104,8 @@ func (Dialect) Columns(ctx context.Context, q rewriter.Query, t policy.TableName
 			"COALESCE(col_description(format('%I.%I', table_schema, table_name)::regclass, ordinal_position::int), ''), "+
 			"COALESCE((SELECT NOT co.collisdeterministic FROM pg_collation co JOIN pg_namespace ns ON ns.oid = co.collnamespace "+
 			"WHERE co.collname = collation_name AND ns.nspname = collation_schema), false), "+
-			"is_generated = 'ALWAYS' "+
+			"is_generated = 'ALWAYS', "+
+			"COALESCE(quote_ident(collation_schema) || '.' || quote_ident(collation_name), '') "+
 			"FROM information_schema.columns WHERE table_schema = CASE WHEN $1 = 'pg_temp' THEN pg_my_temp_schema()::regnamespace::text ELSE $1 END "+
 			"AND table_name = $2 ORDER BY ordinal_position",
 		t.Schema, t.Table)
@@ -105,7 +122,8 @@ func (Dialect) Columns(ctx context.Context, q rewriter.Query, t policy.TableName
 			full = fmt.Sprintf("numeric(%d,%d)", rewriter.Int(r[3]), rewriter.Int(r[4]))
 		}
 		cols = append(cols, rewriter.Column{Name: rewriter.Text(r[0]), DataType: dt, ColumnType: full,
-			Tags: rewriter.ParseTagComment(rewriter.Text(r[5])), Nondeterministic: isTrue(r[6]), Generated: isTrue(r[7])})
+			Tags: rewriter.ParseTagComment(rewriter.Text(r[5])), Nondeterministic: isTrue(r[6]), Generated: isTrue(r[7]),
+			Collation: rewriter.Text(r[8])})
 	}
 	return cols, nil
 }

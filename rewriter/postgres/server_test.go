@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 func TestSessionSearchPath(t *testing.T) {
@@ -27,8 +30,11 @@ func TestSessionSearchPath(t *testing.T) {
 func TestReadSession(t *testing.T) {
 	answer := func(scs, enc string) rewriter.Query {
 		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
-			if q == "SELECT current_setting('standard_conforming_strings'), current_setting('client_encoding'), current_database()::text" {
-				return [][]any{{scs, enc, "shop"}}, nil
+			switch {
+			case q == settingsQuery:
+				return [][]any{{scs, enc, "shop", ""}}, nil
+			case strings.Contains(q, "generate_series"):
+				return nil, errors.New("no ICU")
 			}
 			return [][]any{{"app"}, {"public"}}, nil
 		}
@@ -41,6 +47,65 @@ func TestReadSession(t *testing.T) {
 	}
 	if _, err := (Dialect{}).ReadSession(context.Background(), answer("on", "SQL_ASCII")); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("want a refusal, got %v", err)
+	}
+}
+
+// TestReadSessionNamedClasses: a server whose probe answers Go's
+// classification gets NamedClasses, any other answer or an error does
+// not, and the answer is kept per server instance.
+func TestReadSessionNamedClasses(t *testing.T) {
+	_, want, _ := udf.ClassProbe(udf.Postgres)
+	probes := 0
+	server := func(instance, probe string, probeErr error) rewriter.Query {
+		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
+			switch {
+			case q == settingsQuery:
+				return [][]any{{"on", "UTF8", "shop", instance}}, nil
+			case strings.Contains(q, "generate_series"):
+				probes++
+				return [][]any{{probe}}, probeErr
+			}
+			return [][]any{{"public"}}, nil
+		}
+	}
+	for _, c := range []struct {
+		instance, probe string
+		err             error
+		named           bool
+	}{
+		{"postgres | same", want, nil, true},
+		{"postgres | differs", "1:0", nil, false},
+		{"postgres | fails", want, errors.New(`collation "pg_catalog.und-x-icu" does not exist`), false},
+	} {
+		s, err := Dialect{}.ReadSession(context.Background(), server(c.instance, c.probe, c.err))
+		if err != nil || s.(Session).NamedClasses != c.named {
+			t.Errorf("%s: %+v %v, want NamedClasses %v", c.instance, s, err, c.named)
+		}
+	}
+	before := probes
+	if s, err := (Dialect{}).ReadSession(context.Background(), server("postgres | same", "", nil)); err != nil || !s.(Session).NamedClasses || probes != before {
+		t.Errorf("the same server instance was probed again (%d probes) or lost its answer: %+v %v", probes-before, s, err)
+	}
+}
+
+// TestNamedClassesReachTheMasks: a connection whose server classifies as
+// Go does gets masks that name the classes, the others the code point
+// lists, in the read form and in a write's guard alike.
+func TestNamedClassesReachTheMasks(t *testing.T) {
+	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
+		for _, named := range []bool{false, true} {
+			req := request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()})
+			sess := req.Session.(Session)
+			sess.NamedClasses = named
+			req.Session = sess
+			res, err := Dialect{}.Rewrite(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			if got := strings.Contains(res.SQL, "[:upper:]"); got != named || len(res.SQL) > 2000 != !named {
+				t.Errorf("%s, named classes %v: %d bytes: %.300s", sql, named, len(res.SQL), res.SQL)
+			}
+		}
 	}
 }
 
