@@ -14,6 +14,11 @@
 #                                              a package is given)
 #   COUNT=10 ./scripts/bench.sh                runs per benchmark (default 6)
 #   SQE_BENCH_BASE=old.txt ./scripts/bench.sh  compare against an earlier run
+#   CHARTS=docs/img ./scripts/bench.sh …       also draw the charts of
+#                                              docs/performance.md from the
+#                                              results (examples/benchchart)
+#   ./scripts/bench.sh --charts FILE DIR       only draw them, from an earlier
+#                                              run's raw output
 #
 # The raw output is kept in $SQE_BENCH_OUT (default
 # /tmp/sqe-bench-YYYYmmdd-HHMMSS.txt) for later comparisons.
@@ -31,9 +36,23 @@ source scripts/lib/servers.sh
 
 BENCHSTAT=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
+# draw_charts FILE DIR: the PNG charts of the benchmarks in FILE.
+draw_charts() {
+	local in dir
+	in=$(realpath "$1")
+	mkdir -p "$2"
+	dir=$(cd "$2" && pwd)
+	(cd examples && go run ./benchchart -out "$dir") <"$in"
+}
+
 case ${1:-} in
 -h | --help)
 	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+	exit 0
+	;;
+--charts)
+	[[ $# -eq 3 ]] || sqe_die "usage: $0 --charts FILE DIR"
+	draw_charts "$2" "$3"
 	exit 0
 	;;
 esac
@@ -72,5 +91,9 @@ else
 fi
 if ! go run "$BENCHSTAT" "${files[@]}"; then
 	sqe_warn "benchstat unavailable (could not build $BENCHSTAT); raw results are in $out"
+fi
+if [[ -n ${CHARTS:-} ]]; then
+	sqe_log "charts in $CHARTS"
+	draw_charts "$out" "$CHARTS"
 fi
 exit 0
