@@ -159,7 +159,7 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (_ driver.Stmt,
 			r.end(err)
 		}
 	}()
-	if engine.IsRoleStatement(query) {
+	if c.planner.IsRoleStatement(query) {
 		return nil, fmt.Errorf("%w: USE ROLE and USE SECONDARY ROLES cannot be prepared: run them with ExecContext", ErrUnsupported)
 	}
 	p, err := c.plan(r, query)
@@ -257,7 +257,7 @@ func (c *Conn) begin(ctx context.Context, opts driver.TxOptions) (driver.Tx, err
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Result, err error) {
 	r := c.newRun(ctx)
 	defer func() { r.endDirect(err) }()
-	if engine.IsRoleStatement(query) {
+	if c.planner.IsRoleStatement(query) {
 		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}
@@ -296,7 +296,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Rows, err error) {
 	r := c.newRun(ctx)
 	defer func() { r.endDirect(err) }()
-	if engine.IsRoleStatement(query) {
+	if c.planner.IsRoleStatement(query) {
 		if _, err := c.plan(r, query); err != nil {
 			return nil, err
 		}

@@ -25,6 +25,10 @@ type planner interface {
 	// Refused when planning failed. On success it applies the statement's
 	// effect on the connection's state.
 	Finish(ctx context.Context, cs *engine.ConnState, p *engine.Plan, started time.Time, err error)
+	// IsRoleStatement reports whether query is USE ROLE or USE SECONDARY
+	// ROLES: a statement the planner answers itself, which is never sent
+	// and cannot be prepared.
+	IsRoleStatement(query string) bool
 	// Audits reports whether Finish audits statements, which is when it
 	// needs their start (a statement that is not audited needs no clock
 	// read).

@@ -147,6 +147,9 @@ func (f *fakePlanner) Finish(ctx context.Context, cs *engine.ConnState, p *engin
 
 func (f *fakePlanner) Audits() bool { return true }
 
+// IsRoleStatement: the fake reads no role statements.
+func (f *fakePlanner) IsRoleStatement(string) bool { return false }
+
 func (f *fakePlanner) Discarded(cs *engine.ConnState, why string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -249,6 +249,7 @@ type Dialect interface {
 	Name() string
 	Rewrite(ctx context.Context, req *Request) (*Result, error)
 	Server
+	Tokenizer
 }
 
 var (

@@ -353,7 +353,7 @@ func (e *Engine) Plan(ctx context.Context, cs *ConnState, query string) (*Plan, 
 // planAt is plan; it sets *snapVersion as soon as it knows the snapshot
 // the statement is planned under.
 func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, snapVersion *uint64) (*Plan, error) {
-	if st, isRole, err := parseRoleStatement(query); isRole {
+	if st, isRole, err := e.parseRoleStatement(query); isRole {
 		if err != nil {
 			e.stats.failClosed("unsupported")
 			return nil, err

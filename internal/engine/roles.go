@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/policy"
@@ -25,92 +23,24 @@ import (
 // different user's statement arrives on it), so a pooled connection never
 // carries one caller's role to the next.
 
-var (
-	useRoleRE      = regexp.MustCompile(`(?is)^\s*use\s+role\s+(.+?)\s*;?\s*$`)
-	useSecondaryRE = regexp.MustCompile(`(?is)^\s*use\s+secondary\s+roles?\s+(.+?)\s*;?\s*$`)
-)
-
-// roleStatement is a parsed USE ROLE / USE SECONDARY ROLES.
-type roleStatement struct {
-	primary   string   // USE ROLE
-	secondary []string // USE SECONDARY ROLES; nil with none=true for NONE
-	isPrimary bool
-	none      bool
-}
-
 // IsRoleStatement reports whether query is USE ROLE or USE SECONDARY
-// ROLES (well formed or not): a statement the engine answers itself, which
-// is never sent to the database and cannot be prepared.
-func IsRoleStatement(query string) bool {
-	_, ok, _ := parseRoleStatement(query)
+// ROLES (well formed or not), as the dialect's scanner reads it: a
+// statement the engine answers itself, which is never sent to the
+// database and cannot be prepared.
+func (e *Engine) IsRoleStatement(query string) bool {
+	_, ok, _ := e.parseRoleStatement(query)
 	return ok
 }
 
-// startsWithUse reports whether query, after leading white space (the
-// characters the expressions below allow there), starts with USE and one
-// more character: the only statements parseRoleStatement may match. It
-// looks at bytes (no cut set to build): every statement passes here.
-func startsWithUse(query string) bool {
-	i := 0
-	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n' || query[i] == '\f' || query[i] == '\r') {
-		i++
-	}
-	rest := query[i:]
-	return len(rest) >= 4 && strings.EqualFold(rest[:3], "use")
+// parseRoleStatement reads query as a role statement (see
+// rewriter.ParseRoleStatement).
+func (e *Engine) parseRoleStatement(query string) (st roleStatement, ok bool, err error) {
+	rs, ok, err := rewriter.ParseRoleStatement(e.dialect, query)
+	return roleStatement(rs), ok, err
 }
 
-// parseRoleStatement recognises the two statements; ok is false for any
-// other SQL. A role name may be bare, "double-quoted" or `backquoted`.
-func parseRoleStatement(query string) (st roleStatement, ok bool, err error) {
-	// Every statement passes here: only one that starts with USE (after
-	// the white space the expressions allow) is worth matching.
-	if !startsWithUse(query) {
-		return st, false, nil
-	}
-	if m := useRoleRE.FindStringSubmatch(query); m != nil {
-		name, err := roleName(m[1])
-		if err != nil {
-			return st, true, err
-		}
-		return roleStatement{primary: name, isPrimary: true}, true, nil
-	}
-	if m := useSecondaryRE.FindStringSubmatch(query); m != nil {
-		arg := strings.TrimSpace(m[1])
-		switch strings.ToUpper(arg) {
-		case "ALL":
-			return roleStatement{secondary: []string{session.AllSecondaryRoles}}, true, nil
-		case "NONE":
-			return roleStatement{none: true}, true, nil
-		}
-		for _, part := range strings.Split(arg, ",") {
-			name, err := roleName(part)
-			if err != nil {
-				return st, true, err
-			}
-			st.secondary = append(st.secondary, name)
-		}
-		return st, true, nil
-	}
-	return st, false, nil
-}
-
-var bareRole = regexp.MustCompile(`^[\p{L}\p{N}_$.-]+$`)
-
-func roleName(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '`') && s[len(s)-1] == s[0] {
-		q := string(s[0])
-		inner := s[1 : len(s)-1]
-		if strings.Contains(strings.ReplaceAll(inner, q+q, ""), q) {
-			return "", rewriter.Unsupported("malformed role name in USE ROLE")
-		}
-		return strings.ReplaceAll(inner, q+q, q), nil
-	}
-	if !bareRole.MatchString(s) {
-		return "", rewriter.Unsupported("malformed role name in USE ROLE (quote it with double quotes)")
-	}
-	return s, nil
-}
+// roleStatement is a parsed USE ROLE / USE SECONDARY ROLES.
+type roleStatement rewriter.RoleStatement
 
 // roleOverride is a connection's USE ROLE state, for one user.
 type roleOverride struct {
@@ -139,12 +69,12 @@ func (o *roleOverride) apply(u session.User) session.User {
 // of view v.
 func checkRoles(v policy.View, u session.User, st roleStatement) error {
 	held := rewriter.HeldRoles(v, u)
-	want := st.secondary
-	if st.isPrimary {
-		want = []string{st.primary}
+	want := st.Secondary
+	if st.IsPrimary {
+		want = []string{st.Primary}
 	}
 	for _, r := range want {
-		if r == session.AllSecondaryRoles && !st.isPrimary {
+		if r == session.AllSecondaryRoles && !st.IsPrimary {
 			continue
 		}
 		if !slices.Contains(held, r) {
@@ -181,12 +111,12 @@ func (cs *ConnState) applyRoleStatement(user string, st *roleStatement) {
 	if cs.roles == nil || cs.roles.user != user {
 		cs.roles = &roleOverride{user: user}
 	}
-	if st.isPrimary {
-		cs.roles.primary, cs.roles.primarySet = st.primary, true
+	if st.IsPrimary {
+		cs.roles.primary, cs.roles.primarySet = st.Primary, true
 		return
 	}
-	cs.roles.secondary, cs.roles.secondarySet = st.secondary, true
-	if st.none {
+	cs.roles.secondary, cs.roles.secondarySet = st.Secondary, true
+	if st.None {
 		cs.roles.secondary = nil
 	}
 }
