@@ -45,6 +45,9 @@ func InsertChecks(p *TablePlan, dialect string, parse CheckParser, cols []string
 		if f.Check == "" {
 			continue
 		}
+		if len(f.Values) > 0 {
+			return nil, p.FilterError(f, "a check with request values is not supported")
+		}
 		cond, err := parse(f.Check)
 		if err != nil {
 			return nil, p.FilterError(f, "its check does not parse: "+err.Error())
@@ -82,6 +85,9 @@ func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[strin
 	for _, f := range p.Decision.RowFilters {
 		if f.Check == "" {
 			continue
+		}
+		if len(f.Values) > 0 {
+			return nil, p.FilterError(f, "a check with request values is not supported")
 		}
 		cond, err := parse(f.Check)
 		if err != nil {
