@@ -128,3 +128,14 @@ func TestRequestValueInQuotedNameRefused(t *testing.T) {
 		}
 	}
 }
+
+// A request value that reads the time of the request changes with it:
+// the View's fingerprint (which keys every cache of the statement) does
+// too, as it does for a time-dependent condition.
+func TestRequestValueReadingTimeIsInTheFingerprint(t *testing.T) {
+	timed := requestValueView(t, "yr = ${{new Date().getFullYear()}}", "{col}", nil)
+	plain := requestValueView(t, "dept = '${{USER.dept}}'", "{col}", nil)
+	if !strings.Contains(timed.Fingerprint(), ";m") || strings.Contains(plain.Fingerprint(), ";m") {
+		t.Fatalf("timed %q, plain %q", timed.Fingerprint(), plain.Fingerprint())
+	}
+}
