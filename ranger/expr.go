@@ -2,10 +2,10 @@ package ranger
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/mysql"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -163,20 +163,33 @@ func markRequestValues(s string, r *request) (string, []policy.RequestValue, err
 	return out.String(), values, nil
 }
 
-var reHiveMaskCall = regexp.MustCompile(`^(?i)\s*(mask|mask_first_n|mask_last_n|mask_show_first_n|mask_show_last_n|mask_hash)\s*\(\s*\{col\}\s*((?:,\s*(?:-?[0-9]+|'[^'\\]*')\s*)*)\)\s*$`)
-var reHiveArg = regexp.MustCompile(`-?[0-9]+|'[^'\\]*'`)
+// maskColumn stands for {col} while a CUSTOM expression is read as a
+// call: an unquoted name the parser reads as a column reference.
+const maskColumn = "sqe_mask_column"
 
 // hiveMaskCall turns a CUSTOM expression that is exactly one Hive mask UDF
-// call into the matching mask type and arguments.
+// call on {col} with constant arguments into the matching mask type and
+// arguments. The expression is read by the MySQL dialect's expression
+// parser (Hive's literals and calls read the same there); text with a
+// backslash (whose escapes the two languages read differently), with a
+// request expression, or that names the stand-in for {col} itself is
+// not a call here, and the CUSTOM expression path refuses the mask UDF.
 func hiveMaskCall(expr string) (typ string, args []string, ok bool) {
-	m := reHiveMaskCall.FindStringSubmatch(expr)
-	if m == nil {
+	if !strings.Contains(expr, "{col}") || strings.Contains(expr, `\`) || hasRequestExpressions(expr) ||
+		strings.Contains(lower(expr), maskColumn) || policy.HasRequestValueMarker(expr) {
 		return "", nil, false
 	}
-	for _, a := range reHiveArg.FindAllString(m[2], -1) {
-		args = append(args, strings.Trim(a, "'"))
+	name, callArgs, ok := mysql.SimpleCall(strings.ReplaceAll(expr, "{col}", maskColumn))
+	if !ok || len(callArgs) == 0 || callArgs[0].Column != maskColumn {
+		return "", nil, false
 	}
-	switch lower(m[1]) {
+	for _, a := range callArgs[1:] {
+		if a.Column != "" || strings.Contains(a.Value, maskColumn) {
+			return "", nil, false
+		}
+		args = append(args, a.Value)
+	}
+	switch name {
 	case "mask":
 		return udf.TypeMask, args, true
 	case "mask_first_n":

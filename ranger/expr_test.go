@@ -139,3 +139,35 @@ func TestRequestValueReadingTimeIsInTheFingerprint(t *testing.T) {
 		t.Fatalf("timed %q, plain %q", timed.Fingerprint(), plain.Fingerprint())
 	}
 }
+
+// A CUSTOM expression that is exactly one Hive mask UDF call is read by a
+// parser: comments, double-quoted strings and spacing are the parser's
+// business, and a request expression, {col} inside a literal or a
+// qualified name is not such a call.
+func TestHiveMaskCallIsParsed(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		typ  string
+		args []string
+	}{
+		{"mask_show_last_n({col}, 4, 'x', 'x', 'x', -1, '1')", "MASK_SHOW_LAST_N", []string{"4", "x", "x", "x", "-1", "1"}},
+		{"MASK_HASH( {col} )", "MASK_HASH", nil},
+		{"mask(/* Hive */ {col}, \"X\")", "MASK", []string{"X"}},
+		{"mask_first_n({col}, 2)", "MASK_FIRST_N", []string{"2"}},
+		{"mask({col}, '${{USER.x}}')", "", nil},
+		{"mask({col}, 'a{col}')", "", nil},
+		{"mask({col}) || 'x'", "", nil},
+		{"db.mask({col})", "", nil},
+		{"mask_hash({col}, 1)", "", nil},
+		{"mask(other)", "", nil},
+		{"mask({col}, other)", "", nil},
+		{"mask({col}, 'a\\'b')", "", nil},
+		{"mask(sqe_mask_column, {col})", "", nil},
+		{"upper({col})", "", nil},
+	} {
+		typ, args, ok := hiveMaskCall(c.expr)
+		if ok != (c.typ != "") || typ != c.typ || !reflect.DeepEqual(args, c.args) {
+			t.Errorf("%s: %q %q %v", c.expr, typ, args, ok)
+		}
+	}
+}
