@@ -3,6 +3,7 @@ package sqe_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -66,7 +67,12 @@ var staffDepts = []string{`O'Brien\Ops`, `x' OR '1'='1`, `plain`, `x`, `O'Brien\
 // Every caller sees exactly the rows of their department, through one
 // connector and one statement text (and one prepared statement), so that
 // no caller's values are reused for another.
-func TestRangerRequestValuesEndToEnd(t *testing.T) {
+// requestValueBundle is the shop bundle with staff policies for group
+// staff: select and update on shop.staff, the row filter
+// dept = '${{USER.dept}}' AND level <= ${{USER.level}} and a CUSTOM mask
+// on name that compares with ${{USER.dept}}.
+func requestValueBundle(t *testing.T) *ranger.Bundle {
+	t.Helper()
 	data, err := os.ReadFile("ranger/testdata/shop_bundle.json")
 	if err != nil {
 		t.Fatal(err)
@@ -78,17 +84,29 @@ func TestRangerRequestValuesEndToEnd(t *testing.T) {
 	item := func() *ranger.PolicyItem {
 		return &ranger.PolicyItem{Accesses: []ranger.ItemAccess{{Type: "select"}}, Groups: []string{"staff"}}
 	}
+	access := item()
+	access.Accesses = append(access.Accesses, ranger.ItemAccess{Type: "update"})
 	filter, mask := item(), item()
 	filter.RowFilterInfo = &ranger.RowFilterInfo{FilterExpr: "dept = '${{USER.dept}}' AND level <= ${{USER.level}}"}
 	mask.DataMaskInfo = &ranger.DataMaskInfo{DataMaskType: "CUSTOM", ValueExpr: "CASE WHEN dept = '${{USER.dept}}' THEN {col} ELSE 'other' END"}
 	bundle.Policies = append(bundle.Policies,
-		&ranger.Policy{ID: 95, Name: "staff read staff", PolicyItems: []*ranger.PolicyItem{item()},
+		&ranger.Policy{ID: 95, Name: "staff read staff", PolicyItems: []*ranger.PolicyItem{access},
 			Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}}, "table": {Values: []string{"staff"}}, "column": {Values: []string{"*"}}}},
 		&ranger.Policy{ID: 96, Name: "own department", PolicyType: ranger.PolicyTypeRowFilter, RowFilterPolicyItems: []*ranger.PolicyItem{filter},
 			Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}}, "table": {Values: []string{"staff"}}}},
 		&ranger.Policy{ID: 97, Name: "own department's names", PolicyType: ranger.PolicyTypeDataMask, DataMaskPolicyItems: []*ranger.PolicyItem{mask},
 			Resources: map[string]*ranger.PolicyResource{"database": {Values: []string{"shop"}}, "table": {Values: []string{"staff"}}, "column": {Values: []string{"name"}}}},
 	)
+	return bundle
+}
+
+// staffUser is a member of group staff with the given attributes.
+func staffUser(dept, level string) session.User {
+	return session.User{Name: "u", Groups: []string{"staff"}, Attributes: map[string]string{"dept": dept, "level": level}}
+}
+
+func TestRangerRequestValuesEndToEnd(t *testing.T) {
+	bundle := requestValueBundle(t)
 	for _, b := range backends() {
 		for _, mode := range []string{"default", "backslash-literal"} {
 			t.Run(b.name+"/"+mode, func(t *testing.T) {
@@ -113,9 +131,7 @@ func TestRangerRequestValuesEndToEnd(t *testing.T) {
 				}
 				defer db.Close()
 				const q = "SELECT id, name FROM staff ORDER BY id"
-				user := func(dept, level string) session.User {
-					return session.User{Name: "u", Groups: []string{"staff"}, Attributes: map[string]string{"dept": dept, "level": level}}
-				}
+				user := staffUser
 				// Prepared by one caller, run by each.
 				stmt, err := db.PrepareContext(as(user(staffDepts[0], "1")), q)
 				if err != nil {
@@ -157,6 +173,47 @@ func TestRangerRequestValuesEndToEnd(t *testing.T) {
 					if err == nil && len(rows) > 1 {
 						t.Fatalf("level as SQL widened the filter: %v", rows)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestRangerRequestValuesInWriteChecks: with WithWriteChecks the filter
+// with request values also checks the rows a caller writes, under each
+// quoting mode.
+func TestRangerRequestValuesInWriteChecks(t *testing.T) {
+	bundle := requestValueBundle(t)
+	for _, b := range backends() {
+		for _, mode := range []string{"default", "backslash-literal"} {
+			t.Run(b.name+"/"+mode, func(t *testing.T) {
+				e := newEnv(t, b, fixturePolicy)
+				testdb.Exec(t, e.raw, "CREATE TABLE staff (id INT PRIMARY KEY, dept VARCHAR(40), level INT, name VARCHAR(40))")
+				src, err := ranger.NewStatic(bundle, ranger.WithDatabaseMap(map[string]string{e.schema: "shop"}), ranger.WithWriteChecks())
+				if err != nil {
+					t.Fatal(err)
+				}
+				db, err := sqe.Open(b.driver, quotingModeDSN(t, b, e.dsn, mode), sqe.WithPolicy(src), sqe.WithoutAudit())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				ctx := as(staffUser(`O'Brien\Ops`, "2"))
+				ph := "?, ?, ?, ?"
+				if b.name == "postgres" {
+					ph = "$1, $2, $3, $4"
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO staff VALUES ("+ph+")", 2, `O'Brien\Ops`, 1, "b"); err != nil {
+					t.Fatalf("own department, as arguments: %v", err)
+				}
+				for _, row := range [][]any{{3, `O'Brien`, 1, "c"}, {4, `O'Brien\Ops`, 3, "d"}, {5, `x' OR '1'='1`, 1, "e"}} {
+					if _, err := db.ExecContext(ctx, "INSERT INTO staff VALUES ("+ph+")", row...); !errors.Is(err, sqe.ErrCheckViolation) {
+						t.Fatalf("%v: %v", row, err)
+					}
+				}
+				var n int
+				if err := e.raw.QueryRow("SELECT COUNT(*) FROM staff WHERE id >= 3").Scan(&n); err != nil || n != 0 {
+					t.Fatalf("refused rows written: %d %v", n, err)
 				}
 			})
 		}

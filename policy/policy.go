@@ -111,9 +111,9 @@ type Mask struct {
 // Expr itself. Empty: written rows are not checked (Ranger's row filters,
 // which govern reads, and a native filter with check: false).
 //
-// Values are the caller's values of the request expressions in Expr,
-// which holds a marker for each (see RequestValue); nil when it has none.
-// A filter with values has no Check.
+// Values are the caller's values of the request expressions in Expr and
+// Check, which hold a marker for each (see RequestValue; both texts
+// number the same values); nil when they have none.
 type RowFilter struct {
 	Expr   string
 	Policy string
