@@ -85,6 +85,9 @@ func (t TableName) String() string { return t.Schema + "." + t.Table }
 // arguments each takes. Expr is the CUSTOM expression, with {col} standing
 // for the column.
 //
+// Values are the caller's values of the request expressions in Expr,
+// which holds a marker for each (see RequestValue); nil when it has none.
+//
 // When, if not empty, makes the mask conditional (Snowflake's conditional
 // masking policies): a boolean SQL expression over the raw columns of the
 // same row. The mask applies where the condition holds or is unknown
@@ -97,6 +100,7 @@ type Mask struct {
 	Expr   string
 	When   string
 	Policy string // the policy that set the mask, for errors and explain
+	Values []RequestValue
 }
 
 // RowFilter is a boolean SQL expression over the table's raw columns.
@@ -106,10 +110,15 @@ type Mask struct {
 // CHECK: a boolean SQL expression over the written row's columns, usually
 // Expr itself. Empty: written rows are not checked (Ranger's row filters,
 // which govern reads, and a native filter with check: false).
+//
+// Values are the caller's values of the request expressions in Expr and
+// Check, which hold a marker for each (see RequestValue; both texts
+// number the same values); nil when they have none.
 type RowFilter struct {
 	Expr   string
 	Policy string
 	Check  string
+	Values []RequestValue
 }
 
 // Decision is what one View may do with one table. A Decision returned by

@@ -772,7 +772,7 @@ func (pe *policyEval) applyItem(it *itemEval, res *result, mt matchType) {
 
 // resolveForResult resolves ${{...}} as Ranger does. Requests of a View
 // keep the text: its expressions are resolved where the value's place in
-// the SQL is known (see substituteSQL).
+// the SQL is known (see markRequestValues).
 func resolveForResult(s string, r *request) string {
 	if s == "" || r.strict || !hasRequestExpressions(s) {
 		return s

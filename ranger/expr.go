@@ -2,10 +2,10 @@ package ranger
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/mysql"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -13,10 +13,11 @@ import (
 // the rewriter as expression text (which parses them with the target
 // dialect's parser and fails closed on what does not parse), after:
 //
-//   - resolving ${{...}} request expressions with values that cannot leave
-//     their place: inside a quoted literal a value may not contain a
-//     backslash or a control character and its quotes are doubled; outside
-//     one it must be a number;
+//   - replacing ${{...}} request expressions by markers, with the caller's
+//     values beside the text (policy.RowFilter.Values, policy.Mask.Values):
+//     the rewriter's parser finds where each marker sits and places the
+//     value there as a literal the dialect's printer escapes (no text of
+//     a value is ever spliced into SQL here);
 //   - translating what has a safe textual translation (logged_in_user()
 //     becomes current_user(); current_user() stays, the rewriter inlines it);
 //   - refusing Hive functions with no MySQL/PostgreSQL meaning (the mask
@@ -131,42 +132,21 @@ func translateHive(s string) (string, error) {
 	return out.String(), nil
 }
 
-// quoteContext reports whether offset i of s is inside a single-quoted or
-// a double-quoted literal.
-func quoteContext(s string, i int) byte {
-	var q byte
-	for j := 0; j < i && j < len(s); j++ {
-		c := s[j]
-		if q == 0 {
-			if c == '\'' || c == '"' || c == '`' {
-				q = c
-			}
-			continue
-		}
-		if c == '\\' && q != '`' {
-			j++
-			continue
-		}
-		if c == q {
-			if j+1 < i && s[j+1] == q {
-				j++
-				continue
-			}
-			q = 0
-		}
+// markRequestValues replaces each ${{...}} request expression of s by a
+// marker (policy.RequestValueMarker) and returns the caller's values
+// beside the text: the rewriter places each value where the dialect's
+// parser reads its marker, as a literal the dialect's printer escapes
+// (see policy.RequestValue). Text that holds the markers' qualifier
+// itself is refused, so that a policy cannot forge a marker.
+func markRequestValues(s string, r *request) (string, []policy.RequestValue, error) {
+	if policy.HasRequestValueMarker(s) {
+		return "", nil, fmt.Errorf("the text holds %s, which sqe reserves for request values", policy.RequestValueTable)
 	}
-	return q
-}
-
-var reNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
-
-// substituteSQL resolves ${{...}} expressions in SQL text with values that
-// cannot change the expression's structure.
-func substituteSQL(s string, r *request) (string, error) {
 	if !hasRequestExpressions(s) {
-		return s, nil
+		return s, nil, nil
 	}
 	var out strings.Builder
+	var values []policy.RequestValue
 	last := 0
 	for _, loc := range reReqExpr.FindAllStringSubmatchIndex(s, -1) {
 		out.WriteString(s[last:loc[0]])
@@ -174,45 +154,42 @@ func substituteSQL(s string, r *request) (string, error) {
 		expr := s[loc[2]:loc[3]]
 		v, err := evalRequestExpr(expr, r)
 		if err != nil {
-			return "", fmt.Errorf("request expression ${{%s}} cannot be evaluated: it uses JavaScript beyond the forms sqe evaluates or failed while it ran", expr)
+			return "", nil, fmt.Errorf("request expression ${{%s}} cannot be evaluated: it uses JavaScript beyond the forms sqe evaluates or failed while it ran", expr)
 		}
-		val := ""
-		if !v.null {
-			val = v.str
-		}
-		switch quoteContext(s, loc[0]) {
-		case '\'':
-			if strings.ContainsAny(val, "\\\x00") || strings.ContainsFunc(val, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-				return "", fmt.Errorf("request expression ${{%s}}: its value contains a backslash or a control character", expr)
-			}
-			out.WriteString(strings.ReplaceAll(val, "'", "''"))
-		case 0:
-			if !reNumber.MatchString(val) {
-				return "", fmt.Errorf("request expression ${{%s}} outside a quoted literal must yield a number", expr)
-			}
-			out.WriteString(val)
-		default:
-			return "", fmt.Errorf("request expression ${{%s}} inside a double-quoted or backquoted name", expr)
-		}
+		out.WriteString(policy.RequestValueMarker(len(values)))
+		values = append(values, policy.RequestValue{Value: v.str, Null: v.null})
 	}
 	out.WriteString(s[last:])
-	return out.String(), nil
+	return out.String(), values, nil
 }
 
-var reHiveMaskCall = regexp.MustCompile(`^(?i)\s*(mask|mask_first_n|mask_last_n|mask_show_first_n|mask_show_last_n|mask_hash)\s*\(\s*\{col\}\s*((?:,\s*(?:-?[0-9]+|'[^'\\]*')\s*)*)\)\s*$`)
-var reHiveArg = regexp.MustCompile(`-?[0-9]+|'[^'\\]*'`)
+// maskColumn stands for {col} while a CUSTOM expression is read as a
+// call: an unquoted name the parser reads as a column reference.
+const maskColumn = "sqe_mask_column"
 
 // hiveMaskCall turns a CUSTOM expression that is exactly one Hive mask UDF
-// call into the matching mask type and arguments.
+// call on {col} with constant arguments into the matching mask type and
+// arguments. The expression is read by the MySQL dialect's expression
+// parser (Hive's literals and calls read the same there); text with a
+// backslash (whose escapes the two languages read differently), with a
+// request expression, or that names the stand-in for {col} itself is
+// not a call here, and the CUSTOM expression path refuses the mask UDF.
 func hiveMaskCall(expr string) (typ string, args []string, ok bool) {
-	m := reHiveMaskCall.FindStringSubmatch(expr)
-	if m == nil {
+	if !strings.Contains(expr, "{col}") || strings.Contains(expr, `\`) || hasRequestExpressions(expr) ||
+		strings.Contains(lower(expr), maskColumn) || policy.HasRequestValueMarker(expr) {
 		return "", nil, false
 	}
-	for _, a := range reHiveArg.FindAllString(m[2], -1) {
-		args = append(args, strings.Trim(a, "'"))
+	name, callArgs, ok := mysql.SimpleCall(strings.ReplaceAll(expr, "{col}", maskColumn))
+	if !ok || len(callArgs) == 0 || callArgs[0].Column != maskColumn {
+		return "", nil, false
 	}
-	switch lower(m[1]) {
+	for _, a := range callArgs[1:] {
+		if a.Column != "" || strings.Contains(a.Value, maskColumn) {
+			return "", nil, false
+		}
+		args = append(args, a.Value)
+	}
+	switch name {
 	case "mask":
 		return udf.TypeMask, args, true
 	case "mask_first_n":
@@ -282,14 +259,14 @@ func realiseMask(res *result, pol string, r *request) maskOutcome {
 			}
 			return maskOutcome{mask: policy.Mask{Type: t, Args: args, Policy: pol}}
 		}
-		expr, err := substituteSQL(raw, r)
+		expr, values, err := markRequestValues(raw, r)
 		if err == nil {
 			expr, err = translateHive(expr)
 		}
 		if err != nil {
 			return maskOutcome{err: fmt.Errorf("%s: CUSTOM mask expression cannot be used: %v", pol, err)}
 		}
-		m.Expr = expr
+		m.Expr, m.Values = expr, values
 	}
 	if err := udf.ValidateMask(m.Type, m.Args, m.Expr); err != nil {
 		return maskOutcome{restrict: pol + ": " + err.Error()}
@@ -299,12 +276,12 @@ func realiseMask(res *result, pol string, r *request) maskOutcome {
 
 // realiseFilter turns a Ranger row filter into sqe's.
 func realiseFilter(expr string, pol string, r *request) (policy.RowFilter, error) {
-	s, err := substituteSQL(expr, r)
+	s, values, err := markRequestValues(expr, r)
 	if err == nil {
 		s, err = translateHive(s)
 	}
 	if err != nil {
 		return policy.RowFilter{}, fmt.Errorf("%s: row filter %q cannot be used: %v", pol, expr, err)
 	}
-	return policy.RowFilter{Expr: s, Policy: pol}, nil
+	return policy.RowFilter{Expr: s, Policy: pol, Values: values}, nil
 }

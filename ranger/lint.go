@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -334,6 +335,9 @@ func lintMask(mi *DataMaskInfo) string {
 // lintExpr checks a Hive expression with its request expressions
 // replaced by placeholders of the right kind.
 func lintExpr(s string) error {
+	if policy.HasRequestValueMarker(s) {
+		return fmt.Errorf("the text holds %s, which sqe reserves for request values", policy.RequestValueTable)
+	}
 	for _, m := range reReqExpr.FindAllStringSubmatch(s, -1) {
 		if _, err := compileJS(m[1]); err != nil {
 			return fmt.Errorf("request expression ${{%s}} uses JavaScript beyond the forms sqe evaluates", m[1])

@@ -118,3 +118,22 @@ func TestLintAuditFilters(t *testing.T) {
 		t.Fatalf("findings %v, want one warning about the audit filters", f)
 	}
 }
+
+// A filter or CUSTOM mask whose text holds the request-value markers'
+// qualifier is found: the table would fail closed.
+func TestLintFindsMarkerText(t *testing.T) {
+	b := loadShop(t)
+	b.Policies = append(b.Policies, &Policy{ID: 93, Name: "forged", PolicyType: PolicyTypeRowFilter,
+		Resources: map[string]*PolicyResource{"database": {Values: []string{"x"}}, "table": {Values: []string{"t"}}},
+		RowFilterPolicyItems: []*PolicyItem{{Accesses: []ItemAccess{{Type: "select"}}, Users: []string{"u"},
+			RowFilterInfo: &RowFilterInfo{FilterExpr: "dept = sqe_request_value.v0_"}}}})
+	found := false
+	for _, f := range Lint(b) {
+		if strings.Contains(f.String(), "sqe_request_value") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no finding: %v", Lint(b))
+	}
+}

@@ -230,6 +230,11 @@ func (s *Snapshot) noteTime(pe *policyEval) {
 	}
 	for _, items := range [][]*itemEval{pe.allow, pe.deny, pe.allowEx, pe.denyEx, pe.mask, pe.rowFilter} {
 		for _, it := range items {
+			if requestValuesReadTime(it.item) {
+				// The filter's or mask's values change with the time
+				// of the request, so must the View's fingerprint.
+				s.minuteClock = true
+			}
 			for _, ci := range it.info {
 				if ci.timeSensitive {
 					s.minuteClock = true
@@ -357,4 +362,31 @@ func sameSet(a, b map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// requestValuesReadTime reports whether a request expression of the
+// item's row filter or CUSTOM mask may read the time of the request (or
+// cannot be compiled, in which case the filter fails closed anyway).
+func requestValuesReadTime(it *PolicyItem) bool {
+	if it == nil {
+		return false
+	}
+	var texts []string
+	if it.RowFilterInfo != nil {
+		texts = append(texts, it.RowFilterInfo.FilterExpr)
+	}
+	if it.DataMaskInfo != nil {
+		texts = append(texts, it.DataMaskInfo.ValueExpr)
+	}
+	for _, text := range texts {
+		if !hasRequestExpressions(text) {
+			continue
+		}
+		for _, m := range reReqExpr.FindAllStringSubmatch(text, -1) {
+			if sc, err := compileExpr(m[1]); err != nil || sc.timeSensitive {
+				return true
+			}
+		}
+	}
+	return false
 }

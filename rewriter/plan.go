@@ -315,6 +315,15 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 	if err != nil {
 		return "", false, p.maskError(col, m, err)
 	}
+	if len(m.Values) > 0 || policy.HasRequestValueMarker(m.Expr) {
+		// The values go in after udf has placed the column: the
+		// dialect's parser finds each marker's place in the whole
+		// expression.
+		if expr, err = PolicyExprSQL(syn, expr, m.Values); err != nil {
+			return "", false, &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: col.Name, Policy: m.Policy,
+				Detail: "mask expression: " + err.Error()}
+		}
+	}
 	if m.When != "" {
 		if detail, bad := conditionError(syn, m.When, p.All); bad {
 			return "", false, &Error{Kind: policy.ErrPolicy, Table: p.Table.String(), Column: col.Name, Policy: m.Policy, Detail: detail}
@@ -397,8 +406,11 @@ func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
 	var b strings.Builder
 	for i, f := range p.Decision.RowFilters {
-		canon, err := syn.CanonicalExpr(f.Expr)
+		canon, err := PolicyExprSQL(syn, f.Expr, f.Values)
 		if err != nil {
+			if len(f.Values) > 0 || policy.HasRequestValueMarker(f.Expr) {
+				return "", p.FilterError(f, err.Error())
+			}
 			return "", p.FilterError(f, "not a single SQL expression")
 		}
 		if i > 0 {

@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 
@@ -45,7 +46,11 @@ func InsertChecks(p *TablePlan, dialect string, parse CheckParser, cols []string
 		if f.Check == "" {
 			continue
 		}
-		cond, err := parse(f.Check)
+		check, err := requestValuesPlaced(dialect, f.Check, f.Values)
+		if err != nil {
+			return nil, p.FilterError(f, "check: "+err.Error())
+		}
+		cond, err := parse(check)
 		if err != nil {
 			return nil, p.FilterError(f, "its check does not parse: "+err.Error())
 		}
@@ -83,15 +88,21 @@ func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[strin
 		if f.Check == "" {
 			continue
 		}
-		cond, err := parse(f.Check)
+		check, err := requestValuesPlaced(dialect, f.Check, f.Values)
+		if err != nil {
+			return nil, p.FilterError(f, "check: "+err.Error())
+		}
+		cond, err := parse(check)
 		if err != nil {
 			return nil, p.FilterError(f, "its check does not parse: "+err.Error())
 		}
 		held := []*Cond{}
 		if f.Check == f.Expr {
 			held = Conjuncts(cond)
-		} else if fc, err := parse(f.Expr); err == nil {
-			held = Conjuncts(fc)
+		} else if expr, err := requestValuesPlaced(dialect, f.Expr, f.Values); err == nil {
+			if fc, err := parse(expr); err == nil {
+				held = Conjuncts(fc)
+			}
 		}
 		var keep []*Cond
 		for _, c := range Conjuncts(cond) {
@@ -180,4 +191,18 @@ func containsCond(list []*Cond, c *Cond) bool {
 		}
 	}
 	return false
+}
+
+// requestValuesPlaced is text with its request values placed by the
+// dialect (PolicyExprSQL); text with neither values nor markers is
+// returned as it is.
+func requestValuesPlaced(dialect, text string, values []policy.RequestValue) (string, error) {
+	if len(values) == 0 && !policy.HasRequestValueMarker(text) {
+		return text, nil
+	}
+	syn, ok := syntaxOf(&Request{Dialect: dialect})
+	if !ok {
+		return "", errors.New("the dialect cannot place request values")
+	}
+	return PolicyExprSQL(syn, text, values)
 }

@@ -12,10 +12,12 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sqe-project/sqe"
 	"github.com/sqe-project/sqe/audit"
+	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/session"
 )
@@ -92,6 +94,7 @@ Flags may also follow the SQL.`)
 			fmt.Fprintf(stdout, "-- %s\n", t.Table)
 			for _, f := range t.RowFilters {
 				fmt.Fprintf(stdout, "--   row filter %q: %s\n", f.Policy, f.Expr)
+				printRequestValues(stdout, f.Values)
 				switch f.Check {
 				case "":
 					fmt.Fprintf(stdout, "--     written rows are not checked\n")
@@ -113,6 +116,7 @@ Flags may also follow the SQL.`)
 					continue
 				}
 				fmt.Fprintf(stdout, "--   mask %q on %s: %s\n", m.Policy, c, m.Type)
+				printRequestValues(stdout, m.Values)
 			}
 			for c, p := range t.Restricted {
 				fmt.Fprintf(stdout, "--   restricted %q: %s\n", p, c)
@@ -262,3 +266,15 @@ var errOffline = errors.New("no database: sqe explain only rewrites")
 func (offlineConn) Prepare(string) (driver.Stmt, error) { return nil, errOffline }
 func (offlineConn) Close() error                        { return nil }
 func (offlineConn) Begin() (driver.Tx, error)           { return nil, errOffline }
+
+// printRequestValues lists the caller's request values an expression's
+// markers stand for (policy.RequestValue).
+func printRequestValues(w io.Writer, values []policy.RequestValue) {
+	for i, v := range values {
+		val := "NULL"
+		if !v.Null {
+			val = strconv.Quote(v.Value)
+		}
+		fmt.Fprintf(w, "--     %s = %s\n", policy.RequestValueMarker(i), val)
+	}
+}

@@ -234,3 +234,22 @@ tables:
 		}
 	}
 }
+
+// TestExplainShowsRequestValues: explain -v lists the values a Ranger
+// filter's request-value markers stand for (an unset attribute is NULL).
+func TestExplainShowsRequestValues(t *testing.T) {
+	code, out, errOut := runCLI("explain", "--policy", "../../ranger/testdata/shop_bundle.json", "--dialect", "mysql", "--schema", "testdata/shop.sql",
+		"--user", "tim", "--groups", "tenants,analysts", "-v", "SELECT id FROM customers")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"where `shop`.`customers`.`tenant_id` = null and",
+		`--   row filter "ranger policy 11": tenant_id = sqe_request_value.v0_ AND owner = current_user()`,
+		`--     sqe_request_value.v0_ = NULL`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

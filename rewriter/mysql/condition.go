@@ -60,3 +60,5 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+var _ rewriter.ValueSyntax = syntax{}

@@ -72,3 +72,5 @@ func (syntax) ConditionColumns(text string) ([]string, error) {
 	}
 	return cols, nil
 }
+
+var _ rewriter.ValueSyntax = syntax{}

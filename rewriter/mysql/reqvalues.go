@@ -1,0 +1,89 @@
+package mysql
+
+import (
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// PlaceRequestValues implements rewriter.ValueSyntax: the parser decides
+// where each marker sits. A marker read as a column reference becomes a
+// literal node, one inside a string literal ('…' or "…") changes the
+// literal's value; the printer escapes the values (format, for the
+// session's sql_mode). A marker in a backquoted name is part of a name
+// and is left for the caller to refuse.
+func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestValue, error)) (string, error) {
+	e, err := parseExpr(text)
+	if err != nil {
+		return "", err
+	}
+	holder := &sqlparser.Where{Type: sqlparser.WhereClause, Expr: e}
+	var werr error
+	sqlparser.Rewrite(holder, func(c *sqlparser.Cursor) bool {
+		if werr != nil {
+			return false
+		}
+		switch n := c.Node().(type) {
+		case *sqlparser.ColName:
+			if !n.Qualifier.Qualifier.IsEmpty() {
+				return false
+			}
+			i, ok := policy.RequestValueColumn(n.Qualifier.Name.String(), n.Name.String())
+			if !ok {
+				return false
+			}
+			lit, err := requestValueLiteral(value, i)
+			if err == nil {
+				err = replace(c, lit)
+			}
+			werr = err
+			return false
+		case *sqlparser.Literal:
+			if n.Type != sqlparser.StrVal {
+				return false
+			}
+			s, err := policy.ReplaceRequestValueMarkers(n.Val, func(i int) (string, error) {
+				v, err := value(i)
+				if err != nil {
+					return "", err
+				}
+				return rewriter.RequestValueText(v)
+			})
+			if err != nil {
+				werr = err
+				return false
+			}
+			if s != n.Val {
+				werr = replace(c, sqlparser.NewStrLiteral(s))
+			}
+			return false
+		}
+		return true
+	}, nil)
+	if werr != nil {
+		return "", werr
+	}
+	return sqlparser.String(holder.Expr), nil
+}
+
+// requestValueLiteral is the literal node of request value i in a column
+// reference's place (rewriter.RequestValueLiteral).
+func requestValueLiteral(value func(i int) (policy.RequestValue, error), i int) (sqlparser.Expr, error) {
+	v, err := value(i)
+	if err != nil {
+		return nil, err
+	}
+	switch rewriter.RequestValueLiteral(v) {
+	case rewriter.LiteralNull:
+		return &sqlparser.NullVal{}, nil
+	case rewriter.LiteralNumber:
+		// A plain decimal number, read by the parser as the number it is.
+		return parseExpr(v.Value)
+	}
+	s, err := rewriter.RequestValueText(v)
+	if err != nil {
+		return nil, err
+	}
+	return sqlparser.NewStrLiteral(s), nil
+}
