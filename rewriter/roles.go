@@ -22,12 +22,13 @@ type TokenKind int
 
 // Token kinds.
 const (
-	TokenOther  TokenKind = iota // anything else (an operator of several characters …)
-	TokenWord                    // a keyword or an unquoted identifier
-	TokenName                    // a quoted identifier (or MySQL's "double-quoted" text)
-	TokenString                  // a string literal
-	TokenNumber                  // a numeric literal
-	TokenPunct                   // one punctuation character: ; , . - $ …
+	TokenOther   TokenKind = iota // anything else (an operator of several characters …)
+	TokenWord                     // a keyword or an unquoted identifier
+	TokenName                     // a quoted identifier (or MySQL's "double-quoted" text)
+	TokenString                   // a string literal
+	TokenNumber                   // a numeric literal
+	TokenPunct                    // one punctuation character: ; , . - $ …
+	TokenComment                  // a comment
 )
 
 // Token is one token of a statement as the dialect's scanner reads it.
@@ -42,7 +43,7 @@ type Token struct {
 }
 
 // Tokenizer is the dialect's scanner. Tokens reads sql with the
-// database's own lexical rules, comments skipped; ok is false when the
+// database's own lexical rules, comments included (TokenComment); ok is false when the
 // scanner stopped at something it cannot read (the tokens before it are
 // returned).
 type Tokenizer interface {
@@ -82,7 +83,13 @@ func ParseRoleStatement(tk Tokenizer, sql string) (st RoleStatement, ok bool, er
 	if !MaybeRoleStatement(sql) {
 		return st, false, nil
 	}
-	toks, read := tk.Tokens(sql)
+	all, read := tk.Tokens(sql)
+	toks := make([]Token, 0, len(all))
+	for _, t := range all {
+		if t.Kind != TokenComment {
+			toks = append(toks, t)
+		}
+	}
 	word := func(i int, w ...string) bool {
 		if i >= len(toks) || toks[i].Kind != TokenWord {
 			return false

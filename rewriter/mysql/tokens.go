@@ -12,9 +12,7 @@ import (
 func (Dialect) Tokens(sql string) ([]rewriter.Token, bool) {
 	var out []rewriter.Token
 	ok := tokens(sql, func(t sqlToken) bool {
-		if t.typ != sqlparser.COMMENT {
-			out = append(out, coreToken(sql, t))
-		}
+		out = append(out, coreToken(sql, t))
 		return true
 	})
 	return out, ok
@@ -28,6 +26,8 @@ func coreToken(sql string, t sqlToken) rewriter.Token {
 	src := sql[t.start:t.end]
 	tok := rewriter.Token{Text: t.val, Start: t.start, End: t.end}
 	switch {
+	case t.typ == sqlparser.COMMENT:
+		tok.Kind = rewriter.TokenComment
 	case t.typ == sqlparser.ID && strings.HasPrefix(src, "`"):
 		tok.Kind = rewriter.TokenName
 	case t.typ == sqlparser.STRING && strings.HasPrefix(src, `"`):

@@ -17,9 +17,6 @@ func (Dialect) Tokens(sql string) ([]rewriter.Token, bool) {
 	}
 	out := make([]rewriter.Token, 0, len(res.Tokens))
 	for _, t := range res.Tokens {
-		if t.Token == pg.Token_SQL_COMMENT || t.Token == pg.Token_C_COMMENT {
-			continue
-		}
 		start, end := int(t.Start), int(t.End)
 		if start < 0 || end > len(sql) || start > end {
 			return out, false
@@ -27,6 +24,8 @@ func (Dialect) Tokens(sql string) ([]rewriter.Token, bool) {
 		src := sql[start:end]
 		tok := rewriter.Token{Text: src, Start: start, End: end}
 		switch {
+		case t.Token == pg.Token_SQL_COMMENT || t.Token == pg.Token_C_COMMENT:
+			tok.Kind = rewriter.TokenComment
 		case t.Token == pg.Token_IDENT && strings.HasPrefix(src, `"`):
 			tok.Kind = rewriter.TokenName
 			tok.Text = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(src, `"`), `"`), `""`, `"`)
