@@ -299,3 +299,119 @@ func TestMariaDBSchemaChangeModifiers(t *testing.T) {
 		}
 	}
 }
+
+const sequencesPolicy = `version: 1
+default: deny
+tables:
+  %[1]s.seq:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create, alter, drop]}
+  %[1]s.fixed:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create]}
+  %[1]s.twin:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create, drop]}
+`
+
+// MariaDB's sequences are tables of their database to the policy: CREATE
+// SEQUENCE needs create, ALTER SEQUENCE alter, DROP SEQUENCE drop; options
+// other than the numeric ones are refused. Refused statements reach no
+// server, and what sqe creates is what the server creates from the
+// statement as written.
+func TestMariaDBSequences(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, sequencesPolicy)
+		var version string
+		if err := e.raw.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		maker := session.User{Name: "max", Roles: []string{"maker"}}
+		ctx := as(maker)
+		if !strings.Contains(strings.ToLower(version), "mariadb") {
+			if _, err := e.db.ExecContext(ctx, "CREATE SEQUENCE seq"); err == nil {
+				t.Fatalf("MySQL %s: CREATE SEQUENCE ran", version)
+			}
+			continue
+		}
+		for _, q := range []string{
+			"CREATE SEQUENCE seq START WITH 5 INCREMENT BY 2",
+			"ALTER SEQUENCE seq RESTART WITH 40",
+			"CREATE SEQUENCE fixed",
+		} {
+			if _, err := e.db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		var next int
+		if err := e.raw.QueryRow("SELECT NEXT VALUE FOR seq").Scan(&next); err != nil || next != 40 {
+			t.Fatalf("after ALTER SEQUENCE … RESTART WITH 40 the server gives %d %v", next, err)
+		}
+		// The sequence functions stay refused through sqe.
+		if _, _, err := query(ctx, e.db, "SELECT NEXT VALUE FOR seq"); !errors.Is(err, sqe.ErrAccessDenied) && !errors.Is(err, sqe.ErrUnsupported) {
+			t.Errorf("NEXT VALUE FOR through sqe: %v", err)
+		}
+		for _, c := range []struct {
+			q    string
+			want error
+		}{
+			{"CREATE SEQUENCE %s", sqe.ErrAccessDenied},
+			{"ALTER SEQUENCE IF EXISTS %s RESTART", sqe.ErrAccessDenied},
+			{"DROP SEQUENCE IF EXISTS fixed, %s", sqe.ErrAccessDenied},
+			{"CREATE OR REPLACE SEQUENCE fixed START WITH 1 COMMENT = '%s'", sqe.ErrAccessDenied},
+			{"CREATE SEQUENCE twin ENGINE = %s", sqe.ErrUnsupported},
+			{"CREATE SEQUENCE twin COMMENT = '%s'", sqe.ErrUnsupported},
+			{"CREATE SEQUENCE twin START WITH 1 NO CYCLE /* %s */", sqe.ErrUnsupported},
+		} {
+			needle := testdb.UniqueName("seqn")
+			mark := e.mark(t)
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.q, err, c.want)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+		// The same statement, written by the application to the server
+		// directly and through sqe, creates the same sequence.
+		for _, q := range []string{
+			"CREATE SEQUENCE %s",
+			"CREATE SEQUENCE %s START WITH -3 MINVALUE = -10 NOMAXVALUE INCREMENT BY -1 CACHE 5 CYCLE",
+			"CREATE SEQUENCE IF NOT EXISTS %s INCREMENT 3 NO MINVALUE MAXVALUE 100 NOCACHE NOCYCLE",
+		} {
+			if _, err := e.raw.Exec(fmt.Sprintf(q, "raw_twin")); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if _, err := e.db.ExecContext(ctx, fmt.Sprintf(q, "twin")); err != nil {
+				t.Fatalf("%s through sqe: %v", q, err)
+			}
+			var n1, n2, want, got string
+			if err := e.raw.QueryRow("SHOW CREATE SEQUENCE raw_twin").Scan(&n1, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.raw.QueryRow("SHOW CREATE SEQUENCE twin").Scan(&n2, &got); err != nil {
+				t.Fatal(err)
+			}
+			if strings.ReplaceAll(want, "raw_twin", "twin") != got {
+				t.Errorf("%s: through sqe %s, directly %s", q, got, want)
+			}
+			if _, err := e.raw.Exec("DROP SEQUENCE raw_twin"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.db.ExecContext(ctx, "DROP SEQUENCE twin"); err != nil {
+				t.Fatalf("DROP SEQUENCE through sqe: %v", err)
+			}
+		}
+		if _, err := e.db.ExecContext(ctx, "DROP SEQUENCE IF EXISTS seq"); err != nil {
+			t.Fatal(err)
+		}
+		var left int
+		if err := e.raw.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'").Scan(&left); err != nil || left != 1 {
+			t.Errorf("sequences left: %d %v, want fixed only", left, err)
+		}
+	}
+}

@@ -265,6 +265,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	case *setOpStmt:
 		nameColumns = columnNames(n.operands[0], n.firstText)
 		res, err = r.setOperation(n)
+	case *sequenceStmt:
+		nameColumns = func() {}
+		res, err = r.sequence(n)
 	default:
 		nameColumns = columnNames(stmt, sql)
 		if ret, ok := n.(*returningStmt); ok {

@@ -9,13 +9,13 @@ import (
 // reading is a statement as sqe reads it: what the parser read, or one
 // of the forms sqe reads around the parser, as parts the parser reads
 // (SET :=, CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE, INTERSECT /
-// EXCEPT, MariaDB's RETURNING).
+// EXCEPT, MariaDB's RETURNING and sequence statements).
 type reading struct {
 	// stmt is the statement the rewrite works on: the parsed one, a
-	// RETURNING's write, nil for a set operation.
+	// RETURNING's write, nil for a set operation or a sequence statement.
 	stmt sqlparser.Statement
 	// node is what is verified and printed: stmt, or a compound of parts
-	// (returningStmt, setOpStmt).
+	// (returningStmt, setOpStmt, sequenceStmt).
 	node sqlparser.SQLNode
 	// mod holds the words put back into the printed schema change.
 	mod *modifier
@@ -43,6 +43,9 @@ func read(sql string, mariaDB bool) (reading, error) {
 	if mariaDB {
 		if ret := readReturning(sql); ret != nil {
 			return reading{stmt: ret.write, node: ret}, nil
+		}
+		if seq := readSequence(sql); seq != nil {
+			return reading{node: seq}, nil
 		}
 	}
 	return reading{}, err

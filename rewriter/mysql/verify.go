@@ -51,7 +51,7 @@ func verifyPrinted(want rewriter.Printed, text string, mariaDB bool) error {
 }
 
 // compound is a statement sqe reads around the parser, as parts the
-// parser reads (returningStmt, setOpStmt).
+// parser reads (returningStmt, setOpStmt, sequenceStmt).
 type compound interface {
 	sqlparser.SQLNode
 	nodes() []sqlparser.SQLNode
@@ -75,6 +75,11 @@ func printedOf(stmt sqlparser.SQLNode, refs []*sqlparser.AliasedTableExpr) rewri
 		p.Kind = statementName(s.write) + " RETURNING"
 	case *setOpStmt:
 		p.Kind = "query of " + strings.Join(s.ops, ", ")
+	case *sequenceStmt:
+		p.Kind = s.kind()
+		for _, n := range s.names {
+			p.Tables = append(p.Tables, n.Qualifier.String()+"\x00"+n.Name.String())
+		}
 	case sqlparser.Statement:
 		p.Kind = statementName(s)
 	}
