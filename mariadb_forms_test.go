@@ -1,6 +1,7 @@
 package sqe_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -413,5 +414,119 @@ func TestMariaDBSequences(t *testing.T) {
 		if err := e.raw.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'").Scan(&left); err != nil || left != 1 {
 			t.Errorf("sequences left: %d %v, want fixed only", left, err)
 		}
+	}
+}
+
+// The priority words of writes (INSERT LOW_PRIORITY|DELAYED|HIGH_PRIORITY,
+// UPDATE LOW_PRIORITY, DELETE LOW_PRIORITY QUICK) change when the server
+// writes, not which rows: a filtered caller still writes only the rows
+// the filter admits, and IGNORE (errors become warnings) turns no write
+// check into a silent write, since sqe refuses such a row before the
+// statement is sent. The admin gets what the server gives for the
+// statement as written.
+func TestMariaDBWriteModifiers(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, writeCheckPolicy)
+		snapshot := func(q interface {
+			QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+		}) string {
+			t.Helper()
+			rows, _, err := query(as(admin), q, "SELECT * FROM customers ORDER BY id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(rows)
+		}
+		before := snapshot(e.raw)
+		t.Run("a filtered caller writes only admitted rows", func(t *testing.T) {
+			for _, q := range []string{
+				"UPDATE LOW_PRIORITY IGNORE customers SET name = CONCAT(name, '!')",
+				"DELETE LOW_PRIORITY QUICK IGNORE FROM customers",
+				"DELETE QUICK FROM customers WHERE region = 'US' OR id > 0",
+			} {
+				tx, err := e.db.BeginTx(as(analyst), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tx.ExecContext(as(analyst), q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				rows, _, err := query(as(admin), tx, "SELECT name FROM customers WHERE region <> 'EU' OR region IS NULL ORDER BY id")
+				_ = tx.Rollback()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows) == 0 || strings.Contains(fmt.Sprint(rows), "!") {
+					t.Errorf("%s: the rows the filter hides are now %v", q, rows)
+				}
+			}
+		})
+		t.Run("IGNORE turns no refused row into a silent write", func(t *testing.T) {
+			for _, c := range []struct {
+				q    string
+				args []any
+			}{
+				{"INSERT LOW_PRIORITY IGNORE INTO customers (id, name, region) VALUES (?, ?, 'US')", []any{61, "%s"}},
+				{"INSERT HIGH_PRIORITY IGNORE INTO customers (id, name, region) VALUES (62, '%s', 'APAC')", nil},
+				{"UPDATE LOW_PRIORITY IGNORE customers SET region = 'US', name = '%s' WHERE id = 1", nil},
+				{"INSERT DELAYED IGNORE INTO customers (id, name, region) VALUES (63, '%s', 'US')", nil},
+			} {
+				needle := testdb.UniqueName("wmod")
+				q, args := c.q, slices.Clone(c.args)
+				if args == nil {
+					q = fmt.Sprintf(q, needle)
+				} else {
+					args[1] = needle
+				}
+				mark := e.mark(t)
+				_, err := e.db.ExecContext(as(analyst), q, args...)
+				if !errors.Is(err, sqe.ErrCheckViolation) {
+					t.Errorf("%s: %v, want a write check violation", c.q, err)
+				}
+				if mark.Contains(needle) {
+					t.Errorf("%s: refused, but it reached the server", c.q)
+				}
+			}
+			if got := snapshot(e.raw); got != before {
+				t.Fatalf("after the refusals the table is %s, was %s", got, before)
+			}
+		})
+		t.Run("the admin gets what the server gives", func(t *testing.T) {
+			for _, q := range []string{
+				"INSERT LOW_PRIORITY INTO customers (id, name, region) VALUES (40, 'lp', 'EU')",
+				"INSERT HIGH_PRIORITY IGNORE INTO customers (id, name, region) VALUES (1, 'dup', 'EU'), (41, 'hp', 'US')",
+				"INSERT DELAYED INTO customers (id, name, region) VALUES (42, 'dl', 'EU')",
+				"REPLACE LOW_PRIORITY INTO customers (id, name, region) VALUES (1, 'rp', 'EU')",
+				"UPDATE LOW_PRIORITY IGNORE customers SET id = 2 WHERE id = 1",
+				"UPDATE LOW_PRIORITY customers SET name = 'u' ORDER BY id DESC LIMIT 1",
+				"DELETE LOW_PRIORITY QUICK IGNORE FROM customers ORDER BY id LIMIT 1",
+				"DELETE QUICK FROM customers WHERE id = 2",
+				"DELETE LOW_PRIORITY FROM customers WHERE region = 'US'",
+			} {
+				var outcome [2]string
+				for i, via := range []*sql.DB{e.raw, e.db} {
+					tx, err := via.BeginTx(as(admin), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := tx.ExecContext(as(admin), q)
+					var n int64
+					if err == nil {
+						n, _ = res.RowsAffected()
+					}
+					outcome[i] = fmt.Sprint(n, " ", err, " ", snapshot(tx))
+					_ = tx.Rollback()
+				}
+				if outcome[0] != outcome[1] {
+					t.Errorf("%s: through sqe %s, directly %s", q, outcome[1], outcome[0])
+				}
+			}
+			if got := snapshot(e.raw); got != before {
+				t.Fatalf("after the rolled-back writes the table is %s, was %s", got, before)
+			}
+		})
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // reading is a statement as sqe reads it: what the parser read, or one
 // of the forms sqe reads around the parser, as parts the parser reads
-// (SET :=, CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE, INTERSECT /
+// (SET :=, CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE, the priority
+// words of writes, INTERSECT /
 // EXCEPT, MariaDB's RETURNING and sequence statements).
 type reading struct {
 	// stmt is the statement the rewrite works on: the parsed one, a
@@ -27,6 +28,12 @@ func read(sql string, mariaDB bool) (reading, error) {
 	stmt, err := parse(sql)
 	if err == nil {
 		if start, end := reservedAsName(sql); start >= 0 {
+			return reading{}, reservedName{start, end}
+		}
+		if start, end, found := writeModifierAsName(sql, stmt); found {
+			if plain, m := readModified(sql); m != nil {
+				return reading{stmt: plain, node: plain, mod: m}, nil
+			}
 			return reading{}, reservedName{start, end}
 		}
 		return reading{stmt: stmt, node: stmt}, nil
@@ -52,7 +59,9 @@ func read(sql string, mariaDB bool) (reading, error) {
 }
 
 // reservedName is read's error for an unquoted INTERSECT or EXCEPT the
-// parser read as a name (see reservedAsName): its byte offsets.
+// parser read as a name (see reservedAsName), or a write's priority word
+// it read as a name where the server reads the modifier (see
+// writeModifierAsName): its byte offsets.
 type reservedName struct{ start, end int }
 
 func (e reservedName) Error() string { return "a reserved word read as a name" }
