@@ -530,3 +530,72 @@ func TestMariaDBWriteModifiers(t *testing.T) {
 		})
 	}
 }
+
+// MariaDB's IF [NOT] EXISTS clauses of ALTER TABLE need the access of the
+// plain ALTER TABLE, and do on the server what they do when sent to it
+// directly; refused ones reach no server.
+func TestMariaDBAlterTableIfExists(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, modifiersPolicy)
+		maker := session.User{Name: "max", Roles: []string{"maker"}}
+		ctx := as(maker)
+		if _, err := e.db.ExecContext(ctx, "CREATE TABLE made (id INT PRIMARY KEY, v INT)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.raw.Exec("CREATE TABLE twin (id INT PRIMARY KEY, v INT)"); err != nil {
+			t.Fatal(err)
+		}
+		showCreate := func(name string) string {
+			var n, def string
+			if err := e.raw.QueryRow("SHOW CREATE TABLE "+name).Scan(&n, &def); err != nil {
+				t.Fatal(err)
+			}
+			return strings.ReplaceAll(def, "`"+name+"`", "`T`")
+		}
+		for _, q := range []string{
+			"ALTER TABLE %s ADD COLUMN IF NOT EXISTS note VARCHAR(10) DEFAULT 'n'",
+			"ALTER TABLE %s ADD COLUMN IF NOT EXISTS note INT, ADD IF NOT EXISTS w INT AFTER id",
+			"ALTER TABLE %s ADD INDEX IF NOT EXISTS k (v), ADD UNIQUE IF NOT EXISTS u (w)",
+			"ALTER TABLE %s ADD INDEX IF NOT EXISTS k (w)",
+			"ALTER TABLE %s MODIFY IF EXISTS v BIGINT, MODIFY COLUMN IF EXISTS gone INT",
+			"ALTER TABLE %s CHANGE IF EXISTS w w2 INT, CHANGE COLUMN IF EXISTS gone x INT",
+			"ALTER TABLE %s DROP INDEX IF EXISTS k, DROP KEY IF EXISTS k",
+			"ALTER TABLE %s DROP FOREIGN KEY IF EXISTS fk, DROP CONSTRAINT IF EXISTS c",
+			"ALTER TABLE %s DROP COLUMN IF EXISTS note, DROP IF EXISTS note",
+		} {
+			_, rawErr := e.raw.Exec(fmt.Sprintf(q, "twin"))
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(q, "made"))
+			if fmt.Sprint(err) != fmt.Sprint(rawErr) {
+				t.Fatalf("%s: through sqe %v, directly %v", q, err, rawErr)
+			}
+			if got, want := showCreate("made"), showCreate("twin"); got != want {
+				t.Fatalf("%s: through sqe\n%s\ndirectly\n%s", q, got, want)
+			}
+		}
+		if def := showCreate("made"); !strings.Contains(def, "`w2` int") || !strings.Contains(def, "UNIQUE KEY `u`") || strings.Contains(def, "`note`") || !strings.Contains(def, "`v` bigint") {
+			t.Fatalf("after the changes: %s", def)
+		}
+		for _, c := range []struct {
+			q    string
+			want error
+		}{
+			{"ALTER TABLE kept ADD COLUMN IF NOT EXISTS %s INT", sqe.ErrAccessDenied},
+			{"ALTER TABLE customers ADD COLUMN IF NOT EXISTS %s VARCHAR(20) AS (ssn)", sqe.ErrUnsupported},
+			{"ALTER TABLE customers CHANGE COLUMN IF EXISTS ssn %s VARCHAR(20)", sqe.ErrUnsupported},
+			{"ALTER TABLE made ADD COLUMN IF EXISTS %s INT", sqe.ErrUnsupported},
+		} {
+			needle := testdb.UniqueName("altn")
+			mark := e.mark(t)
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.q, err, c.want)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+	}
+}

@@ -62,6 +62,7 @@ func FuzzRewrite(f *testing.F) {
 		"SET @a := (SELECT ssn FROM customers LIMIT 1), @b := ?",
 		"CREATE OR REPLACE TABLE t2 AS SELECT ssn, email FROM customers WHERE id > ?",
 		"ALTER IGNORE TABLE orders ADD UNIQUE (total)",
+		"ALTER TABLE customers ADD COLUMN IF NOT EXISTS s2 INT DEFAULT 1 AFTER ssn, DROP INDEX IF EXISTS k, CHANGE IF EXISTS email e2 TEXT",
 		"DELETE LOW_PRIORITY QUICK IGNORE FROM customers WHERE ssn LIKE ? ORDER BY id LIMIT 1",
 		"INSERT DELAYED INTO orders SELECT id, id, LENGTH(ssn) FROM customers; DELETE QUICK FROM region_map",
 		"UPDATE LOW_PRIORITY IGNORE customers c JOIN orders o ON o.customer_id = c.id SET c.name = c.email",

@@ -44,6 +44,11 @@ import (
 type modifier struct {
 	keyword string // the statement's first keyword, as printed: "create", "alter", "delete", …
 	words   string // what follows it, as printed: "or replace", "online", "ignore", "low_priority quick", …
+	// alter and ifs are an ALTER TABLE's IF [NOT] EXISTS clauses, which
+	// are put back inside the statement (see readAlterIfs); words then
+	// only describes them.
+	alter *sqlparser.AlterTable
+	ifs   []alterIf
 }
 
 // readModified reads sql, which did not parse, as a CREATE OR REPLACE
@@ -64,6 +69,11 @@ func readModified(sql string) (sqlparser.Statement, *modifier) {
 	case toks[0].typ == sqlparser.CREATE && toks[1].typ == sqlparser.OR && toks[2].typ == sqlparser.REPLACE &&
 		(toks[3].typ == sqlparser.TABLE || toks[3].typ == sqlparser.TEMPORARY):
 		m, cut = &modifier{keyword: "create", words: "or replace"}, [2]int{toks[1].start, toks[2].end}
+	case toks[0].typ == sqlparser.ALTER && toks[1].typ == sqlparser.TABLE:
+		if alter, m := readAlterIfs(sql); m != nil {
+			return alter, m
+		}
+		return nil, nil
 	case toks[0].typ == sqlparser.ALTER && toks[2].typ == sqlparser.TABLE && (toks[1].val == "online" || toks[1].typ == sqlparser.IGNORE):
 		m, cut = &modifier{keyword: "alter", words: toks[1].val}, [2]int{toks[1].start, toks[1].end}
 	default:
@@ -193,8 +203,12 @@ func (m *modifier) check(r *rewrite, stmt sqlparser.Statement) error {
 	return nil
 }
 
-// print puts the words back into the printed plain statement.
-func (m *modifier) print(text string) (string, error) {
+// print puts the words back into the printed plain statement, printed
+// for a connection whose sql_mode has NO_BACKSLASH_ESCAPES or not.
+func (m *modifier) print(text string, noBackslashEscapes bool) (string, error) {
+	if m.ifs != nil {
+		return m.printIfs(text, noBackslashEscapes)
+	}
 	if !strings.HasPrefix(text, m.keyword+" ") {
 		return "", rewriter.Unsupported("the rewritten statement does not print faithfully")
 	}

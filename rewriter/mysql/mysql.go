@@ -319,10 +319,10 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		}
 	}
 	if rd.mod != nil {
-		if text, err = rd.mod.print(text); err != nil {
+		if text, err = rd.mod.print(text, r.session.NoBackslashEscapes); err != nil {
 			return nil, err
 		}
-		if check, err = rd.mod.print(check); err != nil {
+		if check, err = rd.mod.print(check, false); err != nil {
 			return nil, err
 		}
 	}
