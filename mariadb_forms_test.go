@@ -599,3 +599,64 @@ func TestMariaDBAlterTableIfExists(t *testing.T) {
 		}
 	}
 }
+
+// CHECK TABLE reports table health and needs select; CHECKSUM TABLE is a
+// function of every row and raw value, so it needs a table the caller
+// reads under no row filter, mask or restricted column, and is refused
+// otherwise, naming the policy, without reaching the server. What sqe
+// runs gives what the server gives for the statement as written.
+func TestMariaDBTableChecks(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		for _, c := range []struct {
+			u session.User
+			q string
+		}{
+			{admin, "CHECK TABLE customers, orders"},
+			{admin, "CHECK TABLE customers EXTENDED"},
+			{admin, "CHECKSUM TABLE customers"},
+			{admin, "CHECKSUM TABLE customers, orders EXTENDED"},
+			{analyst, "CHECK TABLE customers QUICK"},
+			{analyst, "CHECKSUM TABLE orders"},
+			{support, "CHECKSUM TABLE orders QUICK"},
+		} {
+			want, wantCols, err := query(as(admin), e.raw, c.q)
+			if err != nil {
+				t.Fatalf("%s directly: %v", c.q, err)
+			}
+			got, cols, err := query(as(c.u), e.db, c.q)
+			if err != nil {
+				t.Fatalf("%s as %s: %v", c.q, c.u.Name, err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(cols, wantCols) || len(got) == 0 {
+				t.Errorf("%s as %s: %v %v, directly %v %v", c.q, c.u.Name, cols, got, wantCols, want)
+			}
+		}
+		for _, c := range []struct {
+			u      session.User
+			q      string
+			want   error
+			policy string
+		}{
+			{analyst, "CHECKSUM TABLE customers, %s", sqe.ErrUnsupported, "eu-only"},
+			{support, "CHECKSUM TABLE customers EXTENDED, %s", sqe.ErrSyntax, ""},
+			{support, "CHECKSUM TABLE orders, customers, %s", sqe.ErrUnsupported, "email-null"},
+			{nobody, "CHECK TABLE secrets, %s", sqe.ErrAccessDenied, ""},
+			{analyst, "CHECKSUM TABLE secrets, %s", sqe.ErrAccessDenied, ""},
+		} {
+			needle := testdb.UniqueName("chkn")
+			mark := e.mark(t)
+			_, _, err := query(as(c.u), e.db, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) || c.policy != "" && !strings.Contains(err.Error(), c.policy) {
+				t.Errorf("%s as %s: %v, want %v naming %q", c.q, c.u.Name, err, c.want, c.policy)
+			}
+			assertNoCanary(t, c.u, c.q, nil, err)
+			if mark.Contains(needle) {
+				t.Errorf("%s as %s: refused, but it reached the server", c.q, c.u.Name)
+			}
+		}
+	}
+}

@@ -268,6 +268,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	case *sequenceStmt:
 		nameColumns = func() {}
 		res, err = r.sequence(n)
+	case *tableCheckStmt:
+		nameColumns = func() {}
+		res, err = r.tableCheck(n)
 	default:
 		nameColumns = columnNames(stmt, sql)
 		if ret, ok := n.(*returningStmt); ok {

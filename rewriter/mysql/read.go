@@ -10,13 +10,14 @@ import (
 // of the forms sqe reads around the parser, as parts the parser reads
 // (SET :=, CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE, the priority
 // words of writes, INTERSECT /
-// EXCEPT, MariaDB's RETURNING and sequence statements).
+// EXCEPT, CHECK / CHECKSUM TABLE, MariaDB's RETURNING and sequence
+// statements).
 type reading struct {
 	// stmt is the statement the rewrite works on: the parsed one, a
-	// RETURNING's write, nil for a set operation or a sequence statement.
+	// RETURNING's write, nil for the other compounds.
 	stmt sqlparser.Statement
 	// node is what is verified and printed: stmt, or a compound of parts
-	// (returningStmt, setOpStmt, sequenceStmt).
+	// (returningStmt, setOpStmt, sequenceStmt, tableCheckStmt).
 	node sqlparser.SQLNode
 	// mod holds the words put back into the printed schema change.
 	mod *modifier
@@ -46,6 +47,9 @@ func read(sql string, mariaDB bool) (reading, error) {
 	}
 	if so := readSetOperation(sql); so != nil {
 		return reading{node: so}, nil
+	}
+	if tc := readTableCheck(sql); tc != nil {
+		return reading{node: tc}, nil
 	}
 	if mariaDB {
 		if ret := readReturning(sql); ret != nil {
