@@ -660,3 +660,57 @@ func TestMariaDBTableChecks(t *testing.T) {
 		}
 	}
 }
+
+// GET DIAGNOSTICS reports the previous statement on the connection: on
+// the server directly, a caller reads the row count of the statement the
+// connection ran before, which may be another caller's. Through sqe
+// every form is refused and reaches no server.
+func TestGetDiagnosticsRefused(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		ctx := as(admin)
+		raw, err := e.raw.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		// What the statement gives on the server: the previous
+		// statement's rows, here an update of rows the analyst may not see.
+		if _, err := raw.ExecContext(ctx, "UPDATE customers SET salary = salary + 1 WHERE region = 'US'"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.ExecContext(ctx, "GET DIAGNOSTICS @r = ROW_COUNT"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := raw.QueryRowContext(ctx, "SELECT @r").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("the server's ROW_COUNT item: %d %v", n, err)
+		}
+		conn, err := e.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "UPDATE customers SET salary = salary - 1 WHERE region = 'US'"); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"GET DIAGNOSTICS @%s = ROW_COUNT",
+			"GET CURRENT DIAGNOSTICS @n = NUMBER, @%s = ROW_COUNT",
+			"GET DIAGNOSTICS CONDITION 1 @%s = MESSAGE_TEXT",
+		} {
+			needle := testdb.UniqueName("diag")
+			mark := e.mark(t)
+			_, err := conn.ExecContext(as(analyst), fmt.Sprintf(q, needle))
+			if !errors.Is(err, sqe.ErrUnsupported) {
+				t.Errorf("%s: %v, want a refusal", q, err)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", q)
+			}
+		}
+	}
+}

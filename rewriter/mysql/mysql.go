@@ -271,6 +271,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	case *tableCheckStmt:
 		nameColumns = func() {}
 		res, err = r.tableCheck(n)
+	case *diagnosticsStmt:
+		res, err = r.diagnostics(n)
 	default:
 		nameColumns = columnNames(stmt, sql)
 		if ret, ok := n.(*returningStmt); ok {

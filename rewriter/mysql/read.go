@@ -10,8 +10,8 @@ import (
 // of the forms sqe reads around the parser, as parts the parser reads
 // (SET :=, CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE, the priority
 // words of writes, INTERSECT /
-// EXCEPT, CHECK / CHECKSUM TABLE, MariaDB's RETURNING and sequence
-// statements).
+// EXCEPT, CHECK / CHECKSUM TABLE, GET DIAGNOSTICS, MariaDB's RETURNING
+// and sequence statements).
 type reading struct {
 	// stmt is the statement the rewrite works on: the parsed one, a
 	// RETURNING's write, nil for the other compounds.
@@ -50,6 +50,9 @@ func read(sql string, mariaDB bool) (reading, error) {
 	}
 	if tc := readTableCheck(sql); tc != nil {
 		return reading{node: tc}, nil
+	}
+	if gd := readDiagnostics(sql); gd != nil {
+		return reading{node: gd}, nil
 	}
 	if mariaDB {
 		if ret := readReturning(sql); ret != nil {

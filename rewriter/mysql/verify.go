@@ -81,6 +81,8 @@ func printedOf(stmt sqlparser.SQLNode, refs []*sqlparser.AliasedTableExpr) rewri
 	case *tableCheckStmt:
 		p.Kind = s.kind()
 		p.Tables = tableNames(s.names)
+	case *diagnosticsStmt:
+		p.Kind = sqlparser.String(s)
 	case sqlparser.Statement:
 		p.Kind = statementName(s)
 	}
