@@ -162,6 +162,9 @@ func writeModifierAsName(sql string, stmt sqlparser.Statement) (start, end int, 
 	}
 	var toks []sqlToken
 	tokens(sql, func(t sqlToken) bool {
+		if t.typ == sqlparser.COMMENT {
+			return true // INSERT /* … */ DELAYED is still the modifier
+		}
 		t.val = strings.ToLower(t.val)
 		toks = append(toks, t)
 		return len(toks) < 3

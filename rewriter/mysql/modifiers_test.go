@@ -115,6 +115,9 @@ func TestWriteModifiersKeepTheWritesPolicy(t *testing.T) {
 		{"INSERT DELAYED VALUES (1)", rewriter.ErrSyntax},
 		{"DELETE QUICK LOW_PRIORITY FROM orders", rewriter.ErrSyntax},
 		{"REPLACE HIGH_PRIORITY INTO orders (id) VALUES (1)", rewriter.ErrSyntax},
+		// A comment before the word does not make it a name.
+		{"INSERT /* c */ DELAYED VALUES (1)", rewriter.ErrSyntax},
+		{"DELETE /* c */ QUICK FROM orders", rewriter.ErrSyntax},
 	} {
 		dec["shop.audit"] = &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "audit"},
 			Allowed: map[policy.Access]bool{}, DeniedBy: map[policy.Access]string{policy.Update: "no-audit"}}
