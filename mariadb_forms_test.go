@@ -1,6 +1,7 @@
 package sqe_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -295,6 +296,420 @@ func TestMariaDBSchemaChangeModifiers(t *testing.T) {
 			}
 			if mark.Contains(needle) {
 				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+	}
+}
+
+const sequencesPolicy = `version: 1
+default: deny
+tables:
+  %[1]s.seq:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create, alter, drop]}
+  %[1]s.fixed:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create]}
+  %[1]s.twin:
+    access:
+      - {name: maker, principals: [role:maker], allow: [create, drop]}
+`
+
+// MariaDB's sequences are tables of their database to the policy: CREATE
+// SEQUENCE needs create, ALTER SEQUENCE alter, DROP SEQUENCE drop; options
+// other than the numeric ones are refused. Refused statements reach no
+// server, and what sqe creates is what the server creates from the
+// statement as written.
+func TestMariaDBSequences(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, sequencesPolicy)
+		var version string
+		if err := e.raw.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		maker := session.User{Name: "max", Roles: []string{"maker"}}
+		ctx := as(maker)
+		if !strings.Contains(strings.ToLower(version), "mariadb") {
+			if _, err := e.db.ExecContext(ctx, "CREATE SEQUENCE seq"); err == nil {
+				t.Fatalf("MySQL %s: CREATE SEQUENCE ran", version)
+			}
+			continue
+		}
+		for _, q := range []string{
+			"CREATE SEQUENCE seq START WITH 5 INCREMENT BY 2",
+			"ALTER SEQUENCE seq RESTART WITH 40",
+			"CREATE SEQUENCE fixed",
+		} {
+			if _, err := e.db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		var next int
+		if err := e.raw.QueryRow("SELECT NEXT VALUE FOR seq").Scan(&next); err != nil || next != 40 {
+			t.Fatalf("after ALTER SEQUENCE … RESTART WITH 40 the server gives %d %v", next, err)
+		}
+		// The sequence functions stay refused through sqe.
+		if _, _, err := query(ctx, e.db, "SELECT NEXT VALUE FOR seq"); !errors.Is(err, sqe.ErrAccessDenied) && !errors.Is(err, sqe.ErrUnsupported) {
+			t.Errorf("NEXT VALUE FOR through sqe: %v", err)
+		}
+		for _, c := range []struct {
+			q    string
+			want error
+		}{
+			{"CREATE SEQUENCE %s", sqe.ErrAccessDenied},
+			{"ALTER SEQUENCE IF EXISTS %s RESTART", sqe.ErrAccessDenied},
+			{"DROP SEQUENCE IF EXISTS fixed, %s", sqe.ErrAccessDenied},
+			{"CREATE OR REPLACE SEQUENCE fixed START WITH 1 COMMENT = '%s'", sqe.ErrAccessDenied},
+			{"CREATE SEQUENCE twin ENGINE = %s", sqe.ErrUnsupported},
+			{"CREATE SEQUENCE twin COMMENT = '%s'", sqe.ErrUnsupported},
+			{"CREATE SEQUENCE twin START WITH 1 NO CYCLE /* %s */", sqe.ErrUnsupported},
+		} {
+			needle := testdb.UniqueName("seqn")
+			mark := e.mark(t)
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.q, err, c.want)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+		// The same statement, written by the application to the server
+		// directly and through sqe, creates the same sequence.
+		for _, q := range []string{
+			"CREATE SEQUENCE %s",
+			"CREATE SEQUENCE %s START WITH -3 MINVALUE = -10 NOMAXVALUE INCREMENT BY -1 CACHE 5 CYCLE",
+			"CREATE SEQUENCE IF NOT EXISTS %s INCREMENT 3 NO MINVALUE MAXVALUE 100 NOCACHE NOCYCLE",
+		} {
+			if _, err := e.raw.Exec(fmt.Sprintf(q, "raw_twin")); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if _, err := e.db.ExecContext(ctx, fmt.Sprintf(q, "twin")); err != nil {
+				t.Fatalf("%s through sqe: %v", q, err)
+			}
+			var n1, n2, want, got string
+			if err := e.raw.QueryRow("SHOW CREATE SEQUENCE raw_twin").Scan(&n1, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.raw.QueryRow("SHOW CREATE SEQUENCE twin").Scan(&n2, &got); err != nil {
+				t.Fatal(err)
+			}
+			if strings.ReplaceAll(want, "raw_twin", "twin") != got {
+				t.Errorf("%s: through sqe %s, directly %s", q, got, want)
+			}
+			if _, err := e.raw.Exec("DROP SEQUENCE raw_twin"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.db.ExecContext(ctx, "DROP SEQUENCE twin"); err != nil {
+				t.Fatalf("DROP SEQUENCE through sqe: %v", err)
+			}
+		}
+		if _, err := e.db.ExecContext(ctx, "DROP SEQUENCE IF EXISTS seq"); err != nil {
+			t.Fatal(err)
+		}
+		var left int
+		if err := e.raw.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'").Scan(&left); err != nil || left != 1 {
+			t.Errorf("sequences left: %d %v, want fixed only", left, err)
+		}
+	}
+}
+
+// The priority words of writes (INSERT LOW_PRIORITY|DELAYED|HIGH_PRIORITY,
+// UPDATE LOW_PRIORITY, DELETE LOW_PRIORITY QUICK) change when the server
+// writes, not which rows: a filtered caller still writes only the rows
+// the filter admits, and IGNORE (errors become warnings) turns no write
+// check into a silent write, since sqe refuses such a row before the
+// statement is sent. The admin gets what the server gives for the
+// statement as written.
+func TestMariaDBWriteModifiers(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, writeCheckPolicy)
+		snapshot := func(q interface {
+			QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+		}) string {
+			t.Helper()
+			rows, _, err := query(as(admin), q, "SELECT * FROM customers ORDER BY id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(rows)
+		}
+		before := snapshot(e.raw)
+		t.Run("a filtered caller writes only admitted rows", func(t *testing.T) {
+			for _, q := range []string{
+				"UPDATE LOW_PRIORITY IGNORE customers SET name = CONCAT(name, '!')",
+				"DELETE LOW_PRIORITY QUICK IGNORE FROM customers",
+				"DELETE QUICK FROM customers WHERE region = 'US' OR id > 0",
+			} {
+				tx, err := e.db.BeginTx(as(analyst), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tx.ExecContext(as(analyst), q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				rows, _, err := query(as(admin), tx, "SELECT name FROM customers WHERE region <> 'EU' OR region IS NULL ORDER BY id")
+				_ = tx.Rollback()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows) == 0 || strings.Contains(fmt.Sprint(rows), "!") {
+					t.Errorf("%s: the rows the filter hides are now %v", q, rows)
+				}
+			}
+		})
+		t.Run("IGNORE turns no refused row into a silent write", func(t *testing.T) {
+			for _, c := range []struct {
+				q    string
+				args []any
+			}{
+				{"INSERT LOW_PRIORITY IGNORE INTO customers (id, name, region) VALUES (?, ?, 'US')", []any{61, "%s"}},
+				{"INSERT HIGH_PRIORITY IGNORE INTO customers (id, name, region) VALUES (62, '%s', 'APAC')", nil},
+				{"UPDATE LOW_PRIORITY IGNORE customers SET region = 'US', name = '%s' WHERE id = 1", nil},
+				{"INSERT DELAYED IGNORE INTO customers (id, name, region) VALUES (63, '%s', 'US')", nil},
+			} {
+				needle := testdb.UniqueName("wmod")
+				q, args := c.q, slices.Clone(c.args)
+				if args == nil {
+					q = fmt.Sprintf(q, needle)
+				} else {
+					args[1] = needle
+				}
+				mark := e.mark(t)
+				_, err := e.db.ExecContext(as(analyst), q, args...)
+				if !errors.Is(err, sqe.ErrCheckViolation) {
+					t.Errorf("%s: %v, want a write check violation", c.q, err)
+				}
+				if mark.Contains(needle) {
+					t.Errorf("%s: refused, but it reached the server", c.q)
+				}
+			}
+			if got := snapshot(e.raw); got != before {
+				t.Fatalf("after the refusals the table is %s, was %s", got, before)
+			}
+		})
+		t.Run("the admin gets what the server gives", func(t *testing.T) {
+			for _, q := range []string{
+				"INSERT LOW_PRIORITY INTO customers (id, name, region) VALUES (40, 'lp', 'EU')",
+				"INSERT HIGH_PRIORITY IGNORE INTO customers (id, name, region) VALUES (1, 'dup', 'EU'), (41, 'hp', 'US')",
+				"INSERT DELAYED INTO customers (id, name, region) VALUES (42, 'dl', 'EU')",
+				"REPLACE LOW_PRIORITY INTO customers (id, name, region) VALUES (1, 'rp', 'EU')",
+				"UPDATE LOW_PRIORITY IGNORE customers SET id = 2 WHERE id = 1",
+				"UPDATE LOW_PRIORITY customers SET name = 'u' ORDER BY id DESC LIMIT 1",
+				"DELETE LOW_PRIORITY QUICK IGNORE FROM customers ORDER BY id LIMIT 1",
+				"DELETE QUICK FROM customers WHERE id = 2",
+				"DELETE LOW_PRIORITY FROM customers WHERE region = 'US'",
+			} {
+				var outcome [2]string
+				for i, via := range []*sql.DB{e.raw, e.db} {
+					tx, err := via.BeginTx(as(admin), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := tx.ExecContext(as(admin), q)
+					var n int64
+					if err == nil {
+						n, _ = res.RowsAffected()
+					}
+					outcome[i] = fmt.Sprint(n, " ", err, " ", snapshot(tx))
+					_ = tx.Rollback()
+				}
+				if outcome[0] != outcome[1] {
+					t.Errorf("%s: through sqe %s, directly %s", q, outcome[1], outcome[0])
+				}
+			}
+			if got := snapshot(e.raw); got != before {
+				t.Fatalf("after the rolled-back writes the table is %s, was %s", got, before)
+			}
+		})
+	}
+}
+
+// MariaDB's IF [NOT] EXISTS clauses of ALTER TABLE need the access of the
+// plain ALTER TABLE, and do on the server what they do when sent to it
+// directly; refused ones reach no server.
+func TestMariaDBAlterTableIfExists(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, modifiersPolicy)
+		maker := session.User{Name: "max", Roles: []string{"maker"}}
+		ctx := as(maker)
+		if _, err := e.db.ExecContext(ctx, "CREATE TABLE made (id INT PRIMARY KEY, v INT)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.raw.Exec("CREATE TABLE twin (id INT PRIMARY KEY, v INT)"); err != nil {
+			t.Fatal(err)
+		}
+		showCreate := func(name string) string {
+			var n, def string
+			if err := e.raw.QueryRow("SHOW CREATE TABLE "+name).Scan(&n, &def); err != nil {
+				t.Fatal(err)
+			}
+			return strings.ReplaceAll(def, "`"+name+"`", "`T`")
+		}
+		for _, q := range []string{
+			"ALTER TABLE %s ADD COLUMN IF NOT EXISTS note VARCHAR(10) DEFAULT 'n'",
+			"ALTER TABLE %s ADD COLUMN IF NOT EXISTS note INT, ADD IF NOT EXISTS w INT AFTER id",
+			"ALTER TABLE %s ADD INDEX IF NOT EXISTS k (v), ADD UNIQUE IF NOT EXISTS u (w)",
+			"ALTER TABLE %s ADD INDEX IF NOT EXISTS k (w)",
+			"ALTER TABLE %s MODIFY IF EXISTS v BIGINT, MODIFY COLUMN IF EXISTS gone INT",
+			"ALTER TABLE %s CHANGE IF EXISTS w w2 INT, CHANGE COLUMN IF EXISTS gone x INT",
+			"ALTER TABLE %s DROP INDEX IF EXISTS k, DROP KEY IF EXISTS k",
+			"ALTER TABLE %s DROP FOREIGN KEY IF EXISTS fk, DROP CONSTRAINT IF EXISTS c",
+			"ALTER TABLE %s DROP COLUMN IF EXISTS note, DROP IF EXISTS note",
+		} {
+			_, rawErr := e.raw.Exec(fmt.Sprintf(q, "twin"))
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(q, "made"))
+			if fmt.Sprint(err) != fmt.Sprint(rawErr) {
+				t.Fatalf("%s: through sqe %v, directly %v", q, err, rawErr)
+			}
+			if got, want := showCreate("made"), showCreate("twin"); got != want {
+				t.Fatalf("%s: through sqe\n%s\ndirectly\n%s", q, got, want)
+			}
+		}
+		if def := showCreate("made"); !strings.Contains(def, "`w2` int") || !strings.Contains(def, "UNIQUE KEY `u`") || strings.Contains(def, "`note`") || !strings.Contains(def, "`v` bigint") {
+			t.Fatalf("after the changes: %s", def)
+		}
+		for _, c := range []struct {
+			q    string
+			want error
+		}{
+			{"ALTER TABLE kept ADD COLUMN IF NOT EXISTS %s INT", sqe.ErrAccessDenied},
+			{"ALTER TABLE customers ADD COLUMN IF NOT EXISTS %s VARCHAR(20) AS (ssn)", sqe.ErrUnsupported},
+			{"ALTER TABLE customers CHANGE COLUMN IF EXISTS ssn %s VARCHAR(20)", sqe.ErrUnsupported},
+			{"ALTER TABLE made ADD COLUMN IF EXISTS %s INT", sqe.ErrUnsupported},
+		} {
+			needle := testdb.UniqueName("altn")
+			mark := e.mark(t)
+			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.q, err, c.want)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", c.q)
+			}
+		}
+	}
+}
+
+// CHECK TABLE reports table health and needs select; CHECKSUM TABLE is a
+// function of every row and raw value, so it needs a table the caller
+// reads under no row filter, mask or restricted column, and is refused
+// otherwise, naming the policy, without reaching the server. What sqe
+// runs gives what the server gives for the statement as written.
+func TestMariaDBTableChecks(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		for _, c := range []struct {
+			u session.User
+			q string
+		}{
+			{admin, "CHECK TABLE customers, orders"},
+			{admin, "CHECK TABLE customers EXTENDED"},
+			{admin, "CHECKSUM TABLE customers"},
+			{admin, "CHECKSUM TABLE customers, orders EXTENDED"},
+			{analyst, "CHECK TABLE customers QUICK"},
+			{analyst, "CHECKSUM TABLE orders"},
+			{support, "CHECKSUM TABLE orders QUICK"},
+		} {
+			want, wantCols, err := query(as(admin), e.raw, c.q)
+			if err != nil {
+				t.Fatalf("%s directly: %v", c.q, err)
+			}
+			got, cols, err := query(as(c.u), e.db, c.q)
+			if err != nil {
+				t.Fatalf("%s as %s: %v", c.q, c.u.Name, err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(cols, wantCols) || len(got) == 0 {
+				t.Errorf("%s as %s: %v %v, directly %v %v", c.q, c.u.Name, cols, got, wantCols, want)
+			}
+		}
+		for _, c := range []struct {
+			u      session.User
+			q      string
+			want   error
+			policy string
+		}{
+			{analyst, "CHECKSUM TABLE customers, %s", sqe.ErrUnsupported, "eu-only"},
+			{support, "CHECKSUM TABLE customers EXTENDED, %s", sqe.ErrSyntax, ""},
+			{support, "CHECKSUM TABLE orders, customers, %s", sqe.ErrUnsupported, "email-null"},
+			{nobody, "CHECK TABLE secrets, %s", sqe.ErrAccessDenied, ""},
+			{analyst, "CHECKSUM TABLE secrets, %s", sqe.ErrAccessDenied, ""},
+		} {
+			needle := testdb.UniqueName("chkn")
+			mark := e.mark(t)
+			_, _, err := query(as(c.u), e.db, fmt.Sprintf(c.q, needle))
+			if !errors.Is(err, c.want) || c.policy != "" && !strings.Contains(err.Error(), c.policy) {
+				t.Errorf("%s as %s: %v, want %v naming %q", c.q, c.u.Name, err, c.want, c.policy)
+			}
+			assertNoCanary(t, c.u, c.q, nil, err)
+			if mark.Contains(needle) {
+				t.Errorf("%s as %s: refused, but it reached the server", c.q, c.u.Name)
+			}
+		}
+	}
+}
+
+// GET DIAGNOSTICS reports the previous statement on the connection: on
+// the server directly, a caller reads the row count of the statement the
+// connection ran before, which may be another caller's. Through sqe
+// every form is refused and reaches no server.
+func TestGetDiagnosticsRefused(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		ctx := as(admin)
+		raw, err := e.raw.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		// What the statement gives on the server: the previous
+		// statement's rows, here an update of rows the analyst may not see.
+		if _, err := raw.ExecContext(ctx, "UPDATE customers SET salary = salary + 1 WHERE region = 'US'"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.ExecContext(ctx, "GET DIAGNOSTICS @r = ROW_COUNT"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := raw.QueryRowContext(ctx, "SELECT @r").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("the server's ROW_COUNT item: %d %v", n, err)
+		}
+		conn, err := e.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "UPDATE customers SET salary = salary - 1 WHERE region = 'US'"); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"GET DIAGNOSTICS @%s = ROW_COUNT",
+			"GET CURRENT DIAGNOSTICS @n = NUMBER, @%s = ROW_COUNT",
+			"GET DIAGNOSTICS CONDITION 1 @%s = MESSAGE_TEXT",
+		} {
+			needle := testdb.UniqueName("diag")
+			mark := e.mark(t)
+			_, err := conn.ExecContext(as(analyst), fmt.Sprintf(q, needle))
+			if !errors.Is(err, sqe.ErrUnsupported) {
+				t.Errorf("%s: %v, want a refusal", q, err)
+			}
+			if mark.Contains(needle) {
+				t.Errorf("%s: refused, but it reached the server", q)
 			}
 		}
 	}

@@ -140,8 +140,8 @@ func TestMariaDBOnlySyntaxNeverReachesTheServer(t *testing.T) {
 			// MariaDB forms the MySQL grammar sqe parses with does not have
 			// (testdata/mariadb_forms.txt in rewriter/mysql lists them).
 			for _, q := range []string{
-				"INSERT LOW_PRIORITY INTO returning_t (id, label) VALUES (1, '" + needle + "')",
-				"UPDATE LOW_PRIORITY customers SET name = '" + needle + "'",
+				"INSERT LOW_PRIORITY INTO returning_t (id, label) VALUES (1, '" + needle + "') RETURNING id",
+				"SELECT id FROM customers WHERE name <> '" + needle + "' LIMIT ROWS EXAMINED 100",
 				"SET STATEMENT max_statement_time = 10 FOR DELETE FROM customers WHERE name <> '" + needle + "'",
 				"SELECT id FROM customers WHERE name <> '" + needle + "' ORDER BY id OFFSET 1 ROWS FETCH FIRST 1 ROWS ONLY",
 			} {

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
@@ -55,6 +56,94 @@ func TestSchemaChangeModifiersNeedTheirAccess(t *testing.T) {
 		_, err := rewriteMariaDB(c.sql, dec)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.sql, err, c.want)
+		}
+	}
+}
+
+func TestWriteModifiersPrintAsWritten(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"INSERT LOW_PRIORITY INTO orders (id) VALUES (1)", "insert low_priority into `shop`.`orders`(`id`) values (1)"},
+		{"insert delayed orders (id) values (?)", "insert delayed into `shop`.`orders`(`id`) values (?)"},
+		{"INSERT HIGH_PRIORITY IGNORE INTO orders (id) VALUES (1)", "insert high_priority ignore into `shop`.`orders`(`id`) values (1)"},
+		{"REPLACE DELAYED INTO orders (id) VALUES (1)", "replace delayed into `shop`.`orders`(`id`) values (1)"},
+		{"UPDATE LOW_PRIORITY IGNORE orders SET total = 0 ORDER BY id LIMIT 2", "update low_priority ignore `shop`.`orders` set `total` = 0 order by `id` asc limit 2"},
+		{"DELETE LOW_PRIORITY QUICK IGNORE FROM orders ORDER BY id LIMIT 1", "delete low_priority quick ignore from `shop`.`orders` order by `id` asc limit 1"},
+		// The parser reads QUICK here as a table to delete from; the
+		// server reads the modifier.
+		{"DELETE QUICK FROM orders", "delete quick from `shop`.`orders`"},
+		{"DELETE quick IGNORE FROM orders WHERE id = 1", "delete quick ignore from `shop`.`orders` where `id` = 1"},
+		{"DELETE QUICK o FROM orders o JOIN customers c ON c.id = o.customer_id",
+			"delete quick `o` from `shop`.`orders` as `o` join `shop`.`customers` as `c` on `c`.`id` = `o`.`customer_id`"},
+	} {
+		res, err := rewriteMariaDB(c.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if res.SQL != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.sql, res.SQL, c.want)
+		}
+	}
+}
+
+func TestWriteModifiersKeepTheWritesPolicy(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	// The filtered target keeps its filter in front of the WHERE.
+	for _, sql := range []string{
+		"UPDATE LOW_PRIORITY IGNORE customers SET name = 'x'",
+		"DELETE LOW_PRIORITY QUICK IGNORE FROM customers",
+		"DELETE QUICK FROM customers",
+	} {
+		res, err := rewriteMariaDB(sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if !strings.Contains(res.SQL, "where `region` = 'EU'") && !strings.Contains(res.SQL, "where `shop`.`customers`.`region` = 'EU'") {
+			t.Errorf("%s: %s keeps no row filter", sql, res.SQL)
+		}
+	}
+	for _, c := range []struct {
+		sql  string
+		want error
+	}{
+		{"INSERT DELAYED INTO customers (id, salary) VALUES (1, 2)", policy.ErrColumnDenied},
+		{"UPDATE LOW_PRIORITY customers SET salary = 0", policy.ErrColumnDenied},
+		{"DELETE QUICK FROM audit", policy.ErrAccessDenied},
+		{"REPLACE LOW_PRIORITY INTO customers (id) VALUES (1)", rewriter.ErrUnsupported},
+		// Where the server reads the modifier and then no statement, the
+		// parser's reading of the word as a name is not taken.
+		{"DELETE QUICK FROM orders, customers", rewriter.ErrSyntax},
+		{"INSERT DELAYED VALUES (1)", rewriter.ErrSyntax},
+		{"DELETE QUICK LOW_PRIORITY FROM orders", rewriter.ErrSyntax},
+		{"REPLACE HIGH_PRIORITY INTO orders (id) VALUES (1)", rewriter.ErrSyntax},
+		// A comment before the word does not make it a name.
+		{"INSERT /* c */ DELAYED VALUES (1)", rewriter.ErrSyntax},
+		{"DELETE /* c */ QUICK FROM orders", rewriter.ErrSyntax},
+	} {
+		dec["shop.audit"] = &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "audit"},
+			Allowed: map[policy.Access]bool{}, DeniedBy: map[policy.Access]string{policy.Update: "no-audit"}}
+		_, err := rewriteMariaDB(c.sql, dec)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.sql, err, c.want)
+		}
+	}
+}
+
+func TestWriteModifiersAreNotFoundInsideLiteralsOrNames(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT 'DELETE QUICK FROM orders'",
+		"INSERT INTO orders (id) VALUES ('low_priority')",
+		"DELETE `quick` FROM `quick` JOIN orders",
+		"INSERT INTO `delayed` VALUES (1)",
+		"UPDATE /* LOW_PRIORITY */ orders SET total = 0",
+		"INSERT INTO orders SELECT 1 FROM dual WHERE 'DELAYED' = 'x'",
+	} {
+		rd, err := read(sql, true)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if rd.mod != nil {
+			t.Errorf("%s: read with the words %q", sql, rd.mod.words)
 		}
 	}
 }

@@ -265,6 +265,14 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	case *setOpStmt:
 		nameColumns = columnNames(n.operands[0], n.firstText)
 		res, err = r.setOperation(n)
+	case *sequenceStmt:
+		nameColumns = func() {}
+		res, err = r.sequence(n)
+	case *tableCheckStmt:
+		nameColumns = func() {}
+		res, err = r.tableCheck(n)
+	case *diagnosticsStmt:
+		res, err = r.diagnostics(n)
 	default:
 		nameColumns = columnNames(stmt, sql)
 		if ret, ok := n.(*returningStmt); ok {
@@ -316,10 +324,10 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		}
 	}
 	if rd.mod != nil {
-		if text, err = rd.mod.print(text); err != nil {
+		if text, err = rd.mod.print(text, r.session.NoBackslashEscapes); err != nil {
 			return nil, err
 		}
-		if check, err = rd.mod.print(check); err != nil {
+		if check, err = rd.mod.print(check, false); err != nil {
 			return nil, err
 		}
 	}

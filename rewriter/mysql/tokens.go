@@ -38,7 +38,7 @@ func coreToken(sql string, t sqlToken) rewriter.Token {
 		tok.Kind = rewriter.TokenNumber
 	case t.typ > 0 && t.typ < 256:
 		tok.Kind, tok.Text = rewriter.TokenPunct, string(rune(t.typ))
-	case t.val != "" && isWord(t.val):
+	case t.val != "" && isWordToken(t.val):
 		tok.Kind = rewriter.TokenWord
 	}
 	if (tok.Kind == rewriter.TokenWord || tok.Kind == rewriter.TokenNumber || tok.Kind == rewriter.TokenPunct) && len(src) != len(tok.Text) {
@@ -47,9 +47,9 @@ func coreToken(sql string, t sqlToken) rewriter.Token {
 	return tok
 }
 
-// isWord reports whether s is made of letters, digits, _ and $, as an
+// isWordToken reports whether s is made of letters, digits, _ and $, as an
 // identifier or keyword is.
-func isWord(s string) bool {
+func isWordToken(s string) bool {
 	for _, r := range s {
 		if !(r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80) {
 			return false

@@ -51,7 +51,7 @@ func verifyPrinted(want rewriter.Printed, text string, mariaDB bool) error {
 }
 
 // compound is a statement sqe reads around the parser, as parts the
-// parser reads (returningStmt, setOpStmt).
+// parser reads (returningStmt, setOpStmt, sequenceStmt, tableCheckStmt).
 type compound interface {
 	sqlparser.SQLNode
 	nodes() []sqlparser.SQLNode
@@ -75,6 +75,14 @@ func printedOf(stmt sqlparser.SQLNode, refs []*sqlparser.AliasedTableExpr) rewri
 		p.Kind = statementName(s.write) + " RETURNING"
 	case *setOpStmt:
 		p.Kind = "query of " + strings.Join(s.ops, ", ")
+	case *sequenceStmt:
+		p.Kind = s.kind()
+		p.Tables = tableNames(s.names)
+	case *tableCheckStmt:
+		p.Kind = s.kind()
+		p.Tables = tableNames(s.names)
+	case *diagnosticsStmt:
+		p.Kind = sqlparser.String(s)
 	case sqlparser.Statement:
 		p.Kind = statementName(s)
 	}
@@ -83,4 +91,13 @@ func printedOf(stmt sqlparser.SQLNode, refs []*sqlparser.AliasedTableExpr) rewri
 		p.Tables = append(p.Tables, tn.Qualifier.String()+"\x00"+tn.Name.String())
 	}
 	return p
+}
+
+// tableNames are names as printedOf keeps them.
+func tableNames(names []sqlparser.TableName) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n.Qualifier.String() + "\x00" + n.Name.String()
+	}
+	return out
 }
