@@ -15,12 +15,13 @@ import (
 // TABLE t[, …] [QUICK|EXTENDED]. The parser reads neither, so such a
 // statement is read by the parser's tokenizer: the keywords, each table
 // name (which must parse alone as a table name) and at most one option
-// word from the list. CHECK TABLE reports the table's health, not its
-// rows: it needs select on each table. CHECKSUM TABLE is a function of
+// word from the list. Both need select on each table, and a table the
+// caller reads under no row filter, mask or restricted column; otherwise
+// they are refused, naming the policy. CHECKSUM TABLE is a function of
 // every row, the hidden ones and the raw values of masked or restricted
-// columns included: it needs select on a table the caller reads under no
-// row filter, mask or restricted column, and is refused otherwise, naming
-// the policy. The statement is printed as the keywords, the names and the
+// columns included; CHECK TABLE reports the table's health, whose
+// messages on a damaged table count rows and keys over all rows, the
+// hidden ones included. The statement is printed as the keywords, the names and the
 // option, and read back the same way for the printed-statement check.
 
 // tableCheckStmt is a CHECK TABLE or CHECKSUM TABLE.
@@ -127,9 +128,13 @@ func (r *rewrite) tableCheck(s *tableCheckStmt) (*rewriter.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.verb == "checksum" && !plan.Decision.Passthrough() {
+		if !plan.Decision.Passthrough() {
+			what := "the checksum is computed over every row and raw value, the hidden ones included"
+			if s.verb == "check" {
+				what = "its messages count rows and keys over every row, the hidden ones included"
+			}
 			return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: t.String(), Policy: readPolicyOf(plan.Decision),
-				Detail: "CHECKSUM TABLE of a table under a read policy (row filter, mask or restricted column) is not supported through sqe: the checksum is computed over every row and raw value, the hidden ones included"}
+				Detail: strings.ToUpper(s.verb) + " TABLE of a table under a read policy (row filter, mask or restricted column) is not supported through sqe: " + what}
 		}
 	}
 	return &rewriter.Result{Kind: rewriter.KindOther}, nil

@@ -38,14 +38,15 @@ func TestTableCheckStatementsNeedTheirAccess(t *testing.T) {
 		want   error
 		policy string
 	}{
-		{"CHECK TABLE customers", nil, ""},
-		{"CHECK TABLE orders, customers MEDIUM", nil, ""},
+		{"CHECK TABLE customers", rewriter.ErrUnsupported, "eu-only"},
+		{"CHECK TABLE orders MEDIUM", nil, ""},
+		{"CHECK TABLE orders, customers MEDIUM", rewriter.ErrUnsupported, "eu-only"},
 		{"CHECK TABLE audit", policy.ErrAccessDenied, ""},
 		{"CHECKSUM TABLE orders EXTENDED", nil, ""},
 		{"CHECKSUM TABLE audit", policy.ErrAccessDenied, ""},
 		{"CHECKSUM TABLE orders, customers", rewriter.ErrUnsupported, "eu-only"},
 		{"CHECKSUM TABLE region_map QUICK", rewriter.ErrUnsupported, "no-role"},
-		{"CHECK TABLE region_map QUICK", nil, ""},
+		{"CHECK TABLE region_map QUICK", rewriter.ErrUnsupported, "no-role"},
 		// Not the statements' forms: not read.
 		{"CHECKSUM TABLE orders MEDIUM", rewriter.ErrSyntax, ""},
 		{"CHECK TABLE orders FOR UPGRADE", rewriter.ErrSyntax, ""},
