@@ -240,7 +240,8 @@ func randRune(r *rand.Rand, supp bool) rune {
 
 func genString(maxLen int, latin1 bool) func(r *rand.Rand) any {
 	return func(r *rand.Rand) any {
-		switch x := r.IntN(100); {
+		x := r.IntN(100)
+		switch {
 		case x < 4:
 			return nil
 		case x < 12:
@@ -250,8 +251,20 @@ func genString(maxLen int, latin1 bool) func(r *rand.Rand) any {
 			}
 			return s
 		}
-		supp := r.IntN(2) == 0
 		n := r.IntN(maxLen + 1)
+		if x < 40 {
+			// ASCII only, control characters included: the masks' fast path.
+			var b strings.Builder
+			for range n {
+				c := rune(1 + r.IntN(0x7F))
+				if r.IntN(4) > 0 {
+					c = rune(0x20 + r.IntN(0x5F))
+				}
+				b.WriteRune(c)
+			}
+			return b.String()
+		}
+		supp := r.IntN(2) == 0
 		var b strings.Builder
 		for range n {
 			c := randRune(r, supp)
