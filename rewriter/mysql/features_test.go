@@ -317,8 +317,8 @@ func TestInformationSchemaListings(t *testing.T) {
 func TestUserVariablesAreTheCallers(t *testing.T) {
 	a := request("SELECT @v := ssn, @V FROM customers; SET @w = 1", nil)
 	b := request("SELECT @v", nil)
-	b.View = &testView{user: b.User, decisions: nil}
-	b.View.(*testView).user.Name = "bob"
+	b.View = &testView{Caller: b.User}
+	b.View.(*testView).Caller.Name = "bob"
 	ra, err := Dialect{}.Rewrite(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)

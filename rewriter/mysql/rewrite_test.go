@@ -10,46 +10,18 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
-	"github.com/sqe-project/sqe/session"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// testView decides from a fixed map; tables it does not list are open.
-type testView struct {
-	policy.BaseView
-	user      session.User
-	decisions map[string]*policy.Decision
-}
+// testView is the shared test policy view; allAccess, customersDecision
+// and short the shared helpers.
+type testView = dialecttest.View
 
-var _ policy.View = (*testView)(nil)
-
-func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
-	if d, ok := v.decisions[t.Key()]; ok {
-		return d, nil
-	}
-	return &policy.Decision{Table: t, Allowed: allAccess()}, nil
-}
-func (v *testView) Fingerprint() string { return v.user.Name }
-func (v *testView) User() session.User  { return v.user }
-func allAccess() map[policy.Access]bool {
-	m := map[policy.Access]bool{}
-	for _, a := range policy.Accesses {
-		m[a] = true
-	}
-	return m
-}
-
-func customersDecision() *policy.Decision {
-	return &policy.Decision{
-		Table:      policy.TableName{Schema: "shop", Table: "customers"},
-		Allowed:    allAccess(),
-		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
-		Masks: map[string]policy.Mask{
-			"ssn":   {Type: "MASK_SHOW_LAST_4", Policy: "ssn-last4"},
-			"email": {Type: "MASK_NULL", Policy: "email-null"},
-		},
-		Restricted: map[string]string{"salary": "no-salary"},
-	}
-}
+var (
+	allAccess         = dialecttest.AllAccess
+	customersDecision = dialecttest.CustomersDecision
+	short             = dialecttest.Short
+)
 
 func testCatalog() *rewriter.StaticCatalog {
 	return &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
@@ -75,21 +47,15 @@ func testCatalog() *rewriter.StaticCatalog {
 
 func request(sql string, decisions map[string]*policy.Decision) *rewriter.Request {
 	cat := testCatalog()
-	return &rewriter.Request{
-		SQL:     sql,
-		View:    &testView{user: session.User{Name: "alice"}, decisions: decisions},
-		User:    session.User{Name: "al'ice\\", PrimaryRole: "support"},
-		Catalog: cat,
-		Session: Session{Database: cat.Schema},
-	}
+	return dialecttest.Request(sql, decisions, cat, Session{Database: cat.Schema})
 }
 
-// short keeps failure messages readable: mask expressions are long.
-func short(s string) string {
-	if len(s) > 600 {
-		return s[:300] + " … " + s[len(s)-300:]
-	}
-	return s
+// testDialect drives the cases both dialects share.
+var testDialect = dialecttest.Dialect{
+	Rewriter: Dialect{},
+	Syntax:   Syntax,
+	Request:  request,
+	Rewrite:  dialecttest.Plain(Dialect{}),
 }
 
 func rewriteSQL(t *testing.T, sql string, decisions map[string]*policy.Decision) (string, error) {

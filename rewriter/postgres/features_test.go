@@ -241,8 +241,8 @@ func TestCursorsAreTheCallers(t *testing.T) {
 		t.Fatalf("cursor names:\n%s", a)
 	}
 	req := request("FETCH ALL FROM cur", dec)
-	req.View = &testView{user: req.User, decisions: dec}
-	req.View.(*testView).user.Name = "bob"
+	req.View = &testView{Caller: req.User, Decisions: dec}
+	req.View.(*testView).Caller.Name = "bob"
 	res, err := Dialect{}.Rewrite(context.Background(), req)
 	if err != nil || strings.Contains(res.SQL, "sqe6122abab967d_cur") {
 		t.Fatalf("another caller reaches the cursor: %v %v", res, err)
