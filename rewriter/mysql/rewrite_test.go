@@ -463,22 +463,13 @@ func TestPolicyTextDefectIsAPolicyError(t *testing.T) {
 // The driver keeps its prepared statements across transaction control
 // only: the parser, not the first word, decides what is.
 func TestTransactionControlIsClassified(t *testing.T) {
-	for sql, want := range map[string]bool{
+	dialecttest.TransactionControl(t, testDialect, map[string]bool{
 		"BEGIN": true, "  begin": true, "START TRANSACTION": true, "commit": true, "ROLLBACK": true,
 		"ROLLBACK TO SAVEPOINT a": true, "SAVEPOINT a": true, "RELEASE SAVEPOINT a": true,
 		"/* x */ BEGIN": true, "BEGIN; COMMIT": true,
 		"SET autocommit = 0": false, "USE shop": false, "SELECT 1": false, "COMMIT; SET autocommit = 0": false,
 		"BEGIN; SELECT 1": false,
-	} {
-		res, err := Dialect{}.Rewrite(context.Background(), request(sql, nil))
-		if err != nil {
-			t.Errorf("%q: %v", sql, err)
-			continue
-		}
-		if res.Effect.TransactionControl != want {
-			t.Errorf("%q: TransactionControl = %v, want %v", sql, res.Effect.TransactionControl, want)
-		}
-	}
+	})
 }
 
 func TestVerifyRefusesUnsanctionedTables(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -1146,20 +1147,11 @@ func TestCommentOnIsQualified(t *testing.T) {
 // The driver keeps its prepared statements across transaction control
 // only: the parser, not the first word, decides what is.
 func TestTransactionControlIsClassified(t *testing.T) {
-	for sql, want := range map[string]bool{
+	dialecttest.TransactionControl(t, testDialect, map[string]bool{
 		"BEGIN": true, "  begin work": true, "START TRANSACTION": true, "commit": true, "END": true, "ROLLBACK": true,
 		"ROLLBACK TO SAVEPOINT a": true, "SAVEPOINT a": true, "RELEASE SAVEPOINT a": true,
 		"/* x */ BEGIN": true, "BEGIN; COMMIT": true,
 		"SET search_path = public": false, "SELECT 1": false, "SAVEPOINT a; SET search_path = public": false,
 		"BEGIN; SELECT 1": false,
-	} {
-		res, err := Dialect{}.Rewrite(context.Background(), request(sql, nil))
-		if err != nil {
-			t.Errorf("%q: %v", sql, err)
-			continue
-		}
-		if res.Effect.TransactionControl != want {
-			t.Errorf("%q: TransactionControl = %v, want %v", sql, res.Effect.TransactionControl, want)
-		}
-	}
+	})
 }
