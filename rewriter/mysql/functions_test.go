@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // refusedNaming asserts that req is refused with ErrUnsupported and that
@@ -69,7 +70,7 @@ func TestEveryListedFunctionPasses(t *testing.T) {
 }
 
 func TestRefusedFunctions(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for sql, name := range map[string]string{
 		"SELECT GET_LOCK('x', 1)":                                                     "get_lock",
 		"SELECT RELEASE_LOCK('x')":                                                    "release_lock",
@@ -126,7 +127,7 @@ func TestRefusedFunctions(t *testing.T) {
 }
 
 func TestAllowedFunctions(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{
 		"SELECT LOWER(name), UPPER(ssn), LENGTH(email), SUBSTRING(ssn, 1, 3), TRIM(name), LOCATE('a', name) FROM customers",
 		"SELECT CAST(id AS CHAR), CONVERT(name, CHAR(10)), CONVERT(name USING utf8mb4), name COLLATE utf8mb4_bin FROM customers",
@@ -152,7 +153,7 @@ func TestAllowedFunctions(t *testing.T) {
 // An expression alone in its place (a JOIN's ON, JSON_TABLE's document)
 // is checked like any other: its function, column or context function.
 func TestExpressionAloneInItsPlace(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON my_fn(c.id)", dec), "my_fn")
 	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON GET_LOCK('a', 0)", dec), "get_lock")
 	refusedNaming(t, request("SELECT c.id FROM customers c, JSON_TABLE(my_fn(c.ssn), '$[*]' COLUMNS (x INT PATH '$')) j", dec), "my_fn")
@@ -196,7 +197,7 @@ func TestFunctionsAllowedByName(t *testing.T) {
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := customersDecision()
+	d := dialecttest.CustomersDecision()
 	d.RowFilters = []policy.RowFilter{{Expr: "region = shop.tenant_region() AND CONNECTION_ID() > 0", Policy: "p"}}
 	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
 	dec := map[string]*policy.Decision{"shop.customers": d}

@@ -22,8 +22,8 @@ import (
 // orders is open.
 func fuzzDecisions() map[string]*policy.Decision {
 	return map[string]*policy.Decision{
-		"shop.customers": customersDecision(),
-		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: allAccess(),
+		"shop.customers": dialecttest.CustomersDecision(),
+		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "role = current_role()", Policy: "own-role"}}},
 		"shop.audit": {Table: policy.TableName{Schema: "shop", Table: "audit"},
 			Allowed: map[policy.Access]bool{policy.Create: true}, DeniedBy: map[policy.Access]string{policy.Select: "no-audit"}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -127,7 +128,7 @@ func TestNoConfirmingCodes(t *testing.T) {
 // Go does gets masks that name the classes, the others the code point
 // lists, in the read form and in a write's guard alike.
 func TestNamedClassesReachTheMasks(t *testing.T) {
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
 		for _, named := range []bool{false, true} {
 			req := request(sql, decisions)
@@ -137,7 +138,7 @@ func TestNamedClassesReachTheMasks(t *testing.T) {
 				t.Fatalf("%s: %v", sql, err)
 			}
 			if got := strings.Contains(res.SQL, "p{Lu}"); got != named || len(res.SQL) > 2000 != !named {
-				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), short(res.SQL))
+				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), dialecttest.Short(res.SQL))
 			}
 		}
 	}

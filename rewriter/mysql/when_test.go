@@ -29,14 +29,14 @@ func TestMaskWhenFences(t *testing.T) {
 	}
 	if !strings.Contains(out, "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then case when ") ||
 		strings.Contains(out, "limit 18446744073709551615") {
-		t.Fatalf("not guarded:\n%s", short(out))
+		t.Fatalf("not guarded:\n%s", dialecttest.Short(out))
 	}
 	out, err = testDialect.RewriteWhen(t, "SELECT email FROM customers WHERE id = 1", dialecttest.WhenDecision())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "where `shop`.`customers`.`region` = 'EU' and `id` = 1") || !strings.Contains(out, "is false then") {
-		t.Fatalf("flat form without the filter first, or without the condition:\n%s", short(out))
+		t.Fatalf("flat form without the filter first, or without the condition:\n%s", dialecttest.Short(out))
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // checkedDecision is the customers decision whose filters check written rows.
 func checkedDecision(filters ...policy.RowFilter) map[string]*policy.Decision {
-	d := customersDecision()
+	d := dialecttest.CustomersDecision()
 	d.RowFilters = filters
 	d.Restricted = nil
 	return map[string]*policy.Decision{"shop.customers": d}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 func quoteName(n string) string { return `"` + strings.ReplaceAll(n, `"`, `""`) + `"` }
@@ -117,7 +118,7 @@ func TestRefusedFunctions(t *testing.T) {
 		"SELECT * FROM xmltable('/a' PASSING calc(1) COLUMNS x int)":                                        "calc",
 		"SELECT o.id FROM orders o JOIN customers c USING (id) WHERE pg_backend_pid() IS NULL":              "pg_backend_pid",
 	} {
-		refusedNaming(t, request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()}), name)
+		refusedNaming(t, request(sql, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}), name)
 	}
 }
 
@@ -142,7 +143,7 @@ func TestAllowedFunctions(t *testing.T) {
 		// SQL-syntax forms the grammar turns into function calls.
 		"SELECT COLLATION FOR (name), overlay(name placing 'x' from 1), position('a' in name), substring(name from 1 for 2), trim(both 'x' from name), name IS NORMALIZED, now() AT TIME ZONE 'UTC', extract(year from now()), (1, 2) OVERLAPS (3, 4) FROM customers",
 	} {
-		mustRewrite(t, sql, map[string]*policy.Decision{"shop.customers": customersDecision()})
+		mustRewrite(t, sql, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
 	}
 }
 
@@ -168,7 +169,7 @@ func TestFunctionsAllowedByName(t *testing.T) {
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := customersDecision()
+	d := dialecttest.CustomersDecision()
 	d.RowFilters = []policy.RowFilter{{Expr: "region = current_setting('app.region') AND shop.f(id) AND id::shop.mytype IS NOT NULL", Policy: "p"}}
 	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
 	out := mustRewrite(t, "SELECT id, name FROM customers WHERE name > ''", map[string]*policy.Decision{"shop.customers": d})
@@ -179,7 +180,7 @@ func TestPolicyExpressionsAreNotChecked(t *testing.T) {
 }
 
 func TestTypesOfCasts(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for sql, name := range map[string]string{
 		"SELECT null::customers": "customers",
 		"SELECT json_populate_record(null::customers, '{\"ssn\": \"x\"}')":     "customers",
@@ -246,7 +247,7 @@ func TestFunctionsInSchemaChanges(t *testing.T) {
 
 // allowingView is a View whose policy set allows functions by name.
 type allowingView struct {
-	*testView
+	*dialecttest.View
 	allowed []string
 }
 
@@ -255,7 +256,7 @@ func (v allowingView) AllowedFunctions() []string { return v.allowed }
 func TestFunctionsAllowedByThePolicySet(t *testing.T) {
 	req := request("SELECT calc_tax(total), billing.fx(1) FROM orders", nil)
 	refusedNaming(t, req, "calc_tax")
-	req.View = allowingView{testView: req.View.(*testView), allowed: []string{"calc_tax"}}
+	req.View = allowingView{View: req.View.(*dialecttest.View), allowed: []string{"calc_tax"}}
 	refusedNaming(t, req, "billing.fx")
 	req.AllowedFunctions = []string{"billing.fx"}
 	if _, err := rewriteReq(t, req); err != nil {

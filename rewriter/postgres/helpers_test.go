@@ -12,18 +12,6 @@ import (
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// testView is the shared test policy view; allAccess, accessExcept,
-// customersDecision and short the shared helpers.
-type testView = dialecttest.View
-
-var (
-	allAccess         = dialecttest.AllAccess
-	accessExcept      = dialecttest.AccessExcept
-	customersDecision = dialecttest.CustomersDecision
-	short             = dialecttest.Short
-	testUser          = dialecttest.User
-)
-
 func testCatalog() *rewriter.StaticCatalog {
 	str := func(n string, l string) rewriter.Column {
 		return rewriter.Column{Name: n, DataType: "character varying", ColumnType: "character varying(" + l + ")"}
@@ -102,7 +90,7 @@ func contains(t testing.TB, out string, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
 		if !strings.Contains(out, p) {
-			t.Fatalf("output lacks %q:\n%s", p, short(out))
+			t.Fatalf("output lacks %q:\n%s", p, dialecttest.Short(out))
 		}
 	}
 }
@@ -111,7 +99,7 @@ func lacks(t testing.TB, out string, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
 		if strings.Contains(out, p) {
-			t.Fatalf("output has %q:\n%s", p, short(out))
+			t.Fatalf("output has %q:\n%s", p, dialecttest.Short(out))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -94,7 +95,7 @@ func TestReadSessionNamedClasses(t *testing.T) {
 func TestNamedClassesReachTheMasks(t *testing.T) {
 	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
 		for _, named := range []bool{false, true} {
-			req := request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()})
+			req := request(sql, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
 			sess := req.Session.(Session)
 			sess.NamedClasses = named
 			req.Session = sess

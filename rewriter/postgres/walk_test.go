@@ -288,7 +288,7 @@ func walkCorpus(t *testing.T) []string {
 // everywhere and when it stops at subqueries; and the same result when
 // the visitor replaces what a Node holds.
 func TestWalkMatchesTheReflectiveWalk(t *testing.T) {
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	notSubqueries := func(m proto.Message) bool {
 		switch m.(type) {
 		case *pg.SubLink, *pg.RangeSubselect, *pg.CommonTableExpr:

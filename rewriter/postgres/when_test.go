@@ -28,14 +28,14 @@ func TestMaskWhenFences(t *testing.T) {
 	}
 	if !strings.Contains(out, "CASE WHEN shop.customers.region = 'EU' THEN CASE WHEN shop.customers.name <> 'pub' IS FALSE THEN") ||
 		!strings.Contains(out, "WHERE shop.customers.region = 'EU') customers WHERE email = 'x'") {
-		t.Fatalf("not guarded, or fenced:\n%s", short(out))
+		t.Fatalf("not guarded, or fenced:\n%s", dialecttest.Short(out))
 	}
 	out, err = testDialect.RewriteWhen(t, "SELECT email FROM customers WHERE id = 1", dialecttest.WhenDecision())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, "OFFSET 0") || !strings.Contains(out, "IS FALSE THEN") {
-		t.Fatalf("fenced without need, or without the condition:\n%s", short(out))
+		t.Fatalf("fenced without need, or without the condition:\n%s", dialecttest.Short(out))
 	}
 	// An outer join reads the masked table merged: the conditional mask's
 	// CASE is not strict, but the guard around it is NULL on a row the
@@ -45,7 +45,7 @@ func TestMaskWhenFences(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, "OFFSET 0") || !strings.Contains(out, "CASE WHEN shop.customers.region = 'EU' THEN CASE WHEN shop.customers.name <> 'pub' IS FALSE") {
-		t.Fatalf("outer join fenced, or the mask not guarded:\n%s", short(out))
+		t.Fatalf("outer join fenced, or the mask not guarded:\n%s", dialecttest.Short(out))
 	}
 }
 

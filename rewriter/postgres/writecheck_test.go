@@ -63,7 +63,7 @@ func TestWriteChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := customersDecision()
+			d := dialecttest.CustomersDecision()
 			d.RowFilters, d.Restricted = tc.filters, nil
 			req := request(tc.sql, map[string]*policy.Decision{"shop." + tc.table: d})
 			req.Catalog.(*rewriter.StaticCatalog).Tables["shop.docs"] = []rewriter.Column{
