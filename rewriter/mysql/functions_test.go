@@ -8,23 +8,10 @@ import (
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
-	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// refusedNaming asserts that req is refused with ErrUnsupported and that
-// the error names what.
-func refusedNaming(t *testing.T, req *rewriter.Request, what string) {
-	t.Helper()
-	_, err := Dialect{}.Rewrite(context.Background(), req)
-	var re *rewriter.Error
-	if !errors.Is(err, rewriter.ErrUnsupported) || !errors.As(err, &re) {
-		t.Fatalf("%s: want ErrUnsupported naming %s, got %v", req.SQL, what, err)
-	}
-	if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(what)) {
-		t.Fatalf("%s: the error does not name %s: %v", req.SQL, what, err)
-	}
-}
+var refusedNaming = testDialect.RefusedNaming
 
 // specialCalls are the calls of functions with a syntax of their own.
 var specialCalls = map[string]string{
@@ -182,36 +169,17 @@ func TestFunctionsAllowedByName(t *testing.T) {
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	req = request("SELECT other.fx(1)", nil)
-	req.AllowedFunctions = []string{"billing.fx", "fx"}
-	refusedNaming(t, req, "other.fx")
+	dialecttest.QualifiedFunctionAllowsItsSchemaOnly(t, testDialect)
 	req = request("SELECT GET_LOCK('a', 0)", nil)
 	req.AllowedFunctions = []string{"get_lock"}
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	// Reading files stays refused whatever is allowed.
-	req = request("SELECT LOAD_FILE('/etc/passwd')", nil)
-	req.AllowedFunctions = []string{"load_file"}
-	refusedNaming(t, req, "LOAD_FILE")
+	dialecttest.FileFunctionStaysRefused(t, testDialect, "SELECT LOAD_FILE('/etc/passwd')", "LOAD_FILE")
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := dialecttest.CustomersDecision()
-	d.RowFilters = []policy.RowFilter{{Expr: "region = shop.tenant_region() AND CONNECTION_ID() > 0", Policy: "p"}}
-	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
-	dec := map[string]*policy.Decision{"shop.customers": d}
-	for _, sql := range []string{
-		"SELECT id, name FROM customers WHERE name > ''",
-		"SELECT c.id, c.name FROM customers c JOIN orders o ON o.customer_id = c.id",
-		"UPDATE customers SET email = name WHERE id = 1",
-	} {
-		out, err := rewriteSQL(t, sql, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		if !strings.Contains(out, "tenant_region(") {
-			t.Fatalf("%s: the filter is missing: %s", sql, out)
-		}
-	}
+	dialecttest.PolicyExpressionsAreNotChecked(t, testDialect, "region = shop.tenant_region() AND CONNECTION_ID() > 0", "shop.mask_name({col})",
+		[]string{"tenant_region(", "mask_name("})
 }

@@ -53,6 +53,8 @@ var testDialect = dialecttest.Dialect{
 	Syntax:   Syntax,
 	Request:  request,
 	Rewrite:  dialecttest.Plain(Dialect{}),
+	// MySQL's function names have no case.
+	FoldedNames: true,
 }
 
 func rewriteSQL(t *testing.T, sql string, decisions map[string]*policy.Decision) (string, error) {

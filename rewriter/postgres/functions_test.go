@@ -1,31 +1,17 @@
 package postgres
 
 import (
-	"errors"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
-	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 func quoteName(n string) string { return `"` + strings.ReplaceAll(n, `"`, `""`) + `"` }
 
-// refusedNaming asserts that sql is refused with ErrUnsupported and that
-// the error names what.
-func refusedNaming(t *testing.T, req *rewriter.Request, what string) {
-	t.Helper()
-	_, err := rewriteReq(t, req)
-	var re *rewriter.Error
-	if !errors.Is(err, rewriter.ErrUnsupported) || !errors.As(err, &re) {
-		t.Fatalf("%s: want ErrUnsupported naming %s, got %v", req.SQL, what, err)
-	}
-	if !strings.Contains(err.Error(), what) {
-		t.Fatalf("%s: the error does not name %s: %v", req.SQL, what, err)
-	}
-}
+var refusedNaming = testDialect.RefusedNaming
 
 func TestEveryListedFunctionPasses(t *testing.T) {
 	var names []string
@@ -156,27 +142,17 @@ func TestFunctionsAllowedByName(t *testing.T) {
 	}
 	// A qualified name allows that schema only; an unqualified one the
 	// unqualified call only.
-	req = request("SELECT other.fx(1)", nil)
-	req.AllowedFunctions = []string{"billing.fx", "fx"}
-	refusedNaming(t, req, "other.fx")
+	dialecttest.QualifiedFunctionAllowsItsSchemaOnly(t, testDialect)
 	req = request("SELECT billing.calc_tax(1)", nil)
 	req.AllowedFunctions = []string{"calc_tax"}
 	refusedNaming(t, req, "billing.calc_tax")
 	// A function that reads files stays refused whatever is allowed.
-	req = request("SELECT pg_read_file('/etc/passwd')", nil)
-	req.AllowedFunctions = []string{"pg_read_file"}
-	refusedNaming(t, req, "pg_read_file")
+	dialecttest.FileFunctionStaysRefused(t, testDialect, "SELECT pg_read_file('/etc/passwd')", "pg_read_file")
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := dialecttest.CustomersDecision()
-	d.RowFilters = []policy.RowFilter{{Expr: "region = current_setting('app.region') AND shop.f(id) AND id::shop.mytype IS NOT NULL", Policy: "p"}}
-	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
-	out := mustRewrite(t, "SELECT id, name FROM customers WHERE name > ''", map[string]*policy.Decision{"shop.customers": d})
-	contains(t, out, "current_setting", "shop.f(", "shop.mask_name(")
-	// Writes read masks of their target too.
-	out = mustRewrite(t, "UPDATE customers SET email = name WHERE id = 1", map[string]*policy.Decision{"shop.customers": d})
-	contains(t, out, "shop.mask_name(")
+	dialecttest.PolicyExpressionsAreNotChecked(t, testDialect, "region = current_setting('app.region') AND shop.f(id) AND id::shop.mytype IS NOT NULL", "shop.mask_name({col})",
+		[]string{"current_setting", "shop.f(", "shop.mask_name("})
 }
 
 func TestTypesOfCasts(t *testing.T) {

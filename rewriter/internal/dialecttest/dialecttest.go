@@ -25,6 +25,9 @@ type Dialect struct {
 	// Rewrite rewrites req, checking what the dialect checks of every
 	// output (that it parses, that it is cacheable).
 	Rewrite func(t testing.TB, req *rewriter.Request) (*rewriter.Result, error)
+	// FoldedNames: the dialect's function names have no case, and its
+	// errors may name a function in another case than the test.
+	FoldedNames bool
 }
 
 // RewriteSQL rewrites sql under the decisions and returns the output text.
