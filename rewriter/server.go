@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -68,6 +69,19 @@ type Server interface {
 	// unless the dialect parses with the server's own grammar, the server
 	// would read what sqe could not.
 	ConfirmingCodes(refusal *Error) []string
+}
+
+// OneRow runs query on q and returns its row, which must be the only
+// one and have n columns; any other result is an error.
+func OneRow(ctx context.Context, q Query, query string, n int) ([]any, error) {
+	rows, err := q(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != n {
+		return nil, errors.New("unexpected result")
+	}
+	return rows[0], nil
 }
 
 // Text reads a value a Query returned as text ("" for NULL).

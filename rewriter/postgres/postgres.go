@@ -205,7 +205,8 @@ func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Re
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
 // so that a panic is a finding).
 func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
-	sess, err := sessionOf(req)
+	// A nil session state is the default; another dialect's is refused.
+	sess, err := rewriter.SessionOf[Session](req, "PostgreSQL")
 	if err != nil {
 		return nil, err
 	}

@@ -46,11 +46,6 @@ func (s Session) SearchPath() []string {
 	return strings.Split(s.path, "\x00")
 }
 
-// sessionOf is the request's session state; a nil one is the default.
-func sessionOf(req *rewriter.Request) (Session, error) {
-	return rewriter.SessionOf[Session](req, "PostgreSQL")
-}
-
 // ReadSession reads the connection's effective search path and
 // standard_conforming_strings and current database, and refuses a
 // client_encoding other than UTF8: the parser reads UTF-8, and the server
@@ -64,19 +59,16 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 	for _, r := range rows {
 		path = append(path, rewriter.Text(r[0]))
 	}
-	rows, err = q(ctx, settingsQuery)
+	settings, err := rewriter.OneRow(ctx, q, settingsQuery, 4)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != 4 {
-		return nil, errors.New("unexpected result")
-	}
-	if enc := rewriter.Text(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
+	if enc := rewriter.Text(settings[1]); !strings.EqualFold(enc, "UTF8") {
 		return nil, rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
 	}
-	s := NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on"))
-	s.Database = rewriter.Text(rows[0][2])
-	s.NamedClasses = rewriter.NamedClasses(ctx, q, udf.Postgres, rewriter.Text(rows[0][3]))
+	s := NewSession(path, !strings.EqualFold(rewriter.Text(settings[0]), "on"))
+	s.Database = rewriter.Text(settings[2])
+	s.NamedClasses = rewriter.NamedClasses(ctx, q, udf.Postgres, rewriter.Text(settings[3]))
 	return s, nil
 }
 
