@@ -84,6 +84,20 @@ func OneRow(ctx context.Context, q Query, query string, n int) ([]any, error) {
 	return rows[0], nil
 }
 
+// TableNames runs query on q, whose rows are a schema and a table name,
+// and returns the tables.
+func TableNames(ctx context.Context, q Query, query string) ([]policy.TableName, error) {
+	rows, err := q(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policy.TableName, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, policy.TableName{Schema: Text(r[0]), Table: Text(r[1])})
+	}
+	return out, nil
+}
+
 // Text reads a value a Query returned as text ("" for NULL).
 func Text(v any) string {
 	switch x := v.(type) {

@@ -141,16 +141,8 @@ func (Dialect) SessionTable(policy.TableName) bool { return false }
 
 // Tables lists the tables and views outside the server's own schemas.
 func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
-	rows, err := q(ctx, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "+
+	return rewriter.TableNames(ctx, q, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "+
 		"WHERE TABLE_SCHEMA NOT IN ('information_schema', 'mysql', 'performance_schema', 'sys')")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]policy.TableName, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
-	}
-	return out, nil
 }
 
 // ConfirmingCodes is nil: the parser's grammar is MySQL's, not MariaDB's

@@ -133,16 +133,8 @@ func (Dialect) SessionTable(t policy.TableName) bool { return t.Schema == "pg_te
 // foreign tables outside pg_catalog, information_schema and the TOAST
 // schemas.
 func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
-	rows, err := q(ctx, "SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+	return rewriter.TableNames(ctx, q, "SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
 		"WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]policy.TableName, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
-	}
-	return out, nil
 }
 
 // ConfirmingCodes: the dialect parses with PostgreSQL's own parser, so the
