@@ -57,8 +57,7 @@ func TestEveryListedFunctionPasses(t *testing.T) {
 }
 
 func TestRefusedFunctions(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
-	for sql, name := range map[string]string{
+	dialecttest.RefusedFunctions(t, testDialect, map[string]string{
 		"SELECT GET_LOCK('x', 1)":                                                     "get_lock",
 		"SELECT RELEASE_LOCK('x')":                                                    "release_lock",
 		"SELECT RELEASE_ALL_LOCKS()":                                                  "release_all_locks",
@@ -108,9 +107,7 @@ func TestRefusedFunctions(t *testing.T) {
 		"SELECT id FROM customers UNION SELECT my_fn(1)":                                            "my_fn",
 		"SELECT id INTO @v FROM customers WHERE my_fn(id) LIMIT 1":                                  "my_fn",
 		"SELECT id FROM customers WHERE id = 1 AND GET_LOCK(ssn, 0)":                                "get_lock",
-	} {
-		refusedNaming(t, request(sql, dec), name)
-	}
+	})
 }
 
 func TestAllowedFunctions(t *testing.T) {

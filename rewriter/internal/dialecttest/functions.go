@@ -67,3 +67,13 @@ func PolicyExpressionsAreNotChecked(t *testing.T, d Dialect, filter, mask string
 		ContainsAll(t, out, wants...)
 	}
 }
+
+// RefusedFunctions: each statement, over shop.customers under
+// CustomersDecision, is refused naming its function.
+func RefusedFunctions(t *testing.T, d Dialect, cases map[string]string) {
+	t.Helper()
+	dec := map[string]*policy.Decision{"shop.customers": CustomersDecision()}
+	for sql, name := range cases {
+		d.RefusedNaming(t, d.Request(sql, dec), name)
+	}
+}
