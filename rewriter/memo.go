@@ -44,6 +44,32 @@ func (m *TextMemo) Do(text string, f func(string) (string, error)) (string, erro
 	return out, nil
 }
 
+// ExprForm is a dialect's canonical form of an expression (Syntax's
+// CanonicalExpr): the text parsed as exactly one expression by the
+// dialect's parser and printed back, remembered by text.
+type ExprForm[E any] struct {
+	parse func(text string) (E, error)
+	print func(E) (string, error)
+	memo  TextMemo
+}
+
+// NewExprForm is the form that parse and print give, remembering at most
+// max texts' forms.
+func NewExprForm[E any](max int, parse func(text string) (E, error), print func(E) (string, error)) *ExprForm[E] {
+	return &ExprForm[E]{parse: parse, print: print, memo: TextMemo{Max: max}}
+}
+
+// Of returns text's canonical form.
+func (f *ExprForm[E]) Of(text string) (string, error) {
+	return f.memo.Do(text, func(text string) (string, error) {
+		e, err := f.parse(text)
+		if err != nil {
+			return "", err
+		}
+		return f.print(e)
+	})
+}
+
 // maskSQLs remembers udf.MaskSQL's answers, a pure function of its
 // arguments: a policy's masks are the same SQL for every statement that
 // misses the rewrite cache until the policy or the columns change.

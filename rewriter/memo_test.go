@@ -88,3 +88,26 @@ func TestMaskSQLMemo(t *testing.T) {
 		t.Fatal("two lists of parts give one key")
 	}
 }
+
+func TestExprForm(t *testing.T) {
+	parses := 0
+	f := NewExprForm(1, func(text string) ([]string, error) {
+		parses++
+		if text == "" {
+			return nil, errors.New("empty")
+		}
+		return strings.Fields(text), nil
+	}, func(words []string) (string, error) { return strings.Join(words, " "), nil })
+	for _, in := range []string{"a  b", "a  b", "c", "c"} {
+		if out, err := f.Of(in); err != nil || out != strings.Join(strings.Fields(in), " ") {
+			t.Fatalf("%q: %q %v", in, out, err)
+		}
+	}
+	// "a  b" is remembered; "c" is past the bound and parsed each time.
+	if parses != 3 {
+		t.Fatalf("%d parses, want 3", parses)
+	}
+	if _, err := f.Of(""); err == nil {
+		t.Fatal("a parse error was not returned")
+	}
+}

@@ -27,6 +27,18 @@ type Syntax interface {
 	CanonicalExpr(text string) (string, error)
 }
 
+// SyntaxBase is the part of a dialect's Syntax that is the same in every
+// dialect: what the connection's server is known to do. A dialect's
+// syntax embeds it.
+type SyntaxBase struct {
+	// Named is the connection's Session.NamedClasses: its server
+	// classifies characters as Go's tables do.
+	Named bool
+}
+
+// NamedClasses reports Named.
+func (b SyntaxBase) NamedClasses() bool { return b.Named }
+
 // ConditionSyntax is implemented by the Syntax of a dialect that can read
 // a mask's when condition (policy.Mask.When).
 type ConditionSyntax interface {

@@ -64,6 +64,53 @@ func RequestValueText(v policy.RequestValue) (string, error) {
 
 var errNULValue = errors.New("a request value holds a NUL byte")
 
+// RequestValuesInString is s, the value of a string literal of a policy
+// expression, with each request-value marker in it replaced by its
+// value's text (RequestValueText).
+func RequestValuesInString(s string, value func(i int) (policy.RequestValue, error)) (string, error) {
+	return policy.ReplaceRequestValueMarkers(s, func(i int) (string, error) {
+		v, err := value(i)
+		if err != nil {
+			return "", err
+		}
+		return RequestValueText(v)
+	})
+}
+
+// ValueLiterals are a dialect's literal nodes (of its syntax tree's type
+// N), for placing request values where the parser read a marker as a
+// column reference.
+type ValueLiterals[N any] struct {
+	// Null is a NULL literal.
+	Null func() N
+	// Number is the literal of a plain decimal number, as the parser
+	// reads the text.
+	Number func(text string) (N, error)
+	// String is a string literal of s.
+	String func(s string) (N, error)
+}
+
+// Of is the literal node of request value i (RequestValueLiteral says
+// which kind).
+func (l ValueLiterals[N]) Of(value func(i int) (policy.RequestValue, error), i int) (N, error) {
+	var none N
+	v, err := value(i)
+	if err != nil {
+		return none, err
+	}
+	switch RequestValueLiteral(v) {
+	case LiteralNull:
+		return l.Null(), nil
+	case LiteralNumber:
+		return l.Number(v.Value)
+	}
+	s, err := RequestValueText(v)
+	if err != nil {
+		return none, err
+	}
+	return l.String(s)
+}
+
 // markerChecks remembers, per dialect and policy text, whether every
 // request-value marker of the text sits where a value may: the answer
 // depends on the text alone, never on the values.

@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -68,6 +69,33 @@ type Server interface {
 	// unless the dialect parses with the server's own grammar, the server
 	// would read what sqe could not.
 	ConfirmingCodes(refusal *Error) []string
+}
+
+// OneRow runs query on q and returns its row, which must be the only
+// one and have n columns; any other result is an error.
+func OneRow(ctx context.Context, q Query, query string, n int) ([]any, error) {
+	rows, err := q(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != n {
+		return nil, errors.New("unexpected result")
+	}
+	return rows[0], nil
+}
+
+// TableNames runs query on q, whose rows are a schema and a table name,
+// and returns the tables.
+func TableNames(ctx context.Context, q Query, query string) ([]policy.TableName, error) {
+	rows, err := q(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policy.TableName, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, policy.TableName{Schema: Text(r[0]), Table: Text(r[1])})
+	}
+	return out, nil
 }
 
 // Text reads a value a Query returned as text ("" for NULL).

@@ -1,80 +1,27 @@
 package mysql
 
 import (
-	"context"
-	"fmt"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// BenchmarkColdRewrite rewrites statements that miss every cache (a
-// literal changes on each call) for a caller with a row filter and masks,
-// next to the parser's own parse and print of the same statement, in one
-// loop, and reports the ratio: what a cache miss costs over the parser's
-// round trip. It also reports the parser's round trip of the rewritten
-// statement over the same: the part of the first ratio that printing the
-// rewritten statement and parsing it again (the printed check) costs at
-// the least, which grows with the size of the policy's read form.
+// BenchmarkColdRewrite is dialecttest.ColdRewrite next to the parser's
+// parse and print. The output's round trip over the parser's is the part
+// of the first ratio that printing the rewritten statement and parsing it
+// again (the printed check) costs at the least, which grows with the size
+// of the policy's read form. Named classes are those of a MariaDB whose
+// classes are Go's (Session.NamedClasses).
 func BenchmarkColdRewrite(b *testing.B) {
-	in := make([]string, 200)
-	for i := range in {
-		in[i] = fmt.Sprint(i * 7)
-	}
-	tables := make([]string, 20)
-	for i := range tables {
-		tables[i] = fmt.Sprintf("JOIN orders o%d ON o%d.customer_id = c.id", i, i)
-	}
-	shapes := map[string]string{
-		"simple":   "SELECT id, name, ssn, email FROM customers WHERE id = %d",
-		"3-table":  "SELECT c.name, c.ssn, o.total, m.role FROM customers c JOIN orders o ON o.customer_id = c.id JOIN region_map m ON m.region = c.region WHERE o.total > %d",
-		"20-table": "SELECT c.ssn FROM customers c " + strings.Join(tables, " ") + " WHERE c.id = %d",
-		"in-200":   "SELECT id, ssn FROM customers WHERE id IN (" + strings.Join(in, ", ") + ") AND name <> '%d'",
-	}
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	for name, shape := range shapes {
-		// Masks list the character classes, or name them as on a server
-		// whose classes are Go's (Session.NamedClasses).
-		for _, named := range []bool{false, true} {
-			if named {
-				name += "/named"
-			}
-			b.Run(name, func(b *testing.B) {
-				var rewrite, parsePrint, output time.Duration
-				for i := 0; b.Loop(); i++ {
-					q := fmt.Sprintf(shape, i)
-					t0 := time.Now()
-					stmt, err := parse(q)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := format(stmt, false); err != nil {
-						b.Fatal(err)
-					}
-					t1 := time.Now()
-					req := request(q, decisions)
-					req.Session = Session{Database: "shop", NamedClasses: named}
-					res, err := (Dialect{}).Rewrite(context.Background(), req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					t2 := time.Now()
-					stmt, err = parse(res.SQL)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := format(stmt, false); err != nil {
-						b.Fatal(err)
-					}
-					parsePrint += t1.Sub(t0)
-					rewrite += t2.Sub(t1)
-					output += time.Since(t2)
-				}
-				b.ReportMetric(float64(rewrite)/float64(parsePrint), "rewrite/parse+print")
-				b.ReportMetric(float64(output)/float64(parsePrint), "output-parse+print/parse+print")
-			})
+	dialecttest.ColdRewrite(b, testDialect, func(sql string) error {
+		stmt, err := parse(sql)
+		if err != nil {
+			return err
 		}
-	}
+		_, err = format(stmt, false)
+		return err
+	}, func(named bool) rewriter.Session {
+		return Session{Database: "shop", NamedClasses: named}
+	})
 }

@@ -10,10 +10,11 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 func TestFilteredReadsAreFenced(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	const fenced = "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `"
 	// A single-table read whose only conditions that can fail are
 	// conjuncts of its WHERE stays flat: those conjuncts are evaluated
@@ -25,7 +26,7 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 	} {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") {
-			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, dialecttest.Short(out), want)
 		}
 	}
 	for _, sql := range []string{
@@ -42,7 +43,7 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 		if !strings.Contains(out, fenced) {
-			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
+			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, dialecttest.Short(out))
 		}
 	}
 	// A masked column (ssn, email) read outside the select list: with a
@@ -75,10 +76,10 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		masks := strings.Count(out, "regexp_replace(regexp_replace(") + strings.Count(out, "convert(null using")
 		if strings.Contains(out, "limit 18446744073709551615") || masks == 0 && !strings.Contains(sql, "LENGTH(name)") ||
 			strings.Count(out, "`region` = 'EU' then ") < masks/2 {
-			t.Fatalf("%s: the masks are not guarded, or the read is fenced:\n%s", sql, short(out))
+			t.Fatalf("%s: the masks are not guarded, or the read is fenced:\n%s", sql, dialecttest.Short(out))
 		}
 	}
-	notSimple := customersDecision()
+	notSimple := dialecttest.CustomersDecision()
 	notSimple.RowFilters = []policy.RowFilter{{Expr: "region = 'EU' OR region = 'UK'", Policy: "europe"}}
 	for _, sql := range readsMasks {
 		out, err := rewriteSQL(t, sql, map[string]*policy.Decision{"shop.customers": notSimple})
@@ -87,7 +88,7 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		}
 		if !strings.Contains(out, "'UK' limit 18446744073709551615) as `") {
 			// (a filter that is not simple guards neither masks nor conditions)
-			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, short(out))
+			t.Fatalf("%s: the filtered derived table is not fenced:\n%s", sql, dialecttest.Short(out))
 		}
 	}
 	// Masks read only in the select list: the read is merged (flattened
@@ -102,15 +103,15 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") ||
 			!strings.Contains(out, "regexp_replace(") {
-			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, dialecttest.Short(out), want)
 		}
 	}
 	// A table with masks only is still flattened.
-	masked := customersDecision()
+	masked := dialecttest.CustomersDecision()
 	masked.RowFilters = nil
 	out, err := rewriteSQL(t, "SELECT ssn FROM customers WHERE id = 1", map[string]*policy.Decision{"shop.customers": masked})
 	if err != nil || strings.Contains(out, "limit") || strings.Contains(out, "(select") {
-		t.Fatalf("masked-only read: %v\n%s", err, short(out))
+		t.Fatalf("masked-only read: %v\n%s", err, dialecttest.Short(out))
 	}
 }
 
@@ -171,15 +172,15 @@ func TestNeedsFence(t *testing.T) {
 func TestWritesGuardTheirConditions(t *testing.T) {
 	// A filter that is not a conjunction of simple comparisons (or IN
 	// lists of constants) guards even a condition that cannot fail.
-	either := customersDecision()
+	either := dialecttest.CustomersDecision()
 	either.RowFilters = []policy.RowFilter{{Expr: "region = 'EU' OR region = 'US'", Policy: "eu-us"}}
 	out, err := rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": either})
 	if err != nil || !strings.Contains(out, "then `id` = 1 else false end") {
 		t.Fatalf("guard under a filter that is not simple: %v\n%s", err, out)
 	}
-	listed := customersDecision()
+	listed := dialecttest.CustomersDecision()
 	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'US')", Policy: "eu-us"}}
-	for _, d := range []*policy.Decision{customersDecision(), listed} {
+	for _, d := range []*policy.Decision{dialecttest.CustomersDecision(), listed} {
 		out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = 1", map[string]*policy.Decision{"shop.customers": d})
 		if err != nil || strings.Contains(out, "case when") {
 			t.Fatalf("guard under a simple filter: %v\n%s", err, out)
@@ -189,7 +190,7 @@ func TestWritesGuardTheirConditions(t *testing.T) {
 			t.Fatalf("a condition that can fail, under a simple filter: %v\n%s", err, out)
 		}
 	}
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	out, err = rewriteSQL(t, "UPDATE customers SET name = 'x' WHERE id = ? AND EXP(id) > 0", dec)
 	if err != nil {
 		t.Fatal(err)
@@ -204,12 +205,12 @@ func TestWritesGuardTheirConditions(t *testing.T) {
 	}
 	if !strings.Contains(out, "on case when `c`.`region` = 'EU' then `c`.`id` = `o`.`customer_id` and EXP(`c`.`id`) > 0 else false end") ||
 		!strings.Contains(out, "where `c`.`region` = 'EU'") {
-		t.Fatalf("join guard:\n%s", short(out))
+		t.Fatalf("join guard:\n%s", dialecttest.Short(out))
 	}
 }
 
 func TestMultiTableWrites(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	cases := []struct{ sql, want string }{
 		// orders is the only target: customers is read through its policy.
 		{"UPDATE orders o JOIN customers c ON c.id = o.customer_id SET o.total = LENGTH(c.ssn)",
@@ -232,7 +233,7 @@ func TestMultiTableWrites(t *testing.T) {
 			t.Fatalf("%s: %v", c.sql, err)
 		}
 		if !strings.Contains(out, c.want) {
-			t.Fatalf("%s:\n got %s\nwant …%s…", c.sql, short(out), c.want)
+			t.Fatalf("%s:\n got %s\nwant …%s…", c.sql, dialecttest.Short(out), c.want)
 		}
 	}
 	for _, sql := range []string{
@@ -255,7 +256,7 @@ func TestMultiTableWrites(t *testing.T) {
 }
 
 func TestShowColumnsIsAListingUnderPolicy(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{"DESCRIBE customers", "SHOW COLUMNS FROM customers", "SHOW FULL COLUMNS FROM shop.customers LIKE 's%'",
 		"SHOW COLUMNS FROM customers WHERE `Field` = 'ssn'", "SHOW COLUMNS FROM customers FROM shop"} {
 		res, err := Dialect{}.Rewrite(context.Background(), request(sql, dec))
@@ -271,7 +272,7 @@ func TestShowColumnsIsAListingUnderPolicy(t *testing.T) {
 	if _, err := rewriteSQL(t, "DESCRIBE customers", dec); !errors.Is(err, policy.ErrAccessDenied) {
 		t.Fatalf("describe of a denied table: %v", err)
 	}
-	dec = map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec = map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	if _, err := rewriteSQL(t, "SHOW CREATE TABLE customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("SHOW CREATE TABLE of a filtered table: %v", err)
 	}
@@ -281,7 +282,7 @@ func TestShowColumnsIsAListingUnderPolicy(t *testing.T) {
 }
 
 func TestInformationSchemaListings(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	cat := testCatalog()
 	cat.Tables["information_schema.columns"] = []rewriter.Column{
 		{Name: "TABLE_SCHEMA", DataType: "varchar", ColumnType: "varchar(64)"}, {Name: "TABLE_NAME", DataType: "varchar", ColumnType: "varchar(64)"},
@@ -317,8 +318,8 @@ func TestInformationSchemaListings(t *testing.T) {
 func TestUserVariablesAreTheCallers(t *testing.T) {
 	a := request("SELECT @v := ssn, @V FROM customers; SET @w = 1", nil)
 	b := request("SELECT @v", nil)
-	b.View = &testView{user: b.User, decisions: nil}
-	b.View.(*testView).user.Name = "bob"
+	b.View = &dialecttest.View{Caller: b.User}
+	b.View.(*dialecttest.View).Caller.Name = "bob"
 	ra, err := Dialect{}.Rewrite(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +340,7 @@ func TestUserVariablesAreTheCallers(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
-	dec := map[string]*policy.Decision{"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+	dec := map[string]*policy.Decision{"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "region = @region", Policy: "by-variable"}}}}
 	if _, err := rewriteSQL(t, "SELECT * FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("a filter reading a user variable: %v", err)
@@ -347,7 +348,7 @@ func TestUserVariablesAreTheCallers(t *testing.T) {
 }
 
 func TestLockingNeedsUpdate(t *testing.T) {
-	d := customersDecision()
+	d := dialecttest.CustomersDecision()
 	d.Allowed = map[policy.Access]bool{policy.Select: true}
 	dec := map[string]*policy.Decision{"shop.customers": d}
 	for _, sql := range []string{"SELECT * FROM customers FOR UPDATE", "SELECT * FROM orders o JOIN customers c ON c.id = o.id LOCK IN SHARE MODE",
@@ -362,7 +363,7 @@ func TestLockingNeedsUpdate(t *testing.T) {
 }
 
 func TestExplainOnlyOfOpenTables(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	if _, err := rewriteSQL(t, "EXPLAIN SELECT * FROM customers", dec); !errors.Is(err, rewriter.ErrUnsupported) {
 		t.Fatalf("explain of a policed table: %v", err)
 	}
@@ -372,8 +373,8 @@ func TestExplainOnlyOfOpenTables(t *testing.T) {
 }
 
 func TestNoPanics(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	masked := customersDecision()
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
+	masked := dialecttest.CustomersDecision()
 	masked.RowFilters = nil
 	for _, sql := range []string{
 		"SELECT id FROM customers WHERE MATCH(ssn) AGAINST ('x')",
@@ -384,7 +385,7 @@ func TestNoPanics(t *testing.T) {
 		"INSERT INTO customers SET id = 5, name = 'x'",
 		"\"\\0;00000000000000",
 	} {
-		for _, d := range []*policy.Decision{customersDecision(), masked} {
+		for _, d := range []*policy.Decision{dialecttest.CustomersDecision(), masked} {
 			dec["shop.customers"] = d
 			if _, err := rewriteAll(context.Background(), request(sql, dec)); err != nil {
 				var re *rewriter.Error
@@ -397,7 +398,7 @@ func TestNoPanics(t *testing.T) {
 }
 
 func TestFailureFreeStatementsReadFilteredTablesMerged(t *testing.T) {
-	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}, Restricted: map[string]string{"salary": "no-salary"}}
 	dec := map[string]*policy.Decision{"shop.customers": filtered}
 	for sql, want := range map[string]string{
@@ -409,7 +410,7 @@ func TestFailureFreeStatementsReadFilteredTablesMerged(t *testing.T) {
 	} {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") {
-			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, short(out), want)
+			t.Fatalf("%s: %v\n got %s\nwant …%s…", sql, err, dialecttest.Short(out), want)
 		}
 	}
 	for _, sql := range []string{
@@ -420,13 +421,13 @@ func TestFailureFreeStatementsReadFilteredTablesMerged(t *testing.T) {
 	} {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil || !strings.Contains(out, "limit 18446744073709551615") {
-			t.Fatalf("%s: %v: not fenced\n%s", sql, err, short(out))
+			t.Fatalf("%s: %v: not fenced\n%s", sql, err, dialecttest.Short(out))
 		}
 	}
 }
 
 func TestWriteConditionsThatCannotFailAreNotGuarded(t *testing.T) {
-	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+	filtered := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}}}
 	dec := map[string]*policy.Decision{"shop.customers": filtered}
 	for sql, guarded := range map[string]bool{

@@ -8,22 +8,10 @@ import (
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
-	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// refusedNaming asserts that req is refused with ErrUnsupported and that
-// the error names what.
-func refusedNaming(t *testing.T, req *rewriter.Request, what string) {
-	t.Helper()
-	_, err := Dialect{}.Rewrite(context.Background(), req)
-	var re *rewriter.Error
-	if !errors.Is(err, rewriter.ErrUnsupported) || !errors.As(err, &re) {
-		t.Fatalf("%s: want ErrUnsupported naming %s, got %v", req.SQL, what, err)
-	}
-	if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(what)) {
-		t.Fatalf("%s: the error does not name %s: %v", req.SQL, what, err)
-	}
-}
+var refusedNaming = testDialect.RefusedNaming
 
 // specialCalls are the calls of functions with a syntax of their own.
 var specialCalls = map[string]string{
@@ -69,8 +57,7 @@ func TestEveryListedFunctionPasses(t *testing.T) {
 }
 
 func TestRefusedFunctions(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	for sql, name := range map[string]string{
+	dialecttest.RefusedFunctions(t, testDialect, map[string]string{
 		"SELECT GET_LOCK('x', 1)":                                                     "get_lock",
 		"SELECT RELEASE_LOCK('x')":                                                    "release_lock",
 		"SELECT RELEASE_ALL_LOCKS()":                                                  "release_all_locks",
@@ -120,13 +107,11 @@ func TestRefusedFunctions(t *testing.T) {
 		"SELECT id FROM customers UNION SELECT my_fn(1)":                                            "my_fn",
 		"SELECT id INTO @v FROM customers WHERE my_fn(id) LIMIT 1":                                  "my_fn",
 		"SELECT id FROM customers WHERE id = 1 AND GET_LOCK(ssn, 0)":                                "get_lock",
-	} {
-		refusedNaming(t, request(sql, dec), name)
-	}
+	})
 }
 
 func TestAllowedFunctions(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{
 		"SELECT LOWER(name), UPPER(ssn), LENGTH(email), SUBSTRING(ssn, 1, 3), TRIM(name), LOCATE('a', name) FROM customers",
 		"SELECT CAST(id AS CHAR), CONVERT(name, CHAR(10)), CONVERT(name USING utf8mb4), name COLLATE utf8mb4_bin FROM customers",
@@ -152,7 +137,7 @@ func TestAllowedFunctions(t *testing.T) {
 // An expression alone in its place (a JOIN's ON, JSON_TABLE's document)
 // is checked like any other: its function, column or context function.
 func TestExpressionAloneInItsPlace(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON my_fn(c.id)", dec), "my_fn")
 	refusedNaming(t, request("SELECT o.id FROM orders o JOIN customers c ON GET_LOCK('a', 0)", dec), "get_lock")
 	refusedNaming(t, request("SELECT c.id FROM customers c, JSON_TABLE(my_fn(c.ssn), '$[*]' COLUMNS (x INT PATH '$')) j", dec), "my_fn")
@@ -181,36 +166,17 @@ func TestFunctionsAllowedByName(t *testing.T) {
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	req = request("SELECT other.fx(1)", nil)
-	req.AllowedFunctions = []string{"billing.fx", "fx"}
-	refusedNaming(t, req, "other.fx")
+	dialecttest.QualifiedFunctionAllowsItsSchemaOnly(t, testDialect)
 	req = request("SELECT GET_LOCK('a', 0)", nil)
 	req.AllowedFunctions = []string{"get_lock"}
 	if _, err := (Dialect{}).Rewrite(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	// Reading files stays refused whatever is allowed.
-	req = request("SELECT LOAD_FILE('/etc/passwd')", nil)
-	req.AllowedFunctions = []string{"load_file"}
-	refusedNaming(t, req, "LOAD_FILE")
+	dialecttest.FileFunctionStaysRefused(t, testDialect, "SELECT LOAD_FILE('/etc/passwd')", "LOAD_FILE")
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := customersDecision()
-	d.RowFilters = []policy.RowFilter{{Expr: "region = shop.tenant_region() AND CONNECTION_ID() > 0", Policy: "p"}}
-	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
-	dec := map[string]*policy.Decision{"shop.customers": d}
-	for _, sql := range []string{
-		"SELECT id, name FROM customers WHERE name > ''",
-		"SELECT c.id, c.name FROM customers c JOIN orders o ON o.customer_id = c.id",
-		"UPDATE customers SET email = name WHERE id = 1",
-	} {
-		out, err := rewriteSQL(t, sql, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		if !strings.Contains(out, "tenant_region(") {
-			t.Fatalf("%s: the filter is missing: %s", sql, out)
-		}
-	}
+	dialecttest.PolicyExpressionsAreNotChecked(t, testDialect, "region = shop.tenant_region() AND CONNECTION_ID() > 0", "shop.mask_name({col})",
+		[]string{"tenant_region(", "mask_name("})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -21,8 +22,8 @@ import (
 // orders is open.
 func fuzzDecisions() map[string]*policy.Decision {
 	return map[string]*policy.Decision{
-		"shop.customers": customersDecision(),
-		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: allAccess(),
+		"shop.customers": dialecttest.CustomersDecision(),
+		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "role = current_role()", Policy: "own-role"}}},
 		"shop.audit": {Table: policy.TableName{Schema: "shop", Table: "audit"},
 			Allowed: map[policy.Access]bool{policy.Create: true}, DeniedBy: map[policy.Access]string{policy.Select: "no-audit"}},
@@ -36,7 +37,7 @@ func fuzzDecisions() map[string]*policy.Decision {
 // checked on the parsed output, independently of the rewriter's own
 // bookkeeping.
 func FuzzRewrite(f *testing.F) {
-	for _, s := range []string{
+	dialecttest.FuzzRewrite(f, []string{
 		"SELECT * FROM customers",
 		"SELECT c.ssn FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.email LIKE ?",
 		"SELECT id, name, ssn FROM customers WHERE id = ?",
@@ -72,25 +73,11 @@ func FuzzRewrite(f *testing.F) {
 		"SELECT JSON_OBJECT('s', ssn), GROUP_CONCAT(email ORDER BY id) FROM customers GROUP BY region HAVING MAX(ssn) > ''",
 		"CREATE OR REPLACE SEQUENCE IF NOT EXISTS shop.s INCREMENT BY -2 MINVALUE = -9 NOMAXVALUE START 5 CACHE 10 NOCYCLE",
 		"ALTER SEQUENCE IF EXISTS s RESTART WITH 10; DROP SEQUENCE s, audit",
-	} {
-		f.Add(s)
-	}
-	// Half the inputs (by length) read customers under an IN-list filter,
-	// which is as simple as the comparison the other half read it under.
-	decs := [2]map[string]*policy.Decision{fuzzDecisions(), fuzzDecisions()}
-	decs[1]["shop.customers"].RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'EEA')", Policy: "eu-list"}}
-	f.Fuzz(func(t *testing.T, sql string) {
-		dec := decs[len(sql)%2]
+	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms
-		res, err := rewriteAll(context.Background(), req)
-		if err != nil {
-			var re *rewriter.Error
-			if !errors.As(err, &re) {
-				t.Fatalf("untyped error %T: %v", err, err)
-			}
-			return
-		}
+		return rewriteAll(context.Background(), req)
+	}, func(t *testing.T, sql string, res *rewriter.Result, dec map[string]*policy.Decision) {
 		pieces, err := parser.SplitStatementToPieces(res.SQL)
 		if err != nil {
 			t.Fatalf("output does not split: %v\n%s\n%s", err, sql, res.SQL)

@@ -46,14 +46,10 @@ func (Dialect) Syntax() rewriter.Syntax { return Syntax }
 // server whose character classes are not known (masks list them).
 var Syntax rewriter.Syntax = syntax{}
 
-// syntax is the MySQL syntax; namedClasses is the connection's
-// Session.NamedClasses.
-type syntax struct{ namedClasses bool }
+// syntax is the MySQL syntax, for a connection (rewriter.SyntaxBase).
+type syntax struct{ rewriter.SyntaxBase }
 
 func (syntax) UDF() udf.Dialect { return udf.MySQL }
-
-// NamedClasses reports the connection's Session.NamedClasses.
-func (s syntax) NamedClasses() bool { return s.namedClasses }
 
 // QuoteIdent quotes an identifier with backticks, valid under every sql_mode.
 func (syntax) QuoteIdent(name string) string {
@@ -61,20 +57,12 @@ func (syntax) QuoteIdent(name string) string {
 }
 
 // CanonicalExpr parses text as one expression and formats it back.
-func (syntax) CanonicalExpr(text string) (string, error) {
-	return canonicalExprs.Do(text, canonicalExpr)
-}
+func (syntax) CanonicalExpr(text string) (string, error) { return canonicalExprs.Of(text) }
 
-// canonicalExprs remembers CanonicalExpr's answers.
-var canonicalExprs = rewriter.TextMemo{Max: maxCachedExprs}
-
-func canonicalExpr(text string) (string, error) {
-	e, err := parseExpr(text)
-	if err != nil {
-		return "", err
-	}
+// canonicalExprs is CanonicalExpr's form, remembered by text.
+var canonicalExprs = rewriter.NewExprForm(maxCachedExprs, parseExpr, func(e sqlparser.Expr) (string, error) {
 	return sqlparser.String(e), nil
-}
+})
 
 // exprCache keeps the expressions parseExpr read, by text: the policy's
 // filters, masks and conditions are parsed again on every rewrite that is
@@ -167,7 +155,8 @@ func (d Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
 // so that a panic is a finding).
 func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
-	sess, err := sessionOf(req)
+	// A nil session state is the default; another dialect's is refused.
+	sess, err := rewriter.SessionOf[Session](req, "MySQL")
 	if err != nil {
 		return nil, err
 	}

@@ -1,72 +1,21 @@
 package mysql
 
 import (
-	"go/ast"
-	goparser "go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// selectCorpus is every SELECT the package's tests, its fuzz seed corpus
-// and the driver's adversarial corpus hold: the string literals of those
-// Go files and the corpus entries that parse as one SELECT.
+// selectCorpus is every SELECT the package's tests, the cases it shares
+// (dialecttest), its fuzz seed corpus and the driver's adversarial corpus
+// hold: the string literals of those Go files and the corpus entries that
+// parse as one SELECT.
 func selectCorpus(t *testing.T) []string {
-	var texts []string
-	files, err := filepath.Glob("*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := filepath.Glob("../../adversarial*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range append(files, more...) {
-		f, err := goparser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil {
-					texts = append(texts, s)
-				}
-			}
-			return true
-		})
-	}
-	seeds, err := filepath.Glob("testdata/fuzz/FuzzRewrite/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range seeds {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "string("); ok {
-				if s, err := strconv.Unquote(strings.TrimSuffix(v, ")")); err == nil {
-					texts = append(texts, s)
-				}
-			}
-		}
-	}
-	seen := map[string]bool{}
 	var out []string
-	for _, s := range texts {
-		s = strings.NewReplacer("{S}", "shop", "{N}", "n1").Replace(s)
-		if seen[s] {
-			continue
-		}
-		seen[s] = true
+	for _, s := range dialecttest.Corpus(t, "*_test.go", "../internal/dialecttest/*.go", "../../adversarial*_test.go") {
 		if stmt, err := parse(s); err == nil {
 			if _, ok := stmt.(*sqlparser.Select); ok {
 				out = append(out, s)

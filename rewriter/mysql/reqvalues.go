@@ -33,7 +33,7 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 			if !ok {
 				return false
 			}
-			lit, err := requestValueLiteral(value, i)
+			lit, err := valueLiterals.Of(value, i)
 			if err == nil {
 				err = replace(c, lit)
 			}
@@ -43,13 +43,7 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 			if n.Type != sqlparser.StrVal {
 				return false
 			}
-			s, err := policy.ReplaceRequestValueMarkers(n.Val, func(i int) (string, error) {
-				v, err := value(i)
-				if err != nil {
-					return "", err
-				}
-				return rewriter.RequestValueText(v)
-			})
+			s, err := rewriter.RequestValuesInString(n.Val, value)
 			if err != nil {
 				werr = err
 				return false
@@ -67,23 +61,11 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 	return sqlparser.String(holder.Expr), nil
 }
 
-// requestValueLiteral is the literal node of request value i in a column
-// reference's place (rewriter.RequestValueLiteral).
-func requestValueLiteral(value func(i int) (policy.RequestValue, error), i int) (sqlparser.Expr, error) {
-	v, err := value(i)
-	if err != nil {
-		return nil, err
-	}
-	switch rewriter.RequestValueLiteral(v) {
-	case rewriter.LiteralNull:
-		return &sqlparser.NullVal{}, nil
-	case rewriter.LiteralNumber:
-		// A plain decimal number, read by the parser as the number it is.
-		return parseExpr(v.Value)
-	}
-	s, err := rewriter.RequestValueText(v)
-	if err != nil {
-		return nil, err
-	}
-	return sqlparser.NewStrLiteral(s), nil
+// valueLiterals are the literal nodes of request values in a column
+// reference's place; a plain decimal number is read by the parser as the
+// number it is.
+var valueLiterals = rewriter.ValueLiterals[sqlparser.Expr]{
+	Null:   func() sqlparser.Expr { return &sqlparser.NullVal{} },
+	Number: parseExpr,
+	String: func(s string) (sqlparser.Expr, error) { return sqlparser.NewStrLiteral(s), nil },
 }

@@ -39,7 +39,9 @@ func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 }
 
 // syntax is the Syntax of the statement's connection.
-func (r *rewrite) syntax() rewriter.Syntax { return syntax{namedClasses: r.session.NamedClasses} }
+func (r *rewrite) syntax() rewriter.Syntax {
+	return syntax{rewriter.SyntaxBase{Named: r.session.NamedClasses}}
+}
 
 // tableRef is a table in a FROM clause (or a write's target) as the
 // expressions of its scope see it.

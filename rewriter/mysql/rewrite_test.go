@@ -10,46 +10,15 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
-	"github.com/sqe-project/sqe/session"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
-// testView decides from a fixed map; tables it does not list are open.
-type testView struct {
-	policy.BaseView
-	user      session.User
-	decisions map[string]*policy.Decision
-}
-
-var _ policy.View = (*testView)(nil)
-
-func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
-	if d, ok := v.decisions[t.Key()]; ok {
-		return d, nil
-	}
-	return &policy.Decision{Table: t, Allowed: allAccess()}, nil
-}
-func (v *testView) Fingerprint() string { return v.user.Name }
-func (v *testView) User() session.User  { return v.user }
-func allAccess() map[policy.Access]bool {
-	m := map[policy.Access]bool{}
-	for _, a := range policy.Accesses {
-		m[a] = true
-	}
-	return m
-}
-
-func customersDecision() *policy.Decision {
-	return &policy.Decision{
-		Table:      policy.TableName{Schema: "shop", Table: "customers"},
-		Allowed:    allAccess(),
-		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
-		Masks: map[string]policy.Mask{
-			"ssn":   {Type: "MASK_SHOW_LAST_4", Policy: "ssn-last4"},
-			"email": {Type: "MASK_NULL", Policy: "email-null"},
-		},
-		Restricted: map[string]string{"salary": "no-salary"},
-	}
-}
+// customersDecision and short are the shared helpers under the names
+// the MariaDB form tests use.
+var (
+	customersDecision = dialecttest.CustomersDecision
+	short             = dialecttest.Short
+)
 
 func testCatalog() *rewriter.StaticCatalog {
 	return &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{
@@ -75,21 +44,17 @@ func testCatalog() *rewriter.StaticCatalog {
 
 func request(sql string, decisions map[string]*policy.Decision) *rewriter.Request {
 	cat := testCatalog()
-	return &rewriter.Request{
-		SQL:     sql,
-		View:    &testView{user: session.User{Name: "alice"}, decisions: decisions},
-		User:    session.User{Name: "al'ice\\", PrimaryRole: "support"},
-		Catalog: cat,
-		Session: Session{Database: cat.Schema},
-	}
+	return dialecttest.Request(sql, decisions, cat, Session{Database: cat.Schema})
 }
 
-// short keeps failure messages readable: mask expressions are long.
-func short(s string) string {
-	if len(s) > 600 {
-		return s[:300] + " … " + s[len(s)-300:]
-	}
-	return s
+// testDialect drives the cases both dialects share.
+var testDialect = dialecttest.Dialect{
+	Rewriter: Dialect{},
+	Syntax:   Syntax,
+	Request:  request,
+	Rewrite:  dialecttest.Plain(Dialect{}),
+	// MySQL's function names have no case.
+	FoldedNames: true,
 }
 
 func rewriteSQL(t *testing.T, sql string, decisions map[string]*policy.Decision) (string, error) {
@@ -105,7 +70,7 @@ func rewriteSQL(t *testing.T, sql string, decisions map[string]*policy.Decision)
 }
 
 func TestReadsUseTheDerivedTable(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	cases := []struct{ name, sql string }{
 		{"plain", "SELECT * FROM customers"},
 		{"qualified", "SELECT shop.customers.name FROM shop.customers"},
@@ -128,7 +93,7 @@ func TestReadsUseTheDerivedTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			if strings.Contains(out, "`salary`") {
-				t.Fatalf("restricted column in output:\n%s", short(out))
+				t.Fatalf("restricted column in output:\n%s", dialecttest.Short(out))
 			}
 			assertEveryCustomersRefDerived(t, out)
 		})
@@ -153,7 +118,7 @@ func assertEveryCustomersRefDerived(t *testing.T, out string) {
 		}
 		reads++
 		if sel.Where == nil || !strings.Contains(unquoted(sel.Where), "region = 'EU'") {
-			t.Fatalf("customers read without the row filter:\n%s", short(out))
+			t.Fatalf("customers read without the row filter:\n%s", dialecttest.Short(out))
 		}
 		sqlparser.Rewrite(sel, func(c *sqlparser.Cursor) bool {
 			switch n := c.Node().(type) {
@@ -165,7 +130,7 @@ func assertEveryCustomersRefDerived(t *testing.T, out string) {
 				}
 			case *sqlparser.ColName:
 				if name := n.Name.Lowered(); name == "ssn" || name == "email" {
-					t.Fatalf("raw %s read outside its mask:\n%s", name, short(out))
+					t.Fatalf("raw %s read outside its mask:\n%s", name, dialecttest.Short(out))
 				}
 			}
 			return true
@@ -173,7 +138,7 @@ func assertEveryCustomersRefDerived(t *testing.T, out string) {
 		return true, nil
 	}, stmt)
 	if reads == 0 || reads != strings.Count(out, "from `shop`.`customers`") {
-		t.Fatalf("%d reads of customers checked:\n%s", reads, short(out))
+		t.Fatalf("%d reads of customers checked:\n%s", reads, dialecttest.Short(out))
 	}
 }
 
@@ -198,13 +163,13 @@ func readsCustomers(sel *sqlparser.Select) bool {
 }
 
 func TestCTEShadowsTable(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	out, err := rewriteSQL(t, "WITH customers AS (SELECT 1 AS id) SELECT * FROM customers", dec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, "`shop`.`customers`") {
-		t.Fatalf("CTE treated as the table:\n%s", short(out))
+		t.Fatalf("CTE treated as the table:\n%s", dialecttest.Short(out))
 	}
 	// The table inside a non-recursive CTE's own body is the table.
 	out, err = rewriteSQL(t, "WITH customers AS (SELECT * FROM customers) SELECT * FROM customers", dec)
@@ -217,7 +182,7 @@ func TestCTEShadowsTable(t *testing.T) {
 func TestRestrictedAndDenied(t *testing.T) {
 	deny := &policy.Decision{Table: policy.TableName{Schema: "shop", Table: "orders"}, Allowed: map[policy.Access]bool{},
 		DeniedBy: map[policy.Access]string{policy.Select: "no-orders"}}
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision(), "shop.orders": deny}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision(), "shop.orders": deny}
 	for _, sql := range []string{"SELECT salary FROM customers", "SELECT c.salary FROM customers c", "SELECT name FROM customers WHERE salary > 1",
 		"SELECT * FROM customers ORDER BY salary", "UPDATE customers SET salary = 1", "INSERT INTO customers VALUES (1,'a','EU','1','e',1)"} {
 		_, err := rewriteSQL(t, sql, dec)
@@ -236,20 +201,20 @@ func TestRestrictedAndDenied(t *testing.T) {
 }
 
 func TestWritesFilterAndMask(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	out, err := rewriteSQL(t, "UPDATE customers SET name = ssn WHERE email IS NOT NULL AND id = ?", dec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "`region` = 'EU'") || strings.Contains(out, "set `name` = `ssn`") || !strings.Contains(out, "`id` = ?") {
-		t.Fatalf("update not filtered/masked:\n%s", short(out))
+		t.Fatalf("update not filtered/masked:\n%s", dialecttest.Short(out))
 	}
 	out, err = rewriteSQL(t, "DELETE FROM customers WHERE id = ?", dec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "`region` = 'EU'") {
-		t.Fatalf("delete not filtered:\n%s", short(out))
+		t.Fatalf("delete not filtered:\n%s", dialecttest.Short(out))
 	}
 	for _, sql := range []string{"REPLACE INTO customers (id) VALUES (1)", "INSERT INTO customers (id) VALUES (1) ON DUPLICATE KEY UPDATE name = 'x'",
 		"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET name = 'x', id = 1 ORDER BY c.id",
@@ -302,7 +267,7 @@ func TestSessionStatementsPass(t *testing.T) {
 
 func TestContextFunctionsInlined(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": {
-		Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "name = current_user()", Policy: "own-row"}},
 	}}
 	out, err := rewriteSQL(t, "SELECT current_user(), CURRENT_USER, current_role() FROM customers", dec)
@@ -312,12 +277,12 @@ func TestContextFunctionsInlined(t *testing.T) {
 	// The result columns keep the names the application's text gives them.
 	for _, alias := range []string{" as `current_user()`", " as `CURRENT_USER`", " as `current_role()`"} {
 		if !strings.Contains(out, alias) {
-			t.Fatalf("the column named %q lost its name:\n%s", alias, short(out))
+			t.Fatalf("the column named %q lost its name:\n%s", alias, dialecttest.Short(out))
 		}
 		out = strings.Replace(out, alias, "", 1)
 	}
 	if strings.Contains(strings.ToLower(out), "current_user") || !strings.Contains(out, `'al''ice\\'`) || !strings.Contains(out, "'support'") {
-		t.Fatalf("context functions not inlined safely:\n%s", short(out))
+		t.Fatalf("context functions not inlined safely:\n%s", dialecttest.Short(out))
 	}
 	req := request("SELECT current_user()", nil)
 	req.Session = Session{Database: testCatalog().Schema, NoBackslashEscapes: true}
@@ -329,9 +294,9 @@ func TestContextFunctionsInlined(t *testing.T) {
 
 func TestMappingTableFilterIsUnderPolicy(t *testing.T) {
 	dec := map[string]*policy.Decision{
-		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM region_map m WHERE m.role = current_role() AND m.region = region)", Policy: "by-region"}}},
-		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: allAccess(),
+		"shop.region_map": {Table: policy.TableName{Schema: "shop", Table: "region_map"}, Allowed: dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "role <> 'hidden'", Policy: "map-filter"}}},
 	}
 	// The application's CTE named region_map must not capture the policy's table.
@@ -340,7 +305,7 @@ func TestMappingTableFilterIsUnderPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "from `shop`.`region_map`") || !strings.Contains(out, "`role` != 'hidden'") {
-		t.Fatalf("mapping table not qualified or not under its policy:\n%s", short(out))
+		t.Fatalf("mapping table not qualified or not under its policy:\n%s", dialecttest.Short(out))
 	}
 	// A filter reaching its own table again is refused.
 	dec["shop.region_map"].RowFilters = []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM customers)", Policy: "loop"}}
@@ -350,13 +315,13 @@ func TestMappingTableFilterIsUnderPolicy(t *testing.T) {
 }
 
 func TestPlaceholdersAndComments(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	out, err := rewriteSQL(t, "SELECT /*+ MAX_EXECUTION_TIME(1) */ name FROM customers /* c */ WHERE id = ? AND name = ? LIMIT ?", dec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out != "select `name` from `shop`.`customers` where `shop`.`customers`.`region` = 'EU' and (`id` = ? and `name` = ?) limit ?" {
-		t.Fatalf("placeholders/comments:\n%s", short(out))
+		t.Fatalf("placeholders/comments:\n%s", dialecttest.Short(out))
 	}
 	// The same through the fenced derived table (a condition that can
 	// fail, in a join).
@@ -365,17 +330,17 @@ func TestPlaceholdersAndComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "where `shop`.`customers`.`region` = 'EU' limit 18446744073709551615) as `customers` join `shop`.`orders` as `o` on `o`.`customer_id` = `customers`.`id` where `id` = ? and EXP(`id`) = ? limit ?") || strings.Contains(out, "/*") {
-		t.Fatalf("placeholders/comments:\n%s", short(out))
+		t.Fatalf("placeholders/comments:\n%s", dialecttest.Short(out))
 	}
 	// LIMIT ? OFFSET ? keeps its placeholders in their order (printed as
 	// LIMIT ?, ? they would swap).
 	out, err = rewriteSQL(t, "SELECT name FROM customers LIMIT ? OFFSET ?", dec)
 	if err != nil || !strings.HasSuffix(out, " limit ? offset ?") {
-		t.Fatalf("LIMIT ? OFFSET ?: %v\n%s", err, short(out))
+		t.Fatalf("LIMIT ? OFFSET ?: %v\n%s", err, dialecttest.Short(out))
 	}
 	out, err = rewriteSQL(t, "SELECT name FROM customers LIMIT ?, ?", dec)
 	if err != nil || !strings.HasSuffix(out, " limit ?, ?") {
-		t.Fatalf("LIMIT ?, ?: %v\n%s", err, short(out))
+		t.Fatalf("LIMIT ?, ?: %v\n%s", err, dialecttest.Short(out))
 	}
 	// An executable comment is refused: its contents would be code that
 	// only some server versions run.
@@ -398,7 +363,7 @@ func TestModeGuards(t *testing.T) {
 }
 
 func TestMultiStatement(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	res, err := Dialect{}.Rewrite(context.Background(), request("SELECT name FROM customers; SELECT ssn FROM customers", dec))
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +381,7 @@ func TestMultiStatement(t *testing.T) {
 // database the connection has switched to.
 func TestPolicyTablesResolveInThePolicySchema(t *testing.T) {
 	dec := map[string]*policy.Decision{
-		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: allAccess(),
+		"shop.customers": {Table: policy.TableName{Schema: "shop", Table: "customers"}, Allowed: dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "EXISTS (SELECT 1 FROM region_map m WHERE m.region = customers.region)", Policy: "by-region"}}},
 	}
 	req := request("SELECT * FROM shop.customers", dec)
@@ -426,7 +391,7 @@ func TestPolicyTablesResolveInThePolicySchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.SQL, "from `shop`.`region_map` as `m`") || strings.Contains(res.SQL, "`evil`") {
-		t.Fatalf("mapping table resolved in the connection's database:\n%s", short(res.SQL))
+		t.Fatalf("mapping table resolved in the connection's database:\n%s", dialecttest.Short(res.SQL))
 	}
 }
 
@@ -447,7 +412,7 @@ func TestRoleContextFunctions(t *testing.T) {
 }
 
 func TestSchemaChangesCannotEscapeAPolicy(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{
 		"ALTER TABLE customers ADD COLUMN ssn_copy VARCHAR(11) AS (ssn)",
 		"ALTER TABLE customers ADD COLUMN x VARCHAR(11) DEFAULT (ssn)",
@@ -479,9 +444,9 @@ func TestSchemaChangesCannotEscapeAPolicy(t *testing.T) {
 func TestPolicyTextDefectIsAPolicyError(t *testing.T) {
 	for _, sql := range []string{"SELECT id, total FROM orders", "SELECT o.total FROM orders o JOIN customers c ON c.id = o.customer_id"} {
 		for _, d := range []*policy.Decision{
-			{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "total = = 1", Policy: "bad-filter"}}},
-			{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "1) OR (1=1", Policy: "bad-filter"}}},
-			{Allowed: allAccess(), Masks: map[string]policy.Mask{"total": {Type: "CUSTOM", Expr: "{col} +", Policy: "bad-mask"}}},
+			{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "total = = 1", Policy: "bad-filter"}}},
+			{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "1) OR (1=1", Policy: "bad-filter"}}},
+			{Allowed: dialecttest.AllAccess(), Masks: map[string]policy.Mask{"total": {Type: "CUSTOM", Expr: "{col} +", Policy: "bad-mask"}}},
 		} {
 			_, err := rewriteSQL(t, sql, map[string]*policy.Decision{"shop.orders": d})
 			if !errors.Is(err, policy.ErrPolicy) || errors.Is(err, rewriter.ErrUnsupported) {
@@ -497,22 +462,13 @@ func TestPolicyTextDefectIsAPolicyError(t *testing.T) {
 // The driver keeps its prepared statements across transaction control
 // only: the parser, not the first word, decides what is.
 func TestTransactionControlIsClassified(t *testing.T) {
-	for sql, want := range map[string]bool{
+	dialecttest.TransactionControl(t, testDialect, map[string]bool{
 		"BEGIN": true, "  begin": true, "START TRANSACTION": true, "commit": true, "ROLLBACK": true,
 		"ROLLBACK TO SAVEPOINT a": true, "SAVEPOINT a": true, "RELEASE SAVEPOINT a": true,
 		"/* x */ BEGIN": true, "BEGIN; COMMIT": true,
 		"SET autocommit = 0": false, "USE shop": false, "SELECT 1": false, "COMMIT; SET autocommit = 0": false,
 		"BEGIN; SELECT 1": false,
-	} {
-		res, err := Dialect{}.Rewrite(context.Background(), request(sql, nil))
-		if err != nil {
-			t.Errorf("%q: %v", sql, err)
-			continue
-		}
-		if res.Effect.TransactionControl != want {
-			t.Errorf("%q: TransactionControl = %v, want %v", sql, res.Effect.TransactionControl, want)
-		}
-	}
+	})
 }
 
 func TestVerifyRefusesUnsanctionedTables(t *testing.T) {

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
@@ -30,23 +29,14 @@ type Session struct {
 	MariaDB bool
 }
 
-// sessionOf is the request's session state; a nil one is the default.
-func sessionOf(req *rewriter.Request) (Session, error) {
-	return rewriter.SessionOf[Session](req, "MySQL")
-}
-
 // ReadSession reads the connection's current database and sql_mode, and
 // refuses a connection whose character set sqe does not write literals
 // for, or on MariaDB whose default_regex_flags change how masks compute.
 func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Session, error) {
-	rows, err := q(ctx, "SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection")
+	row, err := rewriter.OneRow(ctx, q, "SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection", 5)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != 5 {
-		return nil, errors.New("unexpected result")
-	}
-	row := rows[0]
 	// sqe writes string literals for character sets in which a backslash
 	// byte is always a backslash; in gbk, sjis, big5 and the like a
 	// multibyte character can swallow the backslash that escapes a quote.
@@ -151,16 +141,8 @@ func (Dialect) SessionTable(policy.TableName) bool { return false }
 
 // Tables lists the tables and views outside the server's own schemas.
 func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
-	rows, err := q(ctx, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "+
+	return rewriter.TableNames(ctx, q, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "+
 		"WHERE TABLE_SCHEMA NOT IN ('information_schema', 'mysql', 'performance_schema', 'sys')")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]policy.TableName, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
-	}
-	return out, nil
 }
 
 // ConfirmingCodes is nil: the parser's grammar is MySQL's, not MariaDB's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -57,40 +58,25 @@ func TestReadSession(t *testing.T) {
 // classification gets NamedClasses, any other answer or an error does
 // not, and the answer is kept per server instance.
 func TestReadSessionNamedClasses(t *testing.T) {
-	_, want, _ := udf.ClassProbe(udf.MySQL)
 	probes := 0
-	server := func(host, probe string, probeErr error) rewriter.Query {
-		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
-			switch {
-			case q == "SELECT @@SESSION.default_regex_flags":
-				return [][]any{{""}}, nil
-			case q == serverIdentity:
-				return [][]any{{host, int64(3306), int64(1700000000)}}, nil
-			case strings.Contains(q, "REGEXP"):
-				probes++
-				return [][]any{{probe}}, probeErr
+	dialecttest.ReadSessionNamedClasses(t, dialecttest.ClassProbeServer{
+		Dialect: Dialect{}, Target: udf.MySQL, Probes: &probes, ProbeError: errors.New("refused"),
+		Connect: func(host, probe string, probeErr error) rewriter.Query {
+			return func(_ context.Context, q string, _ ...any) ([][]any, error) {
+				switch {
+				case q == "SELECT @@SESSION.default_regex_flags":
+					return [][]any{{""}}, nil
+				case q == serverIdentity:
+					return [][]any{{host, int64(3306), int64(1700000000)}}, nil
+				case strings.Contains(q, "REGEXP"):
+					probes++
+					return [][]any{{probe}}, probeErr
+				}
+				return [][]any{{"shop", "", "10.11.19-MariaDB", "utf8mb4", "utf8mb4"}}, nil
 			}
-			return [][]any{{"shop", "", "10.11.19-MariaDB", "utf8mb4", "utf8mb4"}}, nil
-		}
-	}
-	for _, c := range []struct {
-		host, probe string
-		err         error
-		named       bool
-	}{
-		{"same", want, nil, true},
-		{"differs", "1:0", nil, false},
-		{"fails", want, errors.New("refused"), false},
-	} {
-		s, err := Dialect{}.ReadSession(context.Background(), server(c.host, c.probe, c.err))
-		if err != nil || s.(Session).NamedClasses != c.named {
-			t.Errorf("%s: %+v %v, want NamedClasses %v", c.host, s, err, c.named)
-		}
-	}
-	before := probes
-	if s, err := (Dialect{}).ReadSession(context.Background(), server("same", "", nil)); err != nil || !s.(Session).NamedClasses || probes != before {
-		t.Errorf("the same server instance was probed again (%d probes) or lost its answer: %+v %v", probes-before, s, err)
-	}
+		},
+		Named: func(s rewriter.Session) bool { return s.(Session).NamedClasses },
+	})
 	// MySQL (not MariaDB) is never probed.
 	mysql8 := func(_ context.Context, q string, _ ...any) ([][]any, error) {
 		if q != "SELECT DATABASE(), @@SESSION.sql_mode, @@version, @@SESSION.character_set_client, @@SESSION.character_set_connection" {
@@ -106,11 +92,7 @@ func TestReadSessionNamedClasses(t *testing.T) {
 // TestAnotherDialectsSessionIsRefused: a session state the dialect did not
 // make is never taken for its default.
 func TestAnotherDialectsSessionIsRefused(t *testing.T) {
-	req := request("SELECT 1", nil)
-	req.Session = struct{ Path string }{"shop"}
-	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
-		t.Fatalf("want a refusal, got %v", err)
-	}
+	dialecttest.AnotherDialectsSessionIsRefused(t, testDialect, struct{ Path string }{"shop"})
 }
 
 // TestNoConfirmingCodes: a statement the MySQL dialect refused is never
@@ -127,7 +109,7 @@ func TestNoConfirmingCodes(t *testing.T) {
 // Go does gets masks that name the classes, the others the code point
 // lists, in the read form and in a write's guard alike.
 func TestNamedClassesReachTheMasks(t *testing.T) {
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
 		for _, named := range []bool{false, true} {
 			req := request(sql, decisions)
@@ -137,7 +119,7 @@ func TestNamedClassesReachTheMasks(t *testing.T) {
 				t.Fatalf("%s: %v", sql, err)
 			}
 			if got := strings.Contains(res.SQL, "p{Lu}"); got != named || len(res.SQL) > 2000 != !named {
-				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), short(res.SQL))
+				t.Errorf("%s, named classes %v: %d bytes: %s", sql, named, len(res.SQL), dialecttest.Short(res.SQL))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // A comparison between columns of different type families casts one side,
@@ -24,7 +25,7 @@ func TestComparisonsAcrossTypesAreFenced(t *testing.T) {
 		{Name: "ci", DataType: "text", ColumnType: "text", Nondeterministic: true},
 	}
 	dec := map[string]*policy.Decision{"shop.measures": {
-		Allowed:    allAccess(),
+		Allowed:    dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
 	}}
 	for _, c := range []struct {
@@ -70,7 +71,7 @@ func TestLikeOnNondeterministicCollationRefused(t *testing.T) {
 		{Name: "ci", DataType: "text", ColumnType: "text", Nondeterministic: true},
 	}
 	filtered := map[string]*policy.Decision{"shop.names": {
-		Allowed:    allAccess(),
+		Allowed:    dialecttest.AllAccess(),
 		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
 	}}
 	for _, q := range []string{

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // sameEncoding fails unless the generated encoder writes what
@@ -122,7 +123,7 @@ func TestEncoderWritesWhatProtoMarshalWrites(t *testing.T) {
 		sameEncoding(t, what, m)
 	}
 
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range walkCorpus(t) {
 		sameEncoding(t, sql, mustParse(t, sql))
 		if res, err := (Dialect{}).Rewrite(context.Background(), request(sql, decisions)); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 func TestCostlyFiltersAreFenced(t *testing.T) {
@@ -186,7 +187,7 @@ func TestFenceRule(t *testing.T) {
 	// In a policy's own expressions, a filter that is not simple or any
 	// mask fences the table the expression reads.
 	dec := simpleDecisions()
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{
 		Expr: "customer_id IN (SELECT c.id FROM customers c)", Policy: "mapped"}}}
 	out := mustRewrite(t, "SELECT total FROM orders WHERE id = 1", dec)
 	contains(t, out, "OFFSET 0) c")
@@ -241,8 +242,8 @@ func TestCursorsAreTheCallers(t *testing.T) {
 		t.Fatalf("cursor names:\n%s", a)
 	}
 	req := request("FETCH ALL FROM cur", dec)
-	req.View = &testView{user: req.User, decisions: dec}
-	req.View.(*testView).user.Name = "bob"
+	req.View = &dialecttest.View{Caller: req.User, Decisions: dec}
+	req.View.(*dialecttest.View).Caller.Name = "bob"
 	res, err := Dialect{}.Rewrite(context.Background(), req)
 	if err != nil || strings.Contains(res.SQL, "sqe6122abab967d_cur") {
 		t.Fatalf("another caller reaches the cursor: %v %v", res, err)

@@ -1,30 +1,17 @@
 package postgres
 
 import (
-	"errors"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
-	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 func quoteName(n string) string { return `"` + strings.ReplaceAll(n, `"`, `""`) + `"` }
 
-// refusedNaming asserts that sql is refused with ErrUnsupported and that
-// the error names what.
-func refusedNaming(t *testing.T, req *rewriter.Request, what string) {
-	t.Helper()
-	_, err := rewriteReq(t, req)
-	var re *rewriter.Error
-	if !errors.Is(err, rewriter.ErrUnsupported) || !errors.As(err, &re) {
-		t.Fatalf("%s: want ErrUnsupported naming %s, got %v", req.SQL, what, err)
-	}
-	if !strings.Contains(err.Error(), what) {
-		t.Fatalf("%s: the error does not name %s: %v", req.SQL, what, err)
-	}
-}
+var refusedNaming = testDialect.RefusedNaming
 
 func TestEveryListedFunctionPasses(t *testing.T) {
 	var names []string
@@ -47,7 +34,7 @@ func TestEveryListedFunctionPasses(t *testing.T) {
 }
 
 func TestRefusedFunctions(t *testing.T) {
-	for sql, name := range map[string]string{
+	dialecttest.RefusedFunctions(t, testDialect, map[string]string{
 		// The connection's statements and cursors: other callers' rewritten SQL.
 		"SELECT * FROM pg_prepared_statement()":                             "pg_prepared_statement",
 		"SELECT name, statement FROM pg_catalog.pg_prepared_statement()":    "pg_catalog.pg_prepared_statement",
@@ -116,9 +103,7 @@ func TestRefusedFunctions(t *testing.T) {
 		"SELECT 1 WHERE pg_catalog.pg_backend_pid() IN (SELECT pg_backend_pid())":                           "pg_backend_pid",
 		"SELECT * FROM xmltable('/a' PASSING calc(1) COLUMNS x int)":                                        "calc",
 		"SELECT o.id FROM orders o JOIN customers c USING (id) WHERE pg_backend_pid() IS NULL":              "pg_backend_pid",
-	} {
-		refusedNaming(t, request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()}), name)
-	}
+	})
 }
 
 func TestAllowedFunctions(t *testing.T) {
@@ -142,7 +127,7 @@ func TestAllowedFunctions(t *testing.T) {
 		// SQL-syntax forms the grammar turns into function calls.
 		"SELECT COLLATION FOR (name), overlay(name placing 'x' from 1), position('a' in name), substring(name from 1 for 2), trim(both 'x' from name), name IS NORMALIZED, now() AT TIME ZONE 'UTC', extract(year from now()), (1, 2) OVERLAPS (3, 4) FROM customers",
 	} {
-		mustRewrite(t, sql, map[string]*policy.Decision{"shop.customers": customersDecision()})
+		mustRewrite(t, sql, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
 	}
 }
 
@@ -155,31 +140,21 @@ func TestFunctionsAllowedByName(t *testing.T) {
 	}
 	// A qualified name allows that schema only; an unqualified one the
 	// unqualified call only.
-	req = request("SELECT other.fx(1)", nil)
-	req.AllowedFunctions = []string{"billing.fx", "fx"}
-	refusedNaming(t, req, "other.fx")
+	dialecttest.QualifiedFunctionAllowsItsSchemaOnly(t, testDialect)
 	req = request("SELECT billing.calc_tax(1)", nil)
 	req.AllowedFunctions = []string{"calc_tax"}
 	refusedNaming(t, req, "billing.calc_tax")
 	// A function that reads files stays refused whatever is allowed.
-	req = request("SELECT pg_read_file('/etc/passwd')", nil)
-	req.AllowedFunctions = []string{"pg_read_file"}
-	refusedNaming(t, req, "pg_read_file")
+	dialecttest.FileFunctionStaysRefused(t, testDialect, "SELECT pg_read_file('/etc/passwd')", "pg_read_file")
 }
 
 func TestPolicyExpressionsAreNotChecked(t *testing.T) {
-	d := customersDecision()
-	d.RowFilters = []policy.RowFilter{{Expr: "region = current_setting('app.region') AND shop.f(id) AND id::shop.mytype IS NOT NULL", Policy: "p"}}
-	d.Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "shop.mask_name({col})", Policy: "m"}
-	out := mustRewrite(t, "SELECT id, name FROM customers WHERE name > ''", map[string]*policy.Decision{"shop.customers": d})
-	contains(t, out, "current_setting", "shop.f(", "shop.mask_name(")
-	// Writes read masks of their target too.
-	out = mustRewrite(t, "UPDATE customers SET email = name WHERE id = 1", map[string]*policy.Decision{"shop.customers": d})
-	contains(t, out, "shop.mask_name(")
+	dialecttest.PolicyExpressionsAreNotChecked(t, testDialect, "region = current_setting('app.region') AND shop.f(id) AND id::shop.mytype IS NOT NULL", "shop.mask_name({col})",
+		[]string{"current_setting", "shop.f(", "shop.mask_name("})
 }
 
 func TestTypesOfCasts(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for sql, name := range map[string]string{
 		"SELECT null::customers": "customers",
 		"SELECT json_populate_record(null::customers, '{\"ssn\": \"x\"}')":     "customers",
@@ -246,7 +221,7 @@ func TestFunctionsInSchemaChanges(t *testing.T) {
 
 // allowingView is a View whose policy set allows functions by name.
 type allowingView struct {
-	*testView
+	*dialecttest.View
 	allowed []string
 }
 
@@ -255,7 +230,7 @@ func (v allowingView) AllowedFunctions() []string { return v.allowed }
 func TestFunctionsAllowedByThePolicySet(t *testing.T) {
 	req := request("SELECT calc_tax(total), billing.fx(1) FROM orders", nil)
 	refusedNaming(t, req, "calc_tax")
-	req.View = allowingView{testView: req.View.(*testView), allowed: []string{"calc_tax"}}
+	req.View = allowingView{View: req.View.(*dialecttest.View), allowed: []string{"calc_tax"}}
 	refusedNaming(t, req, "billing.fx")
 	req.AllowedFunctions = []string{"billing.fx"}
 	if _, err := rewriteReq(t, req); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -19,7 +20,7 @@ import (
 // sanctions — checked on the printed output, independently of the
 // rewriter's own bookkeeping.
 func FuzzRewrite(f *testing.F) {
-	for _, s := range []string{
+	dialecttest.FuzzRewrite(f, []string{
 		"SELECT * FROM customers",
 		"SELECT c.ssn FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.email LIKE $1",
 		"WITH RECURSIVE r AS (SELECT 1 AS id UNION ALL SELECT id + 1 FROM r) SELECT * FROM r, customers",
@@ -36,25 +37,9 @@ func FuzzRewrite(f *testing.F) {
 		"EXPLAIN SELECT 1; SET search_path = shop; SELECT 1",
 		"TABLE customers",
 		"SELECT DISTINCT ON (ssn) ssn, row_to_json(c) FROM customers c WHERE 1 / (CASE WHEN name = 'x' THEN 0 ELSE 1 END) = 1",
-	} {
-		f.Add(s)
-	}
-	// Half the inputs (by length) read customers under an IN-list filter,
-	// which is as simple as the comparison the other half read it under.
-	decs := [2]map[string]*policy.Decision{simpleDecisions(), simpleDecisions()}
-	listed := *decs[1]["shop.customers"]
-	listed.RowFilters = []policy.RowFilter{{Expr: "region IN ('EU', 'EEA')", Policy: "eu-list"}}
-	decs[1]["shop.customers"] = &listed
-	f.Fuzz(func(t *testing.T, sql string) {
-		dec := decs[len(sql)%2]
-		res, err := rewriteAll(context.Background(), request(sql, dec))
-		if err != nil {
-			var re *rewriter.Error
-			if !errors.As(err, &re) {
-				t.Fatalf("untyped error %T: %v", err, err)
-			}
-			return
-		}
+	}, simpleDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
+		return rewriteAll(context.Background(), request(sql, dec))
+	}, func(t *testing.T, sql string, res *rewriter.Result, dec map[string]*policy.Decision) {
 		tree, err := pg.Parse(res.SQL)
 		if err != nil {
 			t.Fatalf("output does not parse: %v\n%s\n%s", err, sql, res.SQL)

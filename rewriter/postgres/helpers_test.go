@@ -9,57 +9,8 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
-	"github.com/sqe-project/sqe/session"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
-
-// testView decides from a fixed map; tables it does not list are open.
-type testView struct {
-	policy.BaseView
-	user      session.User
-	decisions map[string]*policy.Decision
-}
-
-var _ policy.View = (*testView)(nil)
-
-func (v *testView) Decide(t policy.TableName) (*policy.Decision, error) {
-	if d, ok := v.decisions[t.Key()]; ok {
-		c := *d
-		c.Table = t
-		return &c, nil
-	}
-	return &policy.Decision{Table: t, Allowed: allAccess()}, nil
-}
-func (v *testView) Fingerprint() string { return v.user.Name }
-func (v *testView) User() session.User  { return v.user }
-
-func allAccess() map[policy.Access]bool {
-	m := map[policy.Access]bool{}
-	for _, a := range policy.Accesses {
-		m[a] = true
-	}
-	return m
-}
-
-func accessExcept(denied ...policy.Access) map[policy.Access]bool {
-	m := allAccess()
-	for _, a := range denied {
-		delete(m, a)
-	}
-	return m
-}
-
-// customersDecision filters, masks and restricts shop.customers.
-func customersDecision() *policy.Decision {
-	return &policy.Decision{
-		Allowed:    allAccess(),
-		RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
-		Masks: map[string]policy.Mask{
-			"ssn":   {Type: "MASK_SHOW_LAST_4", Policy: "ssn-last4"},
-			"email": {Type: "MASK_NULL", Policy: "email-null"},
-		},
-		Restricted: map[string]string{"salary": "no-salary"},
-	}
-}
 
 func testCatalog() *rewriter.StaticCatalog {
 	str := func(n string, l string) rewriter.Column {
@@ -82,28 +33,17 @@ func testCatalog() *rewriter.StaticCatalog {
 	}}
 }
 
-func testUser() session.User {
-	return session.User{Name: `al'ice\`, PrimaryRole: "support"}
-}
-
 func request(sql string, decisions map[string]*policy.Decision) *rewriter.Request {
 	cat := testCatalog()
-	u := testUser()
-	return &rewriter.Request{
-		SQL:     sql,
-		View:    &testView{user: u, decisions: decisions},
-		User:    u,
-		Catalog: cat,
-		Session: NewSession(cat.Path, false),
-	}
+	return dialecttest.Request(sql, decisions, cat, NewSession(cat.Path, false))
 }
 
-// short keeps failure messages readable: mask expressions are long.
-func short(s string) string {
-	if len(s) > 900 {
-		return s[:450] + " … " + s[len(s)-450:]
-	}
-	return s
+// testDialect drives the cases both dialects share.
+var testDialect = dialecttest.Dialect{
+	Rewriter: Dialect{},
+	Syntax:   Syntax,
+	Request:  request,
+	Rewrite:  rewriteReq,
 }
 
 func mustParse(t testing.TB, sql string) *pg.ParseResult {
@@ -150,7 +90,7 @@ func contains(t testing.TB, out string, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
 		if !strings.Contains(out, p) {
-			t.Fatalf("output lacks %q:\n%s", p, short(out))
+			t.Fatalf("output lacks %q:\n%s", p, dialecttest.Short(out))
 		}
 	}
 }
@@ -159,7 +99,7 @@ func lacks(t testing.TB, out string, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
 		if strings.Contains(out, p) {
-			t.Fatalf("output has %q:\n%s", p, short(out))
+			t.Fatalf("output has %q:\n%s", p, dialecttest.Short(out))
 		}
 	}
 }

@@ -7,13 +7,14 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // A three-part name naming the connection's database reads as
 // schema.table (and db.schema.table.column as schema.table.column), under
 // the table's policy; another database, or an unknown one, is refused.
 func TestThreePartNames(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, c := range []struct{ sql, want string }{
 		{"SELECT id FROM shopdb.shop.orders", "FROM shop.orders"},
 		{"SELECT shopdb.shop.orders.id FROM shopdb.shop.orders", "SELECT shop.orders.id FROM shop.orders"},
@@ -32,7 +33,7 @@ func TestThreePartNames(t *testing.T) {
 			t.Fatalf("%s: %v", c.sql, err)
 		}
 		if !strings.Contains(res.SQL, c.want) || strings.Contains(res.SQL, "shopdb") {
-			t.Errorf("%s: %s, want %q and no database name", c.sql, short(res.SQL), c.want)
+			t.Errorf("%s: %s, want %q and no database name", c.sql, dialecttest.Short(res.SQL), c.want)
 		}
 	}
 	for _, sql := range []string{

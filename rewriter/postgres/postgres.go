@@ -32,14 +32,10 @@ func (Dialect) Syntax() rewriter.Syntax { return Syntax }
 // server whose character classes are not known (masks list them).
 var Syntax rewriter.Syntax = syntax{}
 
-// syntax is the PostgreSQL syntax; namedClasses is the connection's
-// Session.NamedClasses.
-type syntax struct{ namedClasses bool }
+// syntax is the PostgreSQL syntax, for a connection (rewriter.SyntaxBase).
+type syntax struct{ rewriter.SyntaxBase }
 
 func (syntax) UDF() udf.Dialect { return udf.Postgres }
-
-// NamedClasses reports the connection's Session.NamedClasses.
-func (s syntax) NamedClasses() bool { return s.namedClasses }
 
 // QuoteIdent always double-quotes, doubling any double quote in the name:
 // the result is one identifier with exactly the name's case.
@@ -49,20 +45,10 @@ func (syntax) QuoteIdent(name string) string {
 
 // CanonicalExpr parses text as exactly one expression and returns it as
 // the PostgreSQL deparser prints it.
-func (syntax) CanonicalExpr(text string) (string, error) {
-	return canonicalExprs.Do(text, canonicalExpr)
-}
+func (syntax) CanonicalExpr(text string) (string, error) { return canonicalExprs.Of(text) }
 
-// canonicalExprs remembers CanonicalExpr's answers.
-var canonicalExprs = rewriter.TextMemo{Max: maxCachedExprs}
-
-func canonicalExpr(text string) (string, error) {
-	e, err := parseExpr(text)
-	if err != nil {
-		return "", err
-	}
-	return deparseExpr(e)
-}
+// canonicalExprs is CanonicalExpr's form, remembered by text.
+var canonicalExprs = rewriter.NewExprForm(maxCachedExprs, parseExpr, deparseExpr)
 
 // parse runs the PostgreSQL parser. Text holding a NUL byte is refused: the
 // parser reads C strings and would see only a prefix of it.
@@ -219,7 +205,8 @@ func (Dialect) Rewrite(ctx context.Context, req *rewriter.Request) (*rewriter.Re
 // rewriteAll is Rewrite without the panic guard (the fuzz target calls it,
 // so that a panic is a finding).
 func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, error) {
-	sess, err := sessionOf(req)
+	// A nil session state is the default; another dialect's is refused.
+	sess, err := rewriter.SessionOf[Session](req, "PostgreSQL")
 	if err != nil {
 		return nil, err
 	}

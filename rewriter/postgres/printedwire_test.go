@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // samePrinted fails unless a and b keep the same kind and tables.
@@ -28,7 +29,7 @@ func samePrinted(t *testing.T, what string, got, want rewriter.Printed) {
 // as rewritten, reading the parser's encoding gives what printed gives of
 // the decoded tree; a text of several statements is refused.
 func TestPrintedFromWireMatchesTheDecodedTree(t *testing.T) {
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	single, several := 0, 0
 	for _, sql := range walkCorpus(t) {
 		texts := []string{sql}

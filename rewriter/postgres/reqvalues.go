@@ -35,7 +35,7 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 			if w == nil {
 				return false, rewriter.Unsupported("a request value sits where no value may")
 			}
-			c, err := requestValueConst(value, i)
+			c, err := valueConsts.Of(value, i)
 			if err != nil {
 				return false, err
 			}
@@ -46,13 +46,7 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 			if !isString || sv.Sval == nil {
 				return false, nil
 			}
-			s, err := policy.ReplaceRequestValueMarkers(sv.Sval.Sval, func(i int) (string, error) {
-				v, err := value(i)
-				if err != nil {
-					return "", err
-				}
-				return rewriter.RequestValueText(v)
-			})
+			s, err := rewriter.RequestValuesInString(sv.Sval.Sval, value)
 			if err != nil {
 				return false, err
 			}
@@ -69,23 +63,11 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 	return deparseExpr(holder.Val)
 }
 
-// requestValueConst is the constant node of request value i in a column
-// reference's place (rewriter.RequestValueLiteral).
-func requestValueConst(value func(i int) (policy.RequestValue, error), i int) (*pg.Node, error) {
-	v, err := value(i)
-	if err != nil {
-		return nil, err
-	}
-	switch rewriter.RequestValueLiteral(v) {
-	case rewriter.LiteralNull:
-		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}}, nil
-	case rewriter.LiteralNumber:
-		// A plain decimal number, read by the parser as the number it is.
-		return parseExpr(v.Value)
-	}
-	s, err := rewriter.RequestValueText(v)
-	if err != nil {
-		return nil, err
-	}
-	return stringConst(s)
+// valueConsts are the constant nodes of request values in a column
+// reference's place; a plain decimal number is read by the parser as the
+// number it is.
+var valueConsts = rewriter.ValueLiterals[*pg.Node]{
+	Null:   func() *pg.Node { return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}} },
+	Number: parseExpr,
+	String: stringConst,
 }

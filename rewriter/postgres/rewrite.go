@@ -49,7 +49,7 @@ type rewrite struct {
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
 	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{},
-		syntax: syntax{namedClasses: sess.NamedClasses}}
+		syntax: syntax{rewriter.SyntaxBase{Named: sess.NamedClasses}}}
 	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
 	return r
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/session"
 )
 
@@ -19,7 +20,7 @@ import (
 func simpleDecisions() map[string]*policy.Decision {
 	return map[string]*policy.Decision{
 		"shop.customers": {
-			Allowed:    allAccess(),
+			Allowed:    dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "region = 'EU'", Policy: "eu-only"}},
 			Masks: map[string]policy.Mask{
 				"ssn":   {Type: "CUSTOM", Expr: "right({col}, 4)", Policy: "ssn-last4"},
@@ -28,11 +29,11 @@ func simpleDecisions() map[string]*policy.Decision {
 			Restricted: map[string]string{"salary": "no-salary"},
 		},
 		"shop.region_map": {
-			Allowed:    allAccess(),
+			Allowed:    dialecttest.AllAccess(),
 			RowFilters: []policy.RowFilter{{Expr: "role = current_role", Policy: "own-role"}},
 		},
 		"shop.audit": {
-			Allowed:  accessExcept(policy.Select, policy.Update),
+			Allowed:  dialecttest.AccessExcept(policy.Select, policy.Update),
 			DeniedBy: map[policy.Access]string{policy.Select: "no-audit", policy.Update: "no-audit-writes"},
 		},
 	}
@@ -197,18 +198,18 @@ func assertDerived(t *testing.T, out string) {
 			}
 			n++
 			if !bases[rv] {
-				t.Fatalf("a reference to customers is not a derived table:\n%s", short(out))
+				t.Fatalf("a reference to customers is not a derived table:\n%s", dialecttest.Short(out))
 			}
 		}
 	}
 	if n == 0 {
-		t.Fatalf("no reference to customers:\n%s", short(out))
+		t.Fatalf("no reference to customers:\n%s", dialecttest.Short(out))
 	}
 	if !strings.Contains(out, "region = 'EU'") {
-		t.Fatalf("row filter missing:\n%s", short(out))
+		t.Fatalf("row filter missing:\n%s", dialecttest.Short(out))
 	}
 	if strings.Contains(out, "salary") {
-		t.Fatalf("restricted column in output:\n%s", short(out))
+		t.Fatalf("restricted column in output:\n%s", dialecttest.Short(out))
 	}
 }
 
@@ -288,7 +289,7 @@ func TestReadsEverywhereUseTheDerivedTable(t *testing.T) {
 }
 
 func TestRealMaskParses(t *testing.T) {
-	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	dec := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	for _, sql := range []string{
 		"SELECT * FROM customers",
 		"UPDATE customers SET name = ssn WHERE ssn LIKE '%1' RETURNING *",
@@ -394,7 +395,7 @@ func TestDeniedTable(t *testing.T) {
 
 func TestLockingNeedsUpdate(t *testing.T) {
 	dec := simpleDecisions()
-	dec["shop.orders"] = &policy.Decision{Allowed: accessExcept(policy.Update), DeniedBy: map[policy.Access]string{policy.Update: "read-only"}}
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AccessExcept(policy.Update), DeniedBy: map[policy.Access]string{policy.Update: "read-only"}}
 	if _, err := rewriteSQL(t, "SELECT * FROM orders", dec); err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +542,7 @@ func TestContextFunctionsRoundTrip(t *testing.T) {
 
 func TestContextFunctionsInPolicies(t *testing.T) {
 	dec := simpleDecisions()
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{
 		Expr:   "EXISTS (SELECT 1 FROM region_map m WHERE m.role = current_role AND m.region = 'EU') OR current_user = 'admin'",
 		Policy: "mapped",
 	}}}
@@ -572,7 +573,7 @@ func tableKeys(ts []policy.TableName) string {
 
 func TestPolicyExpressionsAreIsolated(t *testing.T) {
 	dec := simpleDecisions()
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{
 		Expr: "customer_id IN (SELECT m.region::int FROM region_map m)", Policy: "mapped",
 	}}}
 	// The application's CTE named like the mapping table is not what the
@@ -602,24 +603,24 @@ func TestPolicyExpressionsAreIsolated(t *testing.T) {
 		"EXISTS (SELECT 1 FROM region_map m WHERE m.role = o.total)",
 		"EXISTS (SELECT 1 FROM region_map m WHERE nothing_here = 1)",
 	} {
-		dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: expr, Policy: "bad"}}}
+		dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: expr, Policy: "bad"}}}
 		_, err := rewriteSQL(t, "SELECT * FROM (SELECT 1 AS no_such_column, 2 AS nothing_here) o, orders", dec)
 		wantKind(t, err, rewriter.ErrUnsupported)
 	}
 
 	// A policy reaching its own table again, directly or through another.
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM orders)", Policy: "self"}}}
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM orders)", Policy: "self"}}}
 	_, err = rewriteSQL(t, "SELECT * FROM orders", dec)
 	wantKind(t, err, rewriter.ErrUnsupported)
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM public.items)", Policy: "a"}}}
-	dec["public.items"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM shop.orders)", Policy: "b"}}}
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM public.items)", Policy: "a"}}}
+	dec["public.items"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM shop.orders)", Policy: "b"}}}
 	_, err = rewriteSQL(t, "SELECT * FROM orders", dec)
 	wantKind(t, err, rewriter.ErrUnsupported)
 
 	// Text that is not one expression never reaches the statement; it is
 	// a defect of the policy, and the error says so and names the rule.
 	for _, expr := range []string{"1) OR (1=1", "true; DROP TABLE x", "1 FROM customers", "*", "x AS y"} {
-		dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: expr, Policy: "bad"}}}
+		dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: expr, Policy: "bad"}}}
 		_, err := rewriteSQL(t, "SELECT * FROM orders", dec)
 		wantKind(t, err, policy.ErrPolicy)
 		if !strings.Contains(err.Error(), "policy error") || !strings.Contains(err.Error(), `"bad"`) {
@@ -635,7 +636,7 @@ func TestPolicyDepthLimit(t *testing.T) {
 		name := "t" + string(rune('a'+i))
 		cat.Tables["shop."+name] = []rewriter.Column{{Name: "id", DataType: "integer", ColumnType: "integer"}}
 		next := "t" + string(rune('a'+i+1))
-		dec["shop."+name] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM " + next + ")", Policy: name}}}
+		dec["shop."+name] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "id IN (SELECT id FROM " + next + ")", Policy: name}}}
 	}
 	req := request("SELECT * FROM ta", dec)
 	req.Catalog = cat
@@ -713,7 +714,7 @@ func TestRefusedStatements(t *testing.T) {
 
 func TestForbiddenFunctionInPolicy(t *testing.T) {
 	dec := simpleDecisions()
-	dec["shop.orders"] = &policy.Decision{Allowed: allAccess(), RowFilters: []policy.RowFilter{{Expr: "pg_read_file('x') IS NOT NULL", Policy: "bad"}}}
+	dec["shop.orders"] = &policy.Decision{Allowed: dialecttest.AllAccess(), RowFilters: []policy.RowFilter{{Expr: "pg_read_file('x') IS NOT NULL", Policy: "bad"}}}
 	_, err := rewriteSQL(t, "SELECT * FROM orders", dec)
 	wantKind(t, err, rewriter.ErrUnsupported)
 }
@@ -828,7 +829,7 @@ func TestDDLAccess(t *testing.T) {
 	deny := func(a policy.Access) map[string]*policy.Decision {
 		d := simpleDecisions()
 		for _, k := range []string{"shop.orders", "shop.t", "shop.v", "shop.orders2"} {
-			d[k] = &policy.Decision{Allowed: accessExcept(a), DeniedBy: map[policy.Access]string{a: "no-" + string(a)}}
+			d[k] = &policy.Decision{Allowed: dialecttest.AccessExcept(a), DeniedBy: map[policy.Access]string{a: "no-" + string(a)}}
 		}
 		return d
 	}
@@ -977,7 +978,7 @@ func TestSchemaQualifiedColumns(t *testing.T) {
 			if err == nil && !strings.Contains(out, "shop.customers.id FROM") {
 				// schema.table.column of an aliased table is left for the
 				// server to reject.
-				t.Fatalf("accepted: %s", short(out))
+				t.Fatalf("accepted: %s", dialecttest.Short(out))
 			}
 			if err != nil {
 				wantKind(t, err, rewriter.ErrUnsupported)
@@ -1146,20 +1147,11 @@ func TestCommentOnIsQualified(t *testing.T) {
 // The driver keeps its prepared statements across transaction control
 // only: the parser, not the first word, decides what is.
 func TestTransactionControlIsClassified(t *testing.T) {
-	for sql, want := range map[string]bool{
+	dialecttest.TransactionControl(t, testDialect, map[string]bool{
 		"BEGIN": true, "  begin work": true, "START TRANSACTION": true, "commit": true, "END": true, "ROLLBACK": true,
 		"ROLLBACK TO SAVEPOINT a": true, "SAVEPOINT a": true, "RELEASE SAVEPOINT a": true,
 		"/* x */ BEGIN": true, "BEGIN; COMMIT": true,
 		"SET search_path = public": false, "SELECT 1": false, "SAVEPOINT a; SET search_path = public": false,
 		"BEGIN; SELECT 1": false,
-	} {
-		res, err := Dialect{}.Rewrite(context.Background(), request(sql, nil))
-		if err != nil {
-			t.Errorf("%q: %v", sql, err)
-			continue
-		}
-		if res.Effect.TransactionControl != want {
-			t.Errorf("%q: TransactionControl = %v, want %v", sql, res.Effect.TransactionControl, want)
-		}
-	}
+	})
 }

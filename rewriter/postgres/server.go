@@ -46,11 +46,6 @@ func (s Session) SearchPath() []string {
 	return strings.Split(s.path, "\x00")
 }
 
-// sessionOf is the request's session state; a nil one is the default.
-func sessionOf(req *rewriter.Request) (Session, error) {
-	return rewriter.SessionOf[Session](req, "PostgreSQL")
-}
-
 // ReadSession reads the connection's effective search path and
 // standard_conforming_strings and current database, and refuses a
 // client_encoding other than UTF8: the parser reads UTF-8, and the server
@@ -64,19 +59,16 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 	for _, r := range rows {
 		path = append(path, rewriter.Text(r[0]))
 	}
-	rows, err = q(ctx, settingsQuery)
+	settings, err := rewriter.OneRow(ctx, q, settingsQuery, 4)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != 4 {
-		return nil, errors.New("unexpected result")
-	}
-	if enc := rewriter.Text(rows[0][1]); !strings.EqualFold(enc, "UTF8") {
+	if enc := rewriter.Text(settings[1]); !strings.EqualFold(enc, "UTF8") {
 		return nil, rewriter.Unsupported("the connection's client_encoding is %s: sqe supports UTF8", enc)
 	}
-	s := NewSession(path, !strings.EqualFold(rewriter.Text(rows[0][0]), "on"))
-	s.Database = rewriter.Text(rows[0][2])
-	s.NamedClasses = rewriter.NamedClasses(ctx, q, udf.Postgres, rewriter.Text(rows[0][3]))
+	s := NewSession(path, !strings.EqualFold(rewriter.Text(settings[0]), "on"))
+	s.Database = rewriter.Text(settings[2])
+	s.NamedClasses = rewriter.NamedClasses(ctx, q, udf.Postgres, rewriter.Text(settings[3]))
 	return s, nil
 }
 
@@ -141,16 +133,8 @@ func (Dialect) SessionTable(t policy.TableName) bool { return t.Schema == "pg_te
 // foreign tables outside pg_catalog, information_schema and the TOAST
 // schemas.
 func (Dialect) Tables(ctx context.Context, q rewriter.Query) ([]policy.TableName, error) {
-	rows, err := q(ctx, "SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
+	return rewriter.TableNames(ctx, q, "SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
 		"WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]policy.TableName, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, policy.TableName{Schema: rewriter.Text(r[0]), Table: rewriter.Text(r[1])})
-	}
-	return out, nil
 }
 
 // ConfirmingCodes: the dialect parses with PostgreSQL's own parser, so the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -54,38 +55,24 @@ func TestReadSession(t *testing.T) {
 // classification gets NamedClasses, any other answer or an error does
 // not, and the answer is kept per server instance.
 func TestReadSessionNamedClasses(t *testing.T) {
-	_, want, _ := udf.ClassProbe(udf.Postgres)
 	probes := 0
-	server := func(instance, probe string, probeErr error) rewriter.Query {
-		return func(_ context.Context, q string, _ ...any) ([][]any, error) {
-			switch {
-			case q == settingsQuery:
-				return [][]any{{"on", "UTF8", "shop", instance}}, nil
-			case strings.Contains(q, "generate_series"):
-				probes++
-				return [][]any{{probe}}, probeErr
+	dialecttest.ReadSessionNamedClasses(t, dialecttest.ClassProbeServer{
+		Dialect: Dialect{}, Target: udf.Postgres, Probes: &probes,
+		ProbeError: errors.New(`collation "pg_catalog.und-x-icu" does not exist`),
+		Connect: func(instance, probe string, probeErr error) rewriter.Query {
+			return func(_ context.Context, q string, _ ...any) ([][]any, error) {
+				switch {
+				case q == settingsQuery:
+					return [][]any{{"on", "UTF8", "shop", "postgres | " + instance}}, nil
+				case strings.Contains(q, "generate_series"):
+					probes++
+					return [][]any{{probe}}, probeErr
+				}
+				return [][]any{{"public"}}, nil
 			}
-			return [][]any{{"public"}}, nil
-		}
-	}
-	for _, c := range []struct {
-		instance, probe string
-		err             error
-		named           bool
-	}{
-		{"postgres | same", want, nil, true},
-		{"postgres | differs", "1:0", nil, false},
-		{"postgres | fails", want, errors.New(`collation "pg_catalog.und-x-icu" does not exist`), false},
-	} {
-		s, err := Dialect{}.ReadSession(context.Background(), server(c.instance, c.probe, c.err))
-		if err != nil || s.(Session).NamedClasses != c.named {
-			t.Errorf("%s: %+v %v, want NamedClasses %v", c.instance, s, err, c.named)
-		}
-	}
-	before := probes
-	if s, err := (Dialect{}).ReadSession(context.Background(), server("postgres | same", "", nil)); err != nil || !s.(Session).NamedClasses || probes != before {
-		t.Errorf("the same server instance was probed again (%d probes) or lost its answer: %+v %v", probes-before, s, err)
-	}
+		},
+		Named: func(s rewriter.Session) bool { return s.(Session).NamedClasses },
+	})
 }
 
 // TestNamedClassesReachTheMasks: a connection whose server classifies as
@@ -94,7 +81,7 @@ func TestReadSessionNamedClasses(t *testing.T) {
 func TestNamedClassesReachTheMasks(t *testing.T) {
 	for _, sql := range []string{"SELECT ssn FROM customers", "UPDATE customers SET name = 'x' WHERE ssn = '1234'"} {
 		for _, named := range []bool{false, true} {
-			req := request(sql, map[string]*policy.Decision{"shop.customers": customersDecision()})
+			req := request(sql, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
 			sess := req.Session.(Session)
 			sess.NamedClasses = named
 			req.Session = sess
@@ -110,11 +97,7 @@ func TestNamedClassesReachTheMasks(t *testing.T) {
 }
 
 func TestAnotherDialectsSessionIsRefused(t *testing.T) {
-	req := request("SELECT 1", nil)
-	req.Session = struct{ Database string }{"shop"}
-	if _, err := (Dialect{}).Rewrite(context.Background(), req); !errors.Is(err, rewriter.ErrUnsupported) {
-		t.Fatalf("want a refusal, got %v", err)
-	}
+	dialecttest.AnotherDialectsSessionIsRefused(t, testDialect, struct{ Database string }{"shop"})
 }
 
 func TestConfirmingCodes(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // TestVacuumAndAnalyze: maintenance of named tables the caller reads
@@ -16,7 +17,7 @@ import (
 // not alter are refused.
 func TestVacuumAndAnalyze(t *testing.T) {
 	noAlter := &policy.Decision{Allowed: map[policy.Access]bool{policy.Select: true}, DeniedBy: map[policy.Access]string{policy.Alter: "ro"}}
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision(), "shop.audit": noAlter}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision(), "shop.audit": noAlter}
 	for sql, want := range map[string]string{
 		"VACUUM orders":                        "VACUUM shop.orders",
 		"ANALYZE orders":                       "ANALYZE shop.orders",

@@ -3,14 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -20,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // reflectWalk is the reference the generated walk is held to: a walk by
@@ -271,64 +265,19 @@ func TestWalkRefusesAForeignMessage(t *testing.T) {
 	}
 }
 
-// walkCorpus is every statement the package's tests, its fuzz seed corpus
-// and the driver's adversarial corpus hold that the parser reads: the
-// string literals of those Go files and the corpus entries.
+// walkCorpus is every statement the package's tests, the cases it shares
+// (dialecttest), its fuzz seed corpus and the driver's adversarial and
+// other corpora hold that the parser reads: the string literals of those
+// Go files and the corpus entries.
 func walkCorpus(t *testing.T) []string {
-	var files []string
-	for _, pattern := range []string{"*_test.go", "../../adversarial*_test.go", "../../*corpus*_test.go"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	seen := map[string]bool{}
 	var out []string
-	add := func(s string) {
-		s = strings.NewReplacer("{S}", "shop", "{N}", "n1").Replace(s)
-		if seen[s] || strings.TrimSpace(s) == "" {
-			return
-		}
-		seen[s] = true
+	for _, s := range dialecttest.Corpus(t, "*_test.go", "../internal/dialecttest/*.go", "../../adversarial*_test.go", "../../*corpus*_test.go") {
 		if _, err := pg.Parse(s); err == nil {
 			out = append(out, s)
 		}
 	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil {
-					add(s)
-				}
-			}
-			return true
-		})
-	}
-	seeds, err := filepath.Glob("testdata/fuzz/FuzzRewrite/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range seeds {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "string("); ok {
-				if s, err := strconv.Unquote(strings.TrimSuffix(v, ")")); err == nil {
-					add(s)
-				}
-			}
-		}
-	}
-	if len(seeds) < 100 || len(out) < 1000 {
-		t.Fatalf("corpus too small: %d seed files, %d statements", len(seeds), len(out))
+	if len(out) < 1000 {
+		t.Fatalf("corpus too small: %d statements", len(out))
 	}
 	return out
 }
@@ -339,7 +288,7 @@ func walkCorpus(t *testing.T) []string {
 // everywhere and when it stops at subqueries; and the same result when
 // the visitor replaces what a Node holds.
 func TestWalkMatchesTheReflectiveWalk(t *testing.T) {
-	decisions := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	decisions := map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()}
 	notSubqueries := func(m proto.Message) bool {
 		switch m.(type) {
 		case *pg.SubLink, *pg.RangeSubselect, *pg.CommonTableExpr:
