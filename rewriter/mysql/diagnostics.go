@@ -55,19 +55,11 @@ var diagnosticsItems = map[bool][]string{
 // readDiagnostics reads sql, which did not parse, as a GET DIAGNOSTICS.
 // It returns nil when sql is not one.
 func readDiagnostics(sql string) *diagnosticsStmt {
-	var toks []sqlToken
-	if !tokens(sql, func(t sqlToken) bool {
-		toks = append(toks, t)
-		return true
-	}) {
+	l, ok := readTokens(sql)
+	if !ok {
 		return nil
 	}
-	word := func(i int) string {
-		if i >= len(toks) {
-			return ""
-		}
-		return strings.ToLower(sql[toks[i].start:toks[i].end])
-	}
+	toks, word := l.toks, l.word
 	if word(0) != "get" {
 		return nil
 	}

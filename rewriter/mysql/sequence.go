@@ -98,21 +98,11 @@ func (s *sequenceStmt) kind() string {
 // SEQUENCE. It returns nil when sql is not one: then the parser's own
 // error stands.
 func readSequence(sql string) *sequenceStmt {
-	var toks []sqlToken
-	if !tokens(sql, func(t sqlToken) bool {
-		toks = append(toks, t)
-		return true
-	}) {
+	l, ok := readTokens(sql)
+	if !ok {
 		return nil
 	}
-	// word is a token as a keyword: its text, lower-cased; a quoted name
-	// keeps its quotes and is no keyword.
-	word := func(i int) string {
-		if i >= len(toks) {
-			return ""
-		}
-		return strings.ToLower(sql[toks[i].start:toks[i].end])
-	}
+	toks, word := l.toks, l.word
 	s := &sequenceStmt{verb: word(0)}
 	i := 1
 	switch s.verb {

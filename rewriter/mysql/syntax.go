@@ -3,6 +3,7 @@ package mysql
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -93,4 +94,30 @@ func tokens(sql string, yield func(sqlToken) bool) bool {
 			return true
 		}
 	}
+}
+
+// tokenList is a statement's tokens, read whole.
+type tokenList struct {
+	sql  string
+	toks []sqlToken
+}
+
+// readTokens reads every token of sql; ok is false when the tokenizer
+// stopped at something it cannot read.
+func readTokens(sql string) (l tokenList, ok bool) {
+	l.sql = sql
+	ok = tokens(sql, func(t sqlToken) bool {
+		l.toks = append(l.toks, t)
+		return true
+	})
+	return l, ok
+}
+
+// word is token i as a keyword: its text, lower-cased ("" past the end);
+// a quoted name keeps its quotes, so it is no keyword.
+func (l tokenList) word(i int) string {
+	if i >= len(l.toks) {
+		return ""
+	}
+	return strings.ToLower(l.sql[l.toks[i].start:l.toks[i].end])
 }

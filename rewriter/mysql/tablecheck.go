@@ -67,19 +67,11 @@ func (s *tableCheckStmt) kind() string {
 // readTableCheck reads sql, which did not parse, as a CHECK TABLE or
 // CHECKSUM TABLE. It returns nil when sql is not one.
 func readTableCheck(sql string) *tableCheckStmt {
-	var toks []sqlToken
-	if !tokens(sql, func(t sqlToken) bool {
-		toks = append(toks, t)
-		return true
-	}) {
+	l, ok := readTokens(sql)
+	if !ok {
 		return nil
 	}
-	word := func(i int) string {
-		if i >= len(toks) {
-			return ""
-		}
-		return strings.ToLower(sql[toks[i].start:toks[i].end])
-	}
+	toks, word := l.toks, l.word
 	s := &tableCheckStmt{verb: word(0)}
 	options, ok := tableCheckOptions[s.verb]
 	if !ok || word(1) != "table" {
