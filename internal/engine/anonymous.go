@@ -96,13 +96,14 @@ const (
 	digits  = "0123456789"
 )
 
+// onlyOf reports whether s is not empty and made of bytes of set.
 func onlyOf(s, set string) bool {
 	for i := 0; i < len(s); i++ {
-		if !strings.ContainsRune(set, rune(s[i])) {
+		if strings.IndexByte(set, s[i]) < 0 {
 			return false
 		}
 	}
-	return s != "" || set == ""
+	return s != ""
 }
 
 // plainString reports whether src, a string literal as written, is '…'

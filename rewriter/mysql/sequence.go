@@ -126,25 +126,8 @@ func readSequence(sql string) *sequenceStmt {
 	} else if s.verb != "create" && word(i) == "if" && word(i+1) == "exists" {
 		s.ifExists, i = true, i+2
 	}
-	for {
-		// A name: one token, or two joined by a dot.
-		end := i + 1
-		if word(i+1) == "." {
-			end = i + 3
-		}
-		if end > len(toks) {
-			return nil
-		}
-		name, ok := sequenceName(sql[toks[i].start:toks[end-1].end])
-		if !ok {
-			return nil
-		}
-		s.names = append(s.names, name)
-		i = end
-		if s.verb != "drop" || word(i) != "," {
-			break
-		}
-		i++
+	if s.names, i, ok = l.tableNames(i, s.verb == "drop"); !ok {
+		return nil
 	}
 	// The options, each a phrase and, where it takes one, an integer.
 	integer := func() bool {
@@ -249,6 +232,32 @@ func sequenceName(text string) (sqlparser.TableName, bool) {
 		return sqlparser.TableName{}, false
 	}
 	return d.FromTables[0], true
+}
+
+// tableNames reads the table names from token i on: one, or with list
+// a comma-separated list. Each name is one token or two joined by a dot,
+// and must parse alone as a table name. It returns the token after the
+// names; ok is false when there is no name there.
+func (l tokenList) tableNames(i int, list bool) (names []sqlparser.TableName, next int, ok bool) {
+	for {
+		end := i + 1
+		if l.word(i+1) == "." {
+			end = i + 3
+		}
+		if end > len(l.toks) {
+			return nil, i, false
+		}
+		name, ok := sequenceName(l.sql[l.toks[i].start:l.toks[end-1].end])
+		if !ok {
+			return nil, i, false
+		}
+		names = append(names, name)
+		i = end
+		if !list || l.word(i) != "," {
+			return names, i, true
+		}
+		i++
+	}
 }
 
 // sequence checks a CREATE, ALTER or DROP SEQUENCE: each sequence is a

@@ -77,25 +77,9 @@ func readTableCheck(sql string) *tableCheckStmt {
 	if !ok || word(1) != "table" {
 		return nil
 	}
-	i := 2
-	for {
-		end := i + 1
-		if word(i+1) == "." {
-			end = i + 3
-		}
-		if end > len(toks) {
-			return nil
-		}
-		name, ok := sequenceName(sql[toks[i].start:toks[end-1].end])
-		if !ok {
-			return nil
-		}
-		s.names = append(s.names, name)
-		i = end
-		if word(i) != "," {
-			break
-		}
-		i++
+	var i int
+	if s.names, i, ok = l.tableNames(2, true); !ok {
+		return nil
 	}
 	if i < len(toks) {
 		if !slices.Contains(options, word(i)) {
