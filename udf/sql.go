@@ -131,7 +131,7 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		case fnHash:
 			n := hashLength[s.algo]
 			_, char := g.isChar()
-			return g.declared(g.hash(s.algo), !char && n <= g.typeLength()), nil
+			return g.nullableAsColumn(g.declared(g.hash(s.algo), !char && n <= g.typeLength())), nil
 		case fnRegexp:
 			return g.regexpReplace(s), nil
 		}
@@ -139,7 +139,7 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		// replaced "other" character can be a surrogate pair that becomes
 		// two characters. With other characters kept, the result has the
 		// value's length, which the column's type holds.
-		return g.declared(g.maskString(s), s.chars[3] == keep), nil
+		return g.nullableAsColumn(g.declared(g.maskString(s), s.chars[3] == keep)), nil
 	case KindInteger:
 		switch s.fn {
 		case fnHash:
@@ -147,7 +147,11 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		case fnRegexp:
 			return "", g.unsupported(s)
 		}
-		return g.maskInteger(s)
+		x, err := g.maskInteger(s)
+		if err != nil {
+			return "", err
+		}
+		return g.nullableAsColumn(x), nil
 	case KindDate:
 		switch s.fn {
 		case fnHash:
@@ -521,6 +525,25 @@ func (g gen) declared(x string, fits bool) string {
 		return "CAST(" + x + " AS character(" + ln + "))"
 	}
 	return x
+}
+
+// nullableAsColumn makes a MySQL mask x, which is NULL exactly when the
+// column is, report the column's nullability: MariaDB reports every
+// cast, CASE and string function as nullable, also over a NOT NULL
+// column, and a driver then hands a NOT NULL column's masked value out
+// as nullable (database/sql's ColumnType.Nullable and ScanType). IFNULL
+// takes its nullability from its second argument, and a comparison of
+// the column with itself is nullable exactly where the column is (NOT
+// NULL, or NULL-extended by an outer join); its value, 1, could only
+// replace a NULL x of a non-NULL value, which the masks given here
+// never produce, and is no part of the raw value either way. Its type
+// (an INT of length 1) leaves x's type, length and collation as they
+// are. PostgreSQL reports no nullability of results.
+func (g gen) nullableAsColumn(x string) string {
+	if !g.my() {
+		return x
+	}
+	return "IFNULL(" + x + ", " + g.t.Column + " = " + g.t.Column + ")"
 }
 
 func (g gen) hash(algo string) string {

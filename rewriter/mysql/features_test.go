@@ -217,7 +217,7 @@ func TestMultiTableWrites(t *testing.T) {
 			"update `shop`.`orders` as `o` join (select "},
 		// customers is a target: kept, its filter ANDed, its masks read masked.
 		{"UPDATE customers c JOIN orders o ON o.customer_id = c.id SET c.name = c.ssn, o.total = 0",
-			"update `shop`.`customers` as `c` join `shop`.`orders` as `o` on case when `c`.`region` = 'EU' then `o`.`customer_id` = `c`.`id` else false end set `c`.`name` = convert(cast(case when `c`.`ssn` is null"},
+			"update `shop`.`customers` as `c` join `shop`.`orders` as `o` on case when `c`.`region` = 'EU' then `o`.`customer_id` = `c`.`id` else false end set `c`.`name` = IFNULL(convert(cast(case when `c`.`ssn` is null"},
 		{"UPDATE orders, customers SET orders.total = 1 WHERE orders.customer_id = customers.id",
 			"update `shop`.`orders`, (select "},
 		{"DELETE o FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.region = 'US'",
