@@ -73,22 +73,30 @@ func argIndex(e sqlparser.Expr) int {
 // doubled (valid in every mode); a backslash is doubled only when it is an
 // escape character.
 func quoteString(s string, noBackslashEscapes bool) string {
+	special := "'"
+	if !noBackslashEscapes {
+		special = "'\\\x00"
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('\'')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			b.WriteString("''")
-		case c == '\\' && !noBackslashEscapes:
-			b.WriteString(`\\`)
-		case c == 0 && !noBackslashEscapes:
-			b.WriteString(`\0`)
-		default:
-			b.WriteByte(c)
+	for {
+		i := strings.IndexAny(s, special)
+		if i < 0 {
+			break
 		}
+		b.WriteString(s[:i])
+		switch s[i] {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(`\0`)
+		}
+		s = s[i+1:]
 	}
+	b.WriteString(s)
 	b.WriteByte('\'')
 	return b.String()
 }
