@@ -716,3 +716,65 @@ func TestGetDiagnosticsRefused(t *testing.T) {
 		}
 	}
 }
+
+// MariaDB's SET STATEMENT … FOR: the statement after FOR gets what it
+// gets alone, through both the direct and the prepared path (a filtered
+// and masked read, a filtered write); a variable outside the allow-list
+// is refused and reaches no server.
+func TestMariaDBStatementSet(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		for _, u := range []session.User{analyst, support} {
+			ctx := as(u)
+			for _, args := range [][]any{nil, {0}} {
+				q := "SELECT id, name, ssn, email FROM customers WHERE id > 0 ORDER BY id"
+				if args != nil {
+					q = "SELECT id, name, ssn, email FROM customers WHERE id > ? ORDER BY id"
+				}
+				want, _, err := query(ctx, e.db, q, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := query(ctx, e.db, "SET STATEMENT max_statement_time = 5, lock_wait_timeout = 10 FOR "+q, args...)
+				if err != nil {
+					t.Fatalf("as %s: %v", u.Name, err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+					t.Errorf("as %s: SET STATEMENT … FOR gives %v, the statement alone %v", u.Name, got, want)
+				}
+				assertNoCanary(t, u, "SET STATEMENT", got, nil)
+			}
+		}
+		// A write after FOR keeps the caller's row filter: the analyst
+		// renames EU rows only.
+		needle := testdb.UniqueName("stset")
+		res, err := e.db.ExecContext(as(analyst), "SET STATEMENT innodb_lock_wait_timeout = 5 FOR UPDATE customers SET name = ? WHERE id > 0", needle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := res.RowsAffected()
+		var eu, renamed int
+		if err := e.raw.QueryRow("SELECT COUNT(*), SUM(name = ?) FROM customers WHERE region = 'EU'", needle).Scan(&eu, &renamed); err != nil {
+			t.Fatal(err)
+		}
+		var others int
+		if err := e.raw.QueryRow("SELECT COUNT(*) FROM customers WHERE region <> 'EU' AND name = ?", needle).Scan(&others); err != nil {
+			t.Fatal(err)
+		}
+		if n != int64(eu) || renamed != eu || others != 0 {
+			t.Errorf("the analyst's UPDATE after FOR changed %d rows (%d of %d EU rows, %d others)", n, renamed, eu, others)
+		}
+		mark := e.mark(t)
+		refused := testdb.UniqueName("stsetno")
+		_, err = e.db.QueryContext(as(support), "SET STATEMENT sql_mode = 'ANSI_QUOTES' FOR SELECT '"+refused+"' FROM customers")
+		if !errors.Is(err, sqe.ErrUnsupported) || !strings.Contains(err.Error(), "sql_mode") {
+			t.Errorf("SET STATEMENT sql_mode: %v, want a refusal naming the variable", err)
+		}
+		if mark.Contains(refused) {
+			t.Error("the refused SET STATEMENT reached the server")
+		}
+	}
+}

@@ -73,6 +73,8 @@ func FuzzRewrite(f *testing.F) {
 		"SELECT JSON_OBJECT('s', ssn), GROUP_CONCAT(email ORDER BY id) FROM customers GROUP BY region HAVING MAX(ssn) > ''",
 		"CREATE OR REPLACE SEQUENCE IF NOT EXISTS shop.s INCREMENT BY -2 MINVALUE = -9 NOMAXVALUE START 5 CACHE 10 NOCYCLE",
 		"ALTER SEQUENCE IF EXISTS s RESTART WITH 10; DROP SEQUENCE s, audit",
+		"SET STATEMENT max_statement_time = 1.5, lock_wait_timeout = 2 FOR SELECT name, ssn FROM customers c WHERE ssn LIKE ? ORDER BY 1 LIMIT 3",
+		"SET STATEMENT innodb_lock_wait_timeout = 1 FOR DELETE FROM customers WHERE email = ? RETURNING id, ssn",
 	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms
@@ -85,6 +87,13 @@ func FuzzRewrite(f *testing.F) {
 		for _, piece := range pieces {
 			if strings.TrimSpace(piece) == "" {
 				continue
+			}
+			if set, found, err := readStatementSet(piece); found {
+				// SET STATEMENT … FOR: the statement after FOR.
+				if err != nil {
+					t.Fatalf("output's SET STATEMENT is not read: %v\n%s\n%s", err, sql, res.SQL)
+				}
+				piece = piece[set.body:]
 			}
 			var stmts []sqlparser.Statement
 			if stmt, err := parser.Parse(piece); err == nil {

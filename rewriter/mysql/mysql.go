@@ -238,6 +238,14 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	// What the parser does not read whole: a MariaDB write with RETURNING,
 	// or a query with INTERSECT or EXCEPT.
 	sess, _ := req.Session.(Session) // sessionOf refused another dialect's
+	if sess.MariaDB && opensWithSet(sql) {
+		if set, found, err := readStatementSet(sql); found {
+			if err != nil {
+				return nil, err
+			}
+			return rewriteWithSettings(ctx, req, sql, at, set)
+		}
+	}
 	rd, err := read(sql, sess.MariaDB)
 	var reserved reservedName
 	if errors.As(err, &reserved) {
