@@ -555,6 +555,10 @@ var advMySQL = []advCase{
 	deny("SET STATEMENT max_statement_time = 5 FOR SELECT salary, '{N}' FROM customers"),
 	refuse("SET STATEMENT sql_mode = 'ANSI_QUOTES' FOR SELECT \"ssn\", '{N}' FROM customers"),
 	refuse("SET STATEMENT max_statement_time = 5 FOR SET @x = '{N}'"),
+	// FOR UPDATE / LOCK IN SHARE MODE WAIT n: the locking read alone.
+	ok("SELECT id, name, ssn, email FROM customers WHERE name <> '{N}' ORDER BY id FOR UPDATE WAIT 5"),
+	ok("SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.name LIKE '%' AND o.total > 0 LOCK IN SHARE MODE WAIT 5"),
+	deny("SELECT salary, '{N}' FROM customers FOR UPDATE WAIT 5"),
 	refuse("XA START '{N}'"),
 	refuse("ANALYZE SELECT '{N}', ssn FROM customers"),
 	refuse("ANALYZE FORMAT=JSON SELECT '{N}' FROM customers"),

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/sqe-project/sqe"
 	"github.com/sqe-project/sqe/internal/testdb"
 	"github.com/sqe-project/sqe/session"
@@ -775,6 +777,55 @@ func TestMariaDBStatementSet(t *testing.T) {
 		}
 		if mark.Contains(refused) {
 			t.Error("the refused SET STATEMENT reached the server")
+		}
+	}
+}
+
+// MariaDB's FOR UPDATE WAIT n: the locking read gets the rows it gets
+// without WAIT n, and the server applies the timeout: a row another
+// transaction holds makes it fail with the server's lock wait timeout.
+func TestMariaDBLockWait(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		ctx := as(analyst)
+		tx, err := e.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := query(ctx, tx, "SELECT id, name FROM customers WHERE id > ? ORDER BY id FOR UPDATE", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := query(ctx, tx, "SELECT id, name FROM customers WHERE id > ? ORDER BY id FOR UPDATE WAIT 5", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+			t.Errorf("FOR UPDATE WAIT 5 gives %v, FOR UPDATE %v", got, want)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		holder, err := e.raw.BeginTx(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Rollback()
+		if _, err := holder.Exec("SELECT id FROM customers WHERE id = 1 FOR UPDATE"); err != nil {
+			t.Fatal(err)
+		}
+		tx, err = e.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		_, _, err = query(ctx, tx, "SELECT id FROM customers WHERE id = 1 FOR UPDATE WAIT 1")
+		var myErr *mysql.MySQLError
+		if !errors.As(err, &myErr) || myErr.Number != 1205 {
+			t.Errorf("a locked row under FOR UPDATE WAIT 1: %v, want the server's lock wait timeout (1205)", err)
 		}
 	}
 }

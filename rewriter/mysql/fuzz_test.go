@@ -75,6 +75,8 @@ func FuzzRewrite(f *testing.F) {
 		"ALTER SEQUENCE IF EXISTS s RESTART WITH 10; DROP SEQUENCE s, audit",
 		"SET STATEMENT max_statement_time = 1.5, lock_wait_timeout = 2 FOR SELECT name, ssn FROM customers c WHERE ssn LIKE ? ORDER BY 1 LIMIT 3",
 		"SET STATEMENT innodb_lock_wait_timeout = 1 FOR DELETE FROM customers WHERE email = ? RETURNING id, ssn",
+		"SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.ssn LIKE ? ORDER BY 1 LIMIT 5 FOR UPDATE WAIT 3",
+		"SELECT ssn FROM customers WHERE id IN (SELECT customer_id FROM orders) LOCK IN SHARE MODE WAIT 0",
 	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms
@@ -118,6 +120,9 @@ func FuzzRewrite(f *testing.F) {
 			} else if plain, m := readModified(piece); m != nil {
 				// CREATE OR REPLACE / ALTER ONLINE|IGNORE TABLE.
 				stmts = append(stmts, plain)
+			} else if sel, m := readLockWait(piece); m != nil {
+				// FOR UPDATE / LOCK IN SHARE MODE WAIT n.
+				stmts = append(stmts, sel)
 			} else if tc := readTableCheck(piece); tc != nil {
 				// CHECK / CHECKSUM TABLE: names no table it reads rows of.
 				continue

@@ -49,6 +49,9 @@ type modifier struct {
 	// only describes them.
 	alter *sqlparser.AlterTable
 	ifs   []alterIf
+	// suffix: the words follow the statement instead (a locking read's
+	// WAIT n, see readLockWait).
+	suffix bool
 }
 
 // readModified reads sql, which did not parse, as a CREATE OR REPLACE
@@ -211,6 +214,9 @@ func (m *modifier) check(r *rewrite, stmt sqlparser.Statement) error {
 func (m *modifier) print(text string, noBackslashEscapes bool) (string, error) {
 	if m.ifs != nil {
 		return m.printIfs(text, noBackslashEscapes)
+	}
+	if m.suffix {
+		return m.printSuffix(text)
 	}
 	if !strings.HasPrefix(text, m.keyword+" ") {
 		return "", rewriter.Unsupported("the rewritten statement does not print faithfully")
