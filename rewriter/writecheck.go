@@ -29,10 +29,10 @@ import (
 type WriteCheck struct {
 	Table  policy.TableName
 	Policy string
-	// Dialect decides how strings compare (mysql: collations may ignore
-	// case and trailing spaces; postgres: byte for byte).
-	Dialect string
-	Cond    *Cond
+	// Rules are the server's rules for storing and comparing the values
+	// (its dialect's).
+	Rules ValueRules
+	Cond  *Cond
 	// Columns are the columns Cond reads, with their catalog types.
 	Columns []Column
 	// Rows holds, per written row, the value it gives each of Columns.
@@ -46,6 +46,30 @@ type WriteCheck struct {
 	kindsOnce sync.Once
 	kinds     []columnKind
 	resolved  map[*Cond]resolvedCond
+}
+
+// ValueRules are how a server stores and compares the values a write
+// check decides. Each dialect gives its own (a dialect's writes call
+// InsertChecks and UpdateChecks with them); the zero value decides
+// strings byte for byte and knows no boolean or uuid type.
+type ValueRules struct {
+	// LengthDeclared: every character column declares its length, so
+	// one whose length sqe does not read is not decided.
+	LengthDeclared bool
+	// TextBytes is how many bytes a column of type text holds (0: no
+	// limit).
+	TextBytes int
+	// BooleanUUID: boolean and uuid are types of their own.
+	BooleanUUID bool
+	// TrueIsOne: TRUE is stored in an integer column as 1.
+	TrueIsOne bool
+	// CollationsFold: the column's character set and collation are not
+	// known to sqe and may ignore case, accents and trailing spaces: only
+	// printable ASCII strings are stored as given, and two of them are
+	// known to differ only when they differ after folding case and
+	// trailing spaces. Otherwise (a deterministic collation) different
+	// bytes are different strings, trailing spaces aside.
+	CollationsFold bool
 }
 
 // ValueKind says where a written value comes from.
@@ -196,7 +220,7 @@ func (w *WriteCheck) Verify(args []driver.NamedValue) error {
 	w.kindsOnce.Do(func() {
 		w.kinds = make([]columnKind, len(w.Columns))
 		for j, c := range w.Columns {
-			w.kinds[j] = kindOf(c, w.Dialect)
+			w.kinds[j] = w.Rules.kindOf(c)
 		}
 		w.resolved = map[*Cond]resolvedCond{}
 		w.resolve(w.Cond)

@@ -33,9 +33,10 @@ func ReadCheck[E any](parse func(string) (E, error), rewrite func(E) (E, error),
 // plan's table: cols are the columns the statement gives, in order (nil:
 // all the table's columns, in ordinal order), and rows the value each row
 // gives each of them. allRows marks a single row of values that stands
-// for every row (INSERT … SELECT). nil when no filter of the caller
-// checks written rows.
-func InsertChecks(p *TablePlan, dialect string, parse CheckParser, cols []string, rows [][]Value, allRows bool) ([]*WriteCheck, error) {
+// for every row (INSERT … SELECT). dialect names the registered dialect
+// (which places request values) and rules are its server's. nil when no
+// filter of the caller checks written rows.
+func InsertChecks(p *TablePlan, dialect string, rules ValueRules, parse CheckParser, cols []string, rows [][]Value, allRows bool) ([]*WriteCheck, error) {
 	if cols == nil {
 		for _, c := range p.All {
 			cols = append(cols, c.Name)
@@ -54,7 +55,7 @@ func InsertChecks(p *TablePlan, dialect string, parse CheckParser, cols []string
 		if err != nil {
 			return nil, p.FilterError(f, "its check does not parse: "+err.Error())
 		}
-		w, err := p.newCheck(f.Policy, dialect, cond)
+		w, err := p.newCheck(f.Policy, rules, cond)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,7 @@ func InsertChecks(p *TablePlan, dialect string, parse CheckParser, cols []string
 // and is not checked; the others are, with ValueUnknown for the columns
 // the statement does not assign (the old row's values, which sqe does not
 // know). nil when nothing needs checking.
-func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[string]Value) ([]*WriteCheck, error) {
+func UpdateChecks(p *TablePlan, dialect string, rules ValueRules, parse CheckParser, set map[string]Value) ([]*WriteCheck, error) {
 	var out []*WriteCheck
 	for _, f := range p.Decision.RowFilters {
 		if f.Check == "" {
@@ -118,7 +119,7 @@ func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[strin
 		if len(keep) > 1 {
 			cond = &Cond{Op: CondAnd, Args: keep}
 		}
-		w, err := p.newCheck(f.Policy, dialect, cond)
+		w, err := p.newCheck(f.Policy, rules, cond)
 		if err != nil {
 			return nil, err
 		}
@@ -135,8 +136,8 @@ func UpdateChecks(p *TablePlan, dialect string, parse CheckParser, set map[strin
 
 // newCheck is a check with cond over the plan's table, its columns looked
 // up in the catalog; a column the table lacks is a policy error.
-func (p *TablePlan) newCheck(policyName, dialect string, cond *Cond) (*WriteCheck, error) {
-	w := &WriteCheck{Table: p.Table, Policy: policyName, Dialect: dialect, Cond: cond}
+func (p *TablePlan) newCheck(policyName string, rules ValueRules, cond *Cond) (*WriteCheck, error) {
+	w := &WriteCheck{Table: p.Table, Policy: policyName, Rules: rules, Cond: cond}
 	for _, name := range CondColumns(cond) {
 		c, ok := p.Column(name)
 		if !ok {

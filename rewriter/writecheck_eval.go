@@ -79,7 +79,7 @@ type columnKind struct {
 
 // kindOf maps a catalog column type to how its values compare; an unknown
 // type is classUnknown.
-func kindOf(c Column, dialect string) columnKind {
+func (r ValueRules) kindOf(c Column) columnKind {
 	if c.Nondeterministic {
 		return columnKind{} // its collation decides equality
 	}
@@ -107,15 +107,12 @@ func kindOf(c Column, dialect string) columnKind {
 		return ints(64)
 	case "varchar", "character varying", "char", "character", "bpchar":
 		k := columnKind{class: classString, maxChars: declaredLength(full)}
-		if k.maxChars <= 0 && dialect == "mysql" {
-			return columnKind{} // MySQL always declares the length
+		if k.maxChars <= 0 && r.LengthDeclared {
+			return columnKind{} // a length sqe did not read
 		}
 		return k
 	case "text":
-		if dialect == "mysql" {
-			return columnKind{class: classString, maxBytes: 65535}
-		}
-		return columnKind{class: classString}
+		return columnKind{class: classString, maxBytes: r.TextBytes}
 	case "tinytext":
 		return columnKind{class: classString, maxBytes: 255}
 	case "mediumtext":
@@ -123,11 +120,11 @@ func kindOf(c Column, dialect string) columnKind {
 	case "longtext":
 		return columnKind{class: classString, maxBytes: 1<<32 - 1}
 	case "boolean", "bool":
-		if dialect == "postgres" {
+		if r.BooleanUUID {
 			return columnKind{class: classBool}
 		}
 	case "uuid":
-		if dialect == "postgres" {
+		if r.BooleanUUID {
 			return columnKind{class: classUUID}
 		}
 	}
@@ -190,7 +187,7 @@ func (w *WriteCheck) storeConst(k columnKind, c Const) stored {
 		case classBool:
 			return stored{class: classBool, b: c.Bool}
 		case classNumber:
-			if w.Dialect == "mysql" { // TRUE is 1
+			if w.Rules.TrueIsOne {
 				return k.integer(boolDigit(c.Bool))
 			}
 		}
@@ -235,7 +232,7 @@ func (w *WriteCheck) storeGo(k columnKind, x any) (s stored) {
 		case classBool:
 			return stored{class: classBool, b: v}
 		case classNumber:
-			if w.Dialect == "mysql" {
+			if w.Rules.TrueIsOne {
 				return k.integer(boolDigit(v))
 			}
 		}
@@ -306,13 +303,13 @@ func (k columnKind) integer(s string) stored {
 }
 
 // storeString stores a string the column keeps exactly as given: valid
-// UTF-8 without NUL within the declared length; on MySQL printable ASCII
-// only, since the column's character set is not known to sqe.
+// UTF-8 without NUL within the declared length; printable ASCII only
+// where the column's character set is not known to sqe.
 func (w *WriteCheck) storeString(k columnKind, s string) stored {
 	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
 		return unknownValue
 	}
-	if w.Dialect == "mysql" && !printableASCII(s) {
+	if w.Rules.CollationsFold && !printableASCII(s) {
 		return unknownValue
 	}
 	if k.maxChars > 0 && utf8.RuneCountInString(s) > k.maxChars || k.maxBytes > 0 && len(s) > k.maxBytes {
@@ -603,17 +600,17 @@ func (w *WriteCheck) compare(op string, a, b stored) truth {
 // stringsEqual compares two strings for equality as the server would,
 // when sqe can be sure of the answer. Equal bytes are equal under every
 // collation (trailing spaces aside, which PAD SPACE collations and CHAR
-// ignore and NO PAD ones do not). On PostgreSQL with a deterministic
-// collation, different bytes are different strings. On MySQL a collation
-// may ignore case and accents: printable ASCII strings that differ after
-// folding case and trailing spaces differ under every collation; others
-// are undecided.
+// ignore and NO PAD ones do not). Under a deterministic collation,
+// different bytes are different strings. Where a collation may ignore
+// case and accents (ValueRules.CollationsFold): printable ASCII strings
+// that differ after folding case and trailing spaces differ under every
+// collation; others are undecided.
 func (w *WriteCheck) stringsEqual(a, b string) (equal, known bool) {
 	if a == b {
 		return true, true
 	}
 	ta, tb := strings.TrimRight(a, " "), strings.TrimRight(b, " ")
-	if w.Dialect == "postgres" {
+	if !w.Rules.CollationsFold {
 		if ta == tb {
 			return false, false // CHAR ignores trailing spaces, text does not
 		}

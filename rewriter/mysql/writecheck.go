@@ -9,6 +9,13 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
+// valueRules are how MariaDB and MySQL store and compare what a write
+// check decides: a character column always declares its length, TEXT
+// holds 65,535 bytes, TRUE is 1, and the column's character set and
+// collation (which may ignore case, accents and trailing spaces) are not
+// known to sqe.
+var valueRules = rewriter.ValueRules{LengthDeclared: true, TextBytes: 65535, TrueIsOne: true, CollationsFold: true}
+
 // The dialect's part of the write checks (rewriter.WriteCheck): it reads
 // a check expression into a rewriter.Cond and the written values out of
 // its own tree.
@@ -63,7 +70,7 @@ func (r *rewrite) insertChecks(ins *sqlparser.Insert, ref *tableRef) error {
 		allRows = true
 		rows = [][]rewriter.Value{nil}
 	}
-	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), cols, rows, allRows)
+	checks, err := rewriter.InsertChecks(ref.plan, Name, valueRules, r.checkParser(ref), cols, rows, allRows)
 	r.AddWriteChecks(checks...)
 	return err
 }
@@ -87,7 +94,7 @@ func (r *rewrite) updateChecks(ues []*sqlparser.UpdateExpr, ref *tableRef) error
 		}
 		set[name] = writtenValue(ue.Expr)
 	}
-	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
+	checks, err := rewriter.UpdateChecks(ref.plan, Name, valueRules, r.checkParser(ref), set)
 	r.AddWriteChecks(checks...)
 	return err
 }

@@ -10,6 +10,12 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
+// valueRules are how PostgreSQL stores and compares what a write check
+// decides: boolean and uuid are types of their own, text has no length,
+// and a deterministic collation compares bytes (a nondeterministic one
+// is not decided: rewriter.Column.Nondeterministic).
+var valueRules = rewriter.ValueRules{BooleanUUID: true}
+
 // The dialect's part of the write checks (rewriter.WriteCheck): it reads
 // a check expression into a rewriter.Cond and the written values out of
 // its own tree.
@@ -81,7 +87,7 @@ func (r *rewrite) insertChecks(ref *tableRef, cols []*pg.Node, sel *pg.Node, val
 			names = append(names, c.Name)
 		}
 	}
-	checks, err := rewriter.InsertChecks(ref.plan, Name, r.checkParser(ref), names, rows, allRows)
+	checks, err := rewriter.InsertChecks(ref.plan, Name, valueRules, r.checkParser(ref), names, rows, allRows)
 	r.AddWriteChecks(checks...)
 	return err
 }
@@ -105,7 +111,7 @@ func (r *rewrite) updateChecks(ref *tableRef, list []*pg.Node) error {
 		}
 		set[name] = v
 	}
-	checks, err := rewriter.UpdateChecks(ref.plan, Name, r.checkParser(ref), set)
+	checks, err := rewriter.UpdateChecks(ref.plan, Name, valueRules, r.checkParser(ref), set)
 	r.AddWriteChecks(checks...)
 	return err
 }
