@@ -136,21 +136,19 @@ func (c *mockConfig) buildCatalog() (rewriter.Catalog, error) {
 		}
 		return c.catalog, nil
 	}
-	if len(c.ddl) == 0 {
-		empty := &rewriter.StaticCatalog{Tables: map[string][]rewriter.Column{}}
-		if c.dialect == "postgres" {
-			empty.Path = []string{"public"}
-		}
-		return empty, nil
-	}
 	d, err := rewriter.Find(c.dialect)
 	if err != nil {
 		return nil, err
 	}
 	dc, ok := d.(rewriter.DDLCataloger)
 	if !ok {
+		if len(c.ddl) == 0 {
+			return &rewriter.StaticCatalog{Tables: map[string][]rewriter.Column{}}, nil
+		}
 		return nil, fmt.Errorf("dialect %q cannot read a schema script: use Catalog", c.dialect)
 	}
+	// With no script, the dialect's empty catalog (PostgreSQL's has the
+	// search path public).
 	var script string
 	for _, s := range c.ddl {
 		script += s + ";\n"
