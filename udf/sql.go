@@ -119,11 +119,15 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 	case fnNone:
 		return t.Column, nil
 	case fnNull:
-		return g.typedNull(), nil
+		return g.columnCollation(g.typedNull()), nil
 	case fnCustom:
 		return "(" + strings.ReplaceAll(s.custom, "{col}", t.Column) + ")", nil
 	case fnRedact:
-		return g.redact(s)
+		x, err := g.redact(s)
+		if err != nil {
+			return "", err
+		}
+		return g.columnCollation(x), nil
 	}
 	switch g.kind {
 	case KindString:
@@ -131,9 +135,9 @@ func MaskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		case fnHash:
 			n := hashLength[s.algo]
 			_, char := g.isChar()
-			return g.nullableAsColumn(g.declared(g.hash(s.algo), !char && n <= g.typeLength())), nil
+			return g.nullableAsColumn(g.columnCollation(g.declared(g.hash(s.algo), !char && n <= g.typeLength()))), nil
 		case fnRegexp:
-			return g.regexpReplace(s), nil
+			return g.columnCollation(g.regexpReplace(s)), nil
 		}
 		// Every character is replaced by one character or kept; only a
 		// replaced "other" character can be a surrogate pair that becomes
@@ -620,6 +624,17 @@ const icuRoot = `pg_catalog."und-x-icu"`
 
 // pgNamed reports whether the SQL is PostgreSQL's with named classes.
 func (g gen) pgNamed() bool { return !g.my() && g.t.NamedClasses }
+
+// columnCollation gives a PostgreSQL string mask's result the column's
+// collation where the column has one of its own: a digest, a constant or
+// a NULL otherwise carries the database's default, and would sort and
+// compare otherwise than the column.
+func (g gen) columnCollation(x string) string {
+	if g.my() || g.kind != KindString || g.t.Collation == "" {
+		return x
+	}
+	return "(" + x + ") COLLATE " + g.t.Collation
+}
 
 // restoreCollation gives a PostgreSQL named-class mask's result the
 // column's collation again (the classes were read under icuRoot).
