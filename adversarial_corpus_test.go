@@ -545,7 +545,12 @@ var advMySQL = []advCase{
 	ok("(SELECT id FROM customers ORDER BY ssn LIMIT 2) EXCEPT (SELECT customer_id FROM orders)"),
 	ok("SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id INTERSECT SELECT name FROM customers WHERE 1 / (CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 1 END) > 0"),
 	deny("SELECT id FROM orders INTERSECT SELECT salary FROM customers"),
-	refuse("SELECT id FROM customers INTERSECT SELECT '{N}' ORDER BY 1"),
+	ok("SELECT id FROM customers INTERSECT SELECT '{N}' ORDER BY 1"),
+	ok("SELECT ssn, email FROM customers EXCEPT SELECT '{N}', 'x' ORDER BY ssn DESC, 2 LIMIT 3"),
+	ok("SELECT name FROM customers WHERE 1 / (CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 1 END) > 0 INTERSECT SELECT name FROM customers ORDER BY name LIMIT 2 OFFSET 1"),
+	refuse("SELECT id FROM customers INTERSECT SELECT '{N}' ORDER BY (SELECT MAX(salary) FROM customers)"),
+	refuse("SELECT ssn FROM customers INTERSECT SELECT '{N}' ORDER BY customers.salary"),
+	refuse("SELECT ssn FROM customers EXCEPT SELECT '{N}' ORDER BY CONCAT(ssn, '')"),
 	refuse("SELECT id, '{N}' FROM customers except"),
 	// SET STATEMENT … FOR: the statement after FOR is read as it is alone.
 	ok("SET STATEMENT max_statement_time = 5 FOR SELECT id, name, ssn, email FROM customers WHERE name <> '{N}'"),

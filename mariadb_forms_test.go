@@ -829,3 +829,52 @@ func TestMariaDBLockWait(t *testing.T) {
 		}
 	}
 }
+
+// INTERSECT with placeholders in both operands and an ORDER BY and LIMIT
+// of the whole operation, through the prepared path: the rows are the
+// intersection of what each operand gives the caller alone, sorted and
+// cut as asked.
+func TestMariaDBSetOperationOrderAndPlaceholders(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		for _, u := range []session.User{admin, analyst} {
+			ctx := as(u)
+			left, _, err := query(ctx, e.db, "SELECT id FROM customers WHERE id > ?", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			right, _, err := query(ctx, e.db, "SELECT customer_id FROM orders WHERE total > ?", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inRight := map[string]bool{}
+			for _, r := range right {
+				inRight[r[0]] = true
+			}
+			var want []string
+			for _, r := range left {
+				if inRight[r[0]] && !slices.Contains(want, r[0]) {
+					want = append(want, r[0])
+				}
+			}
+			slices.SortFunc(want, func(a, b string) int { return strings.Compare(b, a) })
+			if len(want) > 2 {
+				want = want[:2]
+			}
+			got, _, err := query(ctx, e.db, "SELECT id FROM customers WHERE id > ? INTERSECT SELECT customer_id FROM orders WHERE total > ? ORDER BY 1 DESC LIMIT ?", 0, 0, 2)
+			if err != nil {
+				t.Fatalf("as %s: %v", u.Name, err)
+			}
+			var ids []string
+			for _, r := range got {
+				ids = append(ids, r[0])
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(want) || len(want) == 0 {
+				t.Errorf("as %s: INTERSECT … ORDER BY 1 DESC LIMIT 2 gives %v, want %v", u.Name, ids, want)
+			}
+		}
+	}
+}

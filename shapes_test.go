@@ -234,8 +234,8 @@ var advShapes = []advShape{
 	{name: "UNION with a visible table", sql: "SELECT ssn FROM customers UNION SELECT body FROM notes ORDER BY 1"},
 	{name: "UNION ALL", sql: "SELECT id, ssn FROM customers UNION ALL SELECT id, email FROM customers ORDER BY 1, 2"},
 	{name: "UNION in a derived table", sql: "SELECT COUNT(*) FROM (SELECT id FROM customers UNION SELECT customer_id FROM orders) u"},
-	{name: "INTERSECT", only: "postgres", sql: "SELECT id FROM customers INTERSECT SELECT customer_id FROM orders ORDER BY 1"},
-	{name: "EXCEPT", only: "postgres", sql: "SELECT id FROM customers EXCEPT SELECT id FROM notes ORDER BY 1"},
+	{name: "INTERSECT", sql: "SELECT id FROM customers INTERSECT SELECT customer_id FROM orders ORDER BY 1"},
+	{name: "EXCEPT", sql: "SELECT id FROM customers EXCEPT SELECT id FROM notes ORDER BY 1"},
 	{name: "set operations at depth", only: "postgres", sql: "(SELECT id FROM customers EXCEPT SELECT id FROM customers WHERE ssn LIKE '%3%') UNION (SELECT id FROM notes INTERSECT SELECT id FROM customers) ORDER BY 1"},
 
 	// Windows, grouping, DISTINCT on masked columns.

@@ -77,6 +77,7 @@ func FuzzRewrite(f *testing.F) {
 		"SET STATEMENT innodb_lock_wait_timeout = 1 FOR DELETE FROM customers WHERE email = ? RETURNING id, ssn",
 		"SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.ssn LIKE ? ORDER BY 1 LIMIT 5 FOR UPDATE WAIT 3",
 		"SELECT ssn FROM customers WHERE id IN (SELECT customer_id FROM orders) LOCK IN SHARE MODE WAIT 0",
+		"SELECT name, ssn FROM customers WHERE id > ? INTERSECT SELECT name, ssn FROM customers WHERE email = ? ORDER BY 2 DESC, name LIMIT ?, 3",
 	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms

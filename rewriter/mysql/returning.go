@@ -74,25 +74,11 @@ func readReturning(sql string) *returningStmt {
 		return nil
 	}
 	// The list's placeholders follow the write's: number them on.
-	n := 0
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if _, ok := node.(*sqlparser.Argument); ok {
-			n++
-		}
-		return true, nil
-	}, write)
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if a, ok := node.(*sqlparser.Argument); ok {
-			if i := argIndex(a); i > 0 {
-				a.Name = "v" + strconv.Itoa(i+n)
-			} else {
-				list = nil // a named argument: not something the application wrote
-				return false, errStopWalk
-			}
-		}
-		return true, nil
-	}, list)
-	if list == nil {
+	n, ok := numberArgs(write, 0)
+	if !ok {
+		return nil // a named argument: not something the application wrote
+	}
+	if _, ok := numberArgs(list, n); !ok {
 		return nil
 	}
 	return &returningStmt{write: write, list: list, listText: listText}
@@ -207,3 +193,24 @@ func (r *rewrite) returningOf(ref *tableRef, sc *scope) error {
 
 // errStopWalk ends a walk early.
 var errStopWalk = errors.New("stop")
+
+// numberArgs numbers the placeholders of node, which was parsed alone, on
+// from the n placeholders before it in the statement (v1 becomes v<n+1>),
+// and returns how many it holds. ok is false, and the walk stops, at a
+// named argument, which is nothing the application wrote.
+func numberArgs(node sqlparser.SQLNode, n int) (count int, ok bool) {
+	ok = true
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if a, isArg := node.(*sqlparser.Argument); isArg {
+			count++
+			i := argIndex(a)
+			if i <= 0 {
+				ok = false
+				return false, errStopWalk
+			}
+			a.Name = "v" + strconv.Itoa(i+n)
+		}
+		return true, nil
+	}, node)
+	return count, ok
+}

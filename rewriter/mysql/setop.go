@@ -19,7 +19,16 @@ import (
 // rewritten as a read, and the statement is printed as the operands, each
 // in parentheses, joined by the operators as written: the server groups
 // them by its own precedence exactly as it grouped the original, because
-// each operand was a single query there too.
+// each operand was a single query there too. Each operand's placeholders
+// are numbered on from those before it.
+//
+// An ORDER BY or LIMIT after the last operand, outside parentheses,
+// binds to the whole operation, as after a UNION; it is read as the
+// operation's (and printed after it) when it orders by result columns
+// only, by position or by bare name, and limits by numbers or
+// placeholders: it then reads no table and sees only the operands' results,
+// which are already read through their policies. Any other such clause
+// leaves the query unread.
 
 // setOpStmt is a query of operands joined by set operators.
 type setOpStmt struct {
@@ -30,6 +39,9 @@ type setOpStmt struct {
 	// firstText is the first operand as written, for the names of the
 	// result's columns.
 	firstText string
+	// orderBy and limit bind to the whole operation (nil: none).
+	orderBy sqlparser.OrderBy
+	limit   *sqlparser.Limit
 }
 
 // Format prints the statement; TrackedBuffer hands each operand to the
@@ -41,6 +53,7 @@ func (s *setOpStmt) Format(buf *sqlparser.TrackedBuffer) {
 		}
 		buf.Myprintf("(%v)", op)
 	}
+	buf.Myprintf("%v%v", s.orderBy, s.limit)
 }
 
 // FormatFast prints the statement as Format does.
@@ -108,17 +121,98 @@ func readSetOperation(sql string) *setOpStmt {
 	if !other || depth != 0 || op == "" {
 		return nil
 	}
-	texts = append(texts, sql[start:])
+	last, tail := splitTail(sql[start:])
+	texts = append(texts, last)
 	ops = append(ops, op)
 	s := &setOpStmt{ops: ops, firstText: texts[0]}
+	args := 0
 	for _, text := range texts {
 		operand := readOperand(text)
 		if operand == nil {
 			return nil
 		}
+		n, ok := numberArgs(operand, args)
+		if !ok {
+			return nil
+		}
+		args += n
 		s.operands = append(s.operands, operand)
 	}
+	if tail != "" {
+		if s.orderBy, s.limit = readTail(tail); s.orderBy == nil && s.limit == nil {
+			return nil
+		}
+		if _, ok := numberArgs(s.limit, args); !ok {
+			return nil
+		}
+	}
 	return s
+}
+
+// splitTail splits the last operand's text at its first ORDER or LIMIT
+// outside parentheses: what binds to the whole operation.
+func splitTail(text string) (operand, tail string) {
+	depth, at := 0, -1
+	tokens(text, func(t sqlToken) bool {
+		switch {
+		case t.typ == '(':
+			depth++
+		case t.typ == ')':
+			depth--
+		case depth == 0 && (t.typ == sqlparser.ORDER || t.typ == sqlparser.LIMIT):
+			at = t.start
+			return false
+		}
+		return true
+	})
+	if at < 0 {
+		return text, ""
+	}
+	return text[:at], text[at:]
+}
+
+// readTail reads the operation's ORDER BY and LIMIT: result columns by
+// position or bare name, a count and an offset that are numbers or
+// placeholders. Both are nil when tail is anything else.
+func readTail(tail string) (sqlparser.OrderBy, *sqlparser.Limit) {
+	stmt, err := parse("select 1 from dual " + tail)
+	if err != nil {
+		return nil, nil
+	}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || sel.Into != nil || sel.Lock != sqlparser.NoLock || len(sel.From) != 1 || sel.Where != nil ||
+		sel.GroupBy != nil || sel.Having != nil || len(sel.Windows) != 0 || len(sel.OrderBy) == 0 && sel.Limit == nil {
+		return nil, nil
+	}
+	for _, o := range sel.OrderBy {
+		switch e := o.Expr.(type) {
+		case *sqlparser.Literal:
+			if e.Type != sqlparser.IntVal {
+				return nil, nil
+			}
+		case *sqlparser.ColName:
+			if !e.Qualifier.IsEmpty() {
+				return nil, nil
+			}
+		default:
+			return nil, nil
+		}
+	}
+	if l := sel.Limit; l != nil {
+		for _, e := range []sqlparser.Expr{l.Offset, l.Rowcount} {
+			switch e := e.(type) {
+			case nil:
+			case *sqlparser.Literal:
+				if e.Type != sqlparser.IntVal {
+					return nil, nil
+				}
+			case *sqlparser.Argument:
+			default:
+				return nil, nil
+			}
+		}
+	}
+	return sel.OrderBy, sel.Limit
 }
 
 // readOperand parses one operand: a parenthesized query, or a plain

@@ -1,7 +1,10 @@
 package mysql
 
 import (
+	"cmp"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,10 +61,18 @@ func TestSetOperationRefusals(t *testing.T) {
 	}{
 		{"SELECT id FROM orders INTERSECT SELECT salary FROM customers", policy.ErrColumnDenied},
 		{"SELECT id FROM orders EXCEPT SELECT id FROM customers WHERE salary > 1", policy.ErrColumnDenied},
-		// Clauses that would bind to the whole operation are not read.
-		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY 1", rewriter.ErrSyntax},
-		{"SELECT id FROM orders INTERSECT SELECT id FROM customers LIMIT 1", rewriter.ErrSyntax},
+		// Clauses that would bind to the whole operation are read only
+		// as an ORDER BY of result columns and a LIMIT of numbers.
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY id + 0", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY customers.id", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY (SELECT MAX(salary) FROM customers)", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY 'x'", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers LIMIT 1 + 1", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers LIMIT :n", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers ORDER BY 1 FOR UPDATE", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers LIMIT 1 INTO @x", rewriter.ErrSyntax},
 		{"SELECT id FROM orders INTERSECT SELECT id FROM customers FOR UPDATE", rewriter.ErrSyntax},
+		{"SELECT id FROM orders INTERSECT SELECT id FROM customers WHERE id = :n", rewriter.ErrSyntax},
 		{"SELECT id INTO @x FROM orders INTERSECT SELECT id FROM customers", rewriter.ErrSyntax},
 		{"WITH x AS (SELECT id FROM customers) SELECT id FROM x INTERSECT SELECT id FROM x", rewriter.ErrSyntax},
 		{"SELECT id FROM orders INTERSECT INTERSECT SELECT id FROM customers", rewriter.ErrSyntax},
@@ -108,6 +119,55 @@ func TestSimpleFilters(t *testing.T) {
 		plan := &rewriter.TablePlan{Table: d.Table, Decision: d}
 		if got := simpleFilter(plan); got != c.simple {
 			t.Errorf("%s: simple %v, want %v", c.filter, got, c.simple)
+		}
+	}
+}
+
+// TestSetOperationOrderLimitAndPlaceholders: an ORDER BY of result
+// columns and a LIMIT after the last operand are the operation's, printed
+// after it; each operand's placeholders (and the LIMIT's) keep their
+// order in the statement.
+func TestSetOperationOrderLimitAndPlaceholders(t *testing.T) {
+	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
+	for _, c := range []struct{ sql, tail string }{
+		{"SELECT id FROM customers WHERE id > ? INTERSECT SELECT customer_id FROM orders WHERE total > ?", ""},
+		{"SELECT name, ssn FROM customers WHERE id > ? EXCEPT SELECT name, ssn FROM customers WHERE id = ? ORDER BY 2 DESC, name LIMIT ?, ?",
+			" order by 2 desc, `name` asc limit ?, ?"},
+		{"SELECT ssn FROM customers INTERSECT (SELECT ssn FROM customers ORDER BY id LIMIT 3) ORDER BY ssn LIMIT ? OFFSET ?",
+			" order by `ssn` asc limit ? offset ?"},
+		{"SELECT id FROM orders EXCEPT SELECT id FROM customers LIMIT 5", " limit 5"},
+	} {
+		res, err := rewriteMariaDB(c.sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if !strings.HasSuffix(res.SQL, ")"+c.tail) {
+			t.Errorf("%s: output does not end with the operation's clauses %q:\n%s", c.sql, c.tail, short(res.SQL))
+		}
+		so := readSetOperation(res.SQL)
+		if so == nil {
+			t.Fatalf("%s: output not read back:\n%s", c.sql, short(res.SQL))
+		}
+		var names []string
+		for _, node := range append(so.nodes(), so.limit) {
+			_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+				if a, ok := n.(*sqlparser.Argument); ok {
+					names = append(names, a.Name)
+				}
+				return true, nil
+			}, node)
+		}
+		// (format refuses placeholders printed out of order; here each
+		// is numbered once, in the statement's count.)
+		slices.SortFunc(names, func(a, b string) int { return cmp.Compare(len(a), len(b))*2 + cmp.Compare(a, b) })
+		if len(names) != strings.Count(c.sql, "?") {
+			t.Errorf("%s: placeholders read back as %v", c.sql, names)
+		}
+		for i, name := range names {
+			if name != "v"+strconv.Itoa(i+1) {
+				t.Errorf("%s: placeholders read back as %v", c.sql, names)
+				break
+			}
 		}
 	}
 }
