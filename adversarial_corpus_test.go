@@ -564,6 +564,11 @@ var advMySQL = []advCase{
 	ok("SELECT id, name, ssn, email FROM customers WHERE name <> '{N}' ORDER BY id FOR UPDATE WAIT 5"),
 	ok("SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.name LIKE '%' AND o.total > 0 LOCK IN SHARE MODE WAIT 5"),
 	deny("SELECT salary, '{N}' FROM customers FOR UPDATE WAIT 5"),
+	// OFFSET … ROWS / FETCH … ROWS ONLY|WITH TIES: the SELECT alone.
+	ok("SELECT id, name, ssn, email FROM customers WHERE name <> '{N}' ORDER BY ssn OFFSET 1 ROWS FETCH FIRST 3 ROWS ONLY"),
+	ok("SELECT ssn, '{N}' FROM customers ORDER BY ssn FETCH FIRST 1 ROWS WITH TIES"),
+	ok("SELECT name FROM customers WHERE 1 / (CASE WHEN name LIKE 'HIDDEN%' THEN 0 ELSE 1 END) > 0 ORDER BY email FETCH NEXT 2 ROWS WITH TIES"),
+	deny("SELECT salary, '{N}' FROM customers ORDER BY 1 FETCH FIRST 1 ROWS ONLY"),
 	refuse("XA START '{N}'"),
 	refuse("ANALYZE SELECT '{N}', ssn FROM customers"),
 	refuse("ANALYZE FORMAT=JSON SELECT '{N}' FROM customers"),

@@ -878,3 +878,51 @@ func TestMariaDBSetOperationOrderAndPlaceholders(t *testing.T) {
 		}
 	}
 }
+
+// MariaDB's OFFSET … ROWS FETCH … ROWS ONLY gives the rows LIMIT … OFFSET
+// gives the same caller, and WITH TIES every row that ties with the last.
+func TestMariaDBFetch(t *testing.T) {
+	for _, b := range backends() {
+		if b.name != "mysql" {
+			continue
+		}
+		e := newEnv(t, b, fixturePolicy)
+		for _, u := range []session.User{admin, analyst, support} {
+			ctx := as(u)
+			want, _, err := query(ctx, e.db, "SELECT id, ssn, email FROM customers ORDER BY id LIMIT 2 OFFSET 1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := query(ctx, e.db, "SELECT id, ssn, email FROM customers ORDER BY id OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY")
+			if err != nil {
+				t.Fatalf("as %s: %v", u.Name, err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+				t.Errorf("as %s: OFFSET/FETCH gives %v, LIMIT/OFFSET %v", u.Name, got, want)
+			}
+			all, _, err := query(ctx, e.db, "SELECT region, id FROM customers ORDER BY region, id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ties []string
+			for _, r := range all {
+				if r[0] == all[0][0] {
+					ties = append(ties, r[1])
+				}
+			}
+			got, _, err = query(ctx, e.db, "SELECT id FROM customers ORDER BY region FETCH FIRST 1 ROWS WITH TIES")
+			if err != nil {
+				t.Fatalf("as %s: %v", u.Name, err)
+			}
+			var ids []string
+			for _, r := range got {
+				ids = append(ids, r[0])
+			}
+			slices.Sort(ids)
+			slices.Sort(ties)
+			if fmt.Sprint(ids) != fmt.Sprint(ties) {
+				t.Errorf("as %s: FETCH FIRST 1 ROWS WITH TIES gives %v, the rows of the first region are %v", u.Name, ids, ties)
+			}
+		}
+	}
+}

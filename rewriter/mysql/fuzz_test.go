@@ -77,6 +77,7 @@ func FuzzRewrite(f *testing.F) {
 		"SET STATEMENT innodb_lock_wait_timeout = 1 FOR DELETE FROM customers WHERE email = ? RETURNING id, ssn",
 		"SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.ssn LIKE ? ORDER BY 1 LIMIT 5 FOR UPDATE WAIT 3",
 		"SELECT ssn FROM customers WHERE id IN (SELECT customer_id FROM orders) LOCK IN SHARE MODE WAIT 0",
+		"SELECT c.name, c.ssn FROM customers c WHERE c.email LIKE ? ORDER BY c.ssn OFFSET 2 ROWS FETCH NEXT 3 ROWS WITH TIES",
 		"SELECT name, ssn FROM customers WHERE id > ? INTERSECT SELECT name, ssn FROM customers WHERE email = ? ORDER BY 2 DESC, name LIMIT ?, 3",
 	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
@@ -123,6 +124,9 @@ func FuzzRewrite(f *testing.F) {
 				stmts = append(stmts, plain)
 			} else if sel, m := readLockWait(piece); m != nil {
 				// FOR UPDATE / LOCK IN SHARE MODE WAIT n.
+				stmts = append(stmts, sel)
+			} else if sel, m := readFetch(piece); m != nil {
+				// OFFSET … ROWS / FETCH … ROWS.
 				stmts = append(stmts, sel)
 			} else if tc := readTableCheck(piece); tc != nil {
 				// CHECK / CHECKSUM TABLE: names no table it reads rows of.

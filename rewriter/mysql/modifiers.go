@@ -49,9 +49,10 @@ type modifier struct {
 	// only describes them.
 	alter *sqlparser.AlterTable
 	ifs   []alterIf
-	// suffix: the words follow the statement instead (a locking read's
-	// WAIT n, see readLockWait).
+	// suffix: the words follow the statement instead (a SELECT's WAIT n
+	// or row limit, see suffix.go), whose lock is lock.
 	suffix bool
+	lock   sqlparser.Lock
 }
 
 // readModified reads sql, which did not parse, as a CREATE OR REPLACE
@@ -181,6 +182,9 @@ func writeModifierAsName(sql string, stmt sqlparser.Statement) (start, end int, 
 // check adds what the words ask of the caller to the checks of the plain
 // statement, which the rewrite of stmt has made.
 func (m *modifier) check(r *rewrite, stmt sqlparser.Statement) error {
+	if m.suffix {
+		return m.checkSuffix(stmt)
+	}
 	switch s := stmt.(type) {
 	case *sqlparser.CreateTable:
 		t, err := r.resolve(s.Table)

@@ -45,8 +45,13 @@ func read(sql string, mariaDB bool) (reading, error) {
 	if plain, m := readModified(sql); m != nil {
 		return reading{stmt: plain, node: plain, mod: m}, nil
 	}
-	if sel, m := readLockWait(sql); m != nil && mariaDB {
-		return reading{stmt: sel, node: sel, mod: m}, nil
+	if mariaDB {
+		if sel, m := readLockWait(sql); m != nil {
+			return reading{stmt: sel, node: sel, mod: m}, nil
+		}
+		if sel, m := readFetch(sql); m != nil {
+			return reading{stmt: sel, node: sel, mod: m}, nil
+		}
 	}
 	if so := readSetOperation(sql); so != nil {
 		return reading{node: so}, nil
