@@ -142,8 +142,8 @@ func TestMariaDBOnlySyntaxNeverReachesTheServer(t *testing.T) {
 			for _, q := range []string{
 				"INSERT LOW_PRIORITY INTO returning_t (id, label) VALUES (1, '" + needle + "') RETURNING id",
 				"SELECT id FROM customers WHERE name <> '" + needle + "' LIMIT ROWS EXAMINED 100",
-				"SET STATEMENT max_statement_time = 10 FOR DELETE FROM customers WHERE name <> '" + needle + "'",
-				"SELECT id FROM customers WHERE name <> '" + needle + "' ORDER BY id OFFSET 1 ROWS FETCH FIRST 1 ROWS ONLY",
+				"VALUES (1, '" + needle + "'), (2, 'b')",
+				"WITH x AS (SELECT name FROM customers) SELECT name FROM x EXCEPT SELECT '" + needle + "'",
 			} {
 				_, err := e.db.ExecContext(as(admin), q)
 				var se *sqe.ServerError
