@@ -10,21 +10,28 @@ import (
 
 const maskedTypesPolicy = fixturePolicy + `  %[1]s.typed:
     access:
-      - {name: read, principals: [role:typer], allow: [select]}
+      - {name: read, principals: [role:typer, role:ftyper], allow: [select]}
+    row_filters:
+      - {name: positive, principals: [role:ftyper], filter: "id > 0"}
     masks:
-      - {name: code, principals: [role:typer], column: code, type: MASK}
-      - {name: label, principals: [role:typer], column: label, type: MASK_SHOW_FIRST_4}
-      - {name: note, principals: [role:typer], column: note, type: MASK_SHOW_LAST_4}
-      - {name: tag, principals: [role:typer], column: tag, type: MASK_HASH}
-      - {name: short, principals: [role:typer], column: short, type: MASK_HASH}
-      - {name: qty, principals: [role:typer], column: qty, type: MASK}
-      - {name: amount, principals: [role:typer], column: amount, type: MASK_NULL}
-      - {name: born, principals: [role:typer], column: born, type: MASK_DATE_SHOW_YEAR}
-      - {name: big, principals: [role:typer], column: big, type: MASK_SHOW_LAST_4}
-      - {name: other, principals: [role:typer], column: other, type: MASK, args: ["X", "x", "n", "*"]}
+      - {name: code, principals: [role:typer, role:ftyper], column: code, type: MASK}
+      - {name: label, principals: [role:typer, role:ftyper], column: label, type: MASK_SHOW_FIRST_4}
+      - {name: note, principals: [role:typer, role:ftyper], column: note, type: MASK_SHOW_LAST_4}
+      - {name: tag, principals: [role:typer, role:ftyper], column: tag, type: MASK_HASH}
+      - {name: short, principals: [role:typer, role:ftyper], column: short, type: MASK_HASH}
+      - {name: qty, principals: [role:typer, role:ftyper], column: qty, type: MASK}
+      - {name: amount, principals: [role:typer, role:ftyper], column: amount, type: MASK_NULL}
+      - {name: born, principals: [role:typer, role:ftyper], column: born, type: MASK_DATE_SHOW_YEAR}
+      - {name: big, principals: [role:typer, role:ftyper], column: big, type: MASK_SHOW_LAST_4}
+      - {name: other, principals: [role:typer, role:ftyper], column: other, type: MASK, args: ["X", "x", "n", "*"]}
 `
 
-var typer = session.User{Name: "ty", Roles: []string{"typer"}}
+var (
+	typer = session.User{Name: "ty", Roles: []string{"typer"}}
+	// ftyper has typer's masks under a row filter: the masks are then
+	// computed only where the filter holds.
+	ftyper = session.User{Name: "fty", Roles: []string{"ftyper"}}
+)
 
 // TestMaskedColumnTypesAreTheColumns: a mask that keeps the column's type
 // — MASK and the show/mask first/last masks of a string whose other
@@ -53,6 +60,22 @@ func TestMaskedColumnTypesAreTheColumns(t *testing.T) {
 			got, err := columnTypes(as(typer), e.db, q)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Under a row filter, read flat and as a joined table's read
+			// form, the masks report the same.
+			filtered, err := columnTypes(as(ftyper), e.db, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			joined, err := columnTypes(as(ftyper), e.db, "SELECT "+strings.ReplaceAll(", "+strings.Join(kept, ", "), ", ", ", t.")[2:]+
+				" FROM typed t JOIN typed u ON u.id = t.id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if filtered[i] != got[i] || joined[i] != got[i] {
+					t.Errorf("masked column %s under a row filter reports\n\t%s (flat)\n\t%s (joined)\nwithout one\n\t%s", kept[i], filtered[i], joined[i], got[i])
+				}
 			}
 			if b.name == "mysql" {
 				// MariaDB has no expression of type CHAR nor a cast to

@@ -407,7 +407,7 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 		return nil, err
 	}
 	if target.guard != nil {
-		e = &sqlparser.CaseExpr{Whens: []*sqlparser.When{{Cond: deepClone(target.guard), Val: e}}}
+		e = guardMask(target.guard, e)
 	}
 	return e, nil
 }

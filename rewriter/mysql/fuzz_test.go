@@ -322,6 +322,10 @@ func TestCheckTablesCatchesDirectReads(t *testing.T) {
 		"select c.id from `shop`.`orders` as o join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c on c.id = o.id":  true,
 		"select c.id from `shop`.`orders` as o natural join (select id as id, concat(ssn) as ssn from `shop`.`customers` where region = 'EU') as c":         false,
 		"select (select 1) from (select id as id from `shop`.`customers` where region = 'EU') as c":                                                         false,
+		// A guarded mask that reports its column's nullability.
+		"select id, IFNULL(case when `shop`.`customers`.region = 'EU' then concat(ssn) end, ssn = ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by 2": true,
+		"select id, IFNULL(case when `shop`.`customers`.region = 'EU' then concat(ssn) end, ssn) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by 2":       false,
+		"select id, IFNULL(case when `shop`.`customers`.region = 'EU' then concat(ssn) end, ssn = id) as ssn from `shop`.`customers` where `shop`.`customers`.region = 'EU' order by 2":  false,
 		// Known bad outputs: a masked column selected raw by the read form
 		// or by a flattened read, a restricted column read, a masked table
 		// merged under an outer join.
@@ -592,6 +596,20 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 // guardedBy reports whether e is CASE WHEN filter THEN … END, with no
 // ELSE or ELSE FALSE: a value computed only on the rows filter admits.
 func guardedBy(e, filter sqlparser.Expr) bool {
+	// IFNULL(guarded, c = c): on a hidden row, a column compared with
+	// itself, 1 or NULL, which cannot fail and holds nothing of the value.
+	if f, ok := e.(*sqlparser.FuncExpr); ok && f.Name.EqualString("ifnull") && len(f.Exprs) == 2 {
+		cmp, isCmp := f.Exprs[1].(*sqlparser.ComparisonExpr)
+		if !isCmp || cmp.Operator != sqlparser.EqualOp {
+			return false
+		}
+		l, lok := cmp.Left.(*sqlparser.ColName)
+		r, rok := cmp.Right.(*sqlparser.ColName)
+		if !lok || !rok || sqlparser.String(l) != sqlparser.String(r) {
+			return false
+		}
+		e = f.Exprs[0]
+	}
 	c, ok := e.(*sqlparser.CaseExpr)
 	if !ok || c.Expr != nil || len(c.Whens) != 1 || sqlparser.String(c.Whens[0].Cond) != sqlparser.String(filter) {
 		return false

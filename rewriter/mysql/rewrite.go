@@ -508,6 +508,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
 	}
 	r.Sanction(inner)
+	hoistGuardedMasks(sel)
 	if err := r.policyExprs(plan, qualified(plan.Table), sel, func(n, parent sqlparser.SQLNode) bool {
 		_, isFrom := n.(sqlparser.TableExpr)
 		return isFrom && parent == sel

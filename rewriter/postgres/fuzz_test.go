@@ -66,11 +66,11 @@ func FuzzRewrite(f *testing.F) {
 }
 
 // guardedBy reports whether e is CASE WHEN filter THEN … END, with no
-// ELSE: a value computed only on the rows filter admits, NULL on the
-// others.
+// ELSE or a NULL of a type: a value computed only on the rows filter
+// admits, NULL on the others.
 func guardedBy(e, filter *pg.Node) bool {
 	c := e.GetCaseExpr()
-	if c == nil || c.Arg != nil || c.Defresult != nil || len(c.Args) != 1 {
+	if c == nil || c.Arg != nil || c.Defresult != nil && !isTypedNull(c.Defresult) || len(c.Args) != 1 {
 		return false
 	}
 	w := c.Args[0].GetCaseWhen()
@@ -170,7 +170,9 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 		}
 		guarded := map[string]bool{}
 		for _, t := range sel.TargetList {
-			if rt := t.GetResTarget(); rt != nil && guardedBy(rt.Val, sel.WhereClause) {
+			// A NULL of a type reads nothing of the row: as good as
+			// guarded.
+			if rt := t.GetResTarget(); rt != nil && (guardedBy(rt.Val, sel.WhereClause) || isTypedNull(rt.Val)) {
 				guarded[rt.Name] = true
 			}
 		}
