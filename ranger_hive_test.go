@@ -1,6 +1,7 @@
 package sqe_test
 
 import (
+	"database/sql"
 	"errors"
 	"os"
 	"reflect"
@@ -115,6 +116,18 @@ func TestRangerHiveFunctionsEndToEnd(t *testing.T) {
 			}
 			if _, err := db.ExecContext(as(staff("ann")), "INSERT INTO notes VALUES ("+ph+")", 7, "bob", "forged"); !errors.Is(err, sqe.ErrCheckViolation) {
 				t.Fatalf("ann writing bob's note: %v", err)
+			}
+			if _, err := db.ExecContext(as(staff("ann")), "UPDATE notes SET owner = 'bob' WHERE id = 1"); !errors.Is(err, sqe.ErrCheckViolation) {
+				t.Fatalf("ann giving her note to bob: %v", err)
+			}
+			var owners []string
+			for _, id := range []int{1, 6, 7} {
+				var o sql.NullString
+				_ = e.raw.QueryRow(map[string]string{"mysql": "SELECT owner FROM notes WHERE id = ?", "postgres": "SELECT owner FROM notes WHERE id = $1"}[b.name], id).Scan(&o)
+				owners = append(owners, o.String)
+			}
+			if !reflect.DeepEqual(owners, []string{"ann", "ann", ""}) {
+				t.Fatalf("owners of notes 1, 6, 7 after the writes: %q", owners)
 			}
 
 			// The Hive-only function: refused before anything is sent.
