@@ -88,6 +88,13 @@ func (t TableName) String() string { return t.Schema + "." + t.Table }
 // Values are the caller's values of the request expressions in Expr,
 // which holds a marker for each (see RequestValue); nil when it has none.
 //
+// Hive marks Expr as Hive SQL as Ranger's policy author writes it (a
+// Ranger CUSTOM mask): the dialect's parser reads it, a call of
+// logged_in_user() is the caller's name as current_user() is, and a call
+// of a Hive function with no MySQL or PostgreSQL meaning (reflect,
+// java_method, in_file, the mask UDFs, ...) is refused with a policy
+// error naming the function and the policy (see rewriter.HiveCall).
+//
 // When, if not empty, makes the mask conditional (Snowflake's conditional
 // masking policies): a boolean SQL expression over the raw columns of the
 // same row. The mask applies where the condition holds or is unknown
@@ -101,6 +108,7 @@ type Mask struct {
 	When   string
 	Policy string // the policy that set the mask, for errors and explain
 	Values []RequestValue
+	Hive   bool
 }
 
 // RowFilter is a boolean SQL expression over the table's raw columns.
@@ -114,11 +122,19 @@ type Mask struct {
 // Values are the caller's values of the request expressions in Expr and
 // Check, which hold a marker for each (see RequestValue; both texts
 // number the same values); nil when they have none.
+//
+// Hive marks Expr and Check as Hive SQL as Ranger's policy author writes
+// it (a Ranger row filter): the dialect's parser reads them, a call of
+// logged_in_user() is the caller's name as current_user() is, and a call
+// of a Hive function with no MySQL or PostgreSQL meaning (reflect,
+// java_method, in_file, current_groups, ...) is refused with a policy
+// error naming the function and the policy (see rewriter.HiveCall).
 type RowFilter struct {
 	Expr   string
 	Policy string
 	Check  string
 	Values []RequestValue
+	Hive   bool
 }
 
 // Decision is what one View may do with one table. A Decision returned by

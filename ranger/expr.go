@@ -10,127 +10,25 @@ import (
 )
 
 // Ranger's filterExpr and CUSTOM valueExpr are Hive SQL. sqe passes them to
-// the rewriter as expression text (which parses them with the target
-// dialect's parser and fails closed on what does not parse), after:
+// the rewriter as expression text marked as Hive SQL (policy.RowFilter.Hive,
+// policy.Mask.Hive), after replacing ${{...}} request expressions by
+// markers, with the caller's values beside the text
+// (policy.RowFilter.Values, policy.Mask.Values): the rewriter's parser
+// finds where each marker sits and places the value there as a literal
+// the dialect's printer escapes (no text of a value is ever spliced into
+// SQL here).
 //
-//   - replacing ${{...}} request expressions by markers, with the caller's
-//     values beside the text (policy.RowFilter.Values, policy.Mask.Values):
-//     the rewriter's parser finds where each marker sits and places the
-//     value there as a literal the dialect's printer escapes (no text of
-//     a value is ever spliced into SQL here);
-//   - translating what has a safe textual translation (logged_in_user()
-//     becomes current_user(); current_user() stays, the rewriter inlines it);
-//   - refusing Hive functions with no MySQL/PostgreSQL meaning (the mask
-//     UDFs inside a larger expression, reflect, java_method, in_file,
-//     current_groups, ...), which makes the table's decision fail closed.
+// The rewriter reads the text with the target dialect's parser and fails
+// closed on what does not parse; on the parsed tree it renames
+// logged_in_user() to current_user() (which it inlines as the caller's
+// name) and refuses the Hive functions with no MySQL/PostgreSQL meaning
+// (the mask UDFs inside a larger expression, reflect, java_method,
+// in_file, current_groups, ...) with a policy error naming the function,
+// the table and the policy (see rewriter.HiveCall). No text is scanned
+// here.
 //
 // A CUSTOM mask that is exactly one Hive mask UDF call on {col} with literal
 // arguments becomes the matching sqe mask type instead.
-
-// hiveOnlyFunctions have no translation sqe can make textually.
-var hiveOnlyFunctions = map[string]bool{
-	"mask": true, "mask_first_n": true, "mask_last_n": true, "mask_show_first_n": true,
-	"mask_show_last_n": true, "mask_hash": true, "reflect": true, "reflect2": true,
-	"java_method": true, "in_file": true, "current_groups": true, "current_authorizer": true,
-	"get_json_object": true, "explode": true, "posexplode": true, "inline": true,
-	"stack": true, "json_tuple": true, "parse_url_tuple": true, "sentences": true,
-	"histogram_numeric": true, "ngrams": true, "context_ngrams": true, "xpath": true,
-	"xpath_string": true, "xpath_int": true, "xpath_boolean": true, "surrogate_key": true,
-	"restrict_information_schema": true, "current_database": true,
-}
-
-// hiveRenames are functions with a direct equivalent.
-var hiveRenames = map[string]string{
-	"logged_in_user": "current_user",
-}
-
-// scanSQL walks s, calling visit for every identifier outside quoted
-// literals and quoted identifiers, with its byte offsets.
-func scanSQL(s string, visit func(start, end int)) error {
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for j < len(s) {
-				if s[j] == '\\' && c != '`' {
-					j += 2
-					continue
-				}
-				if s[j] == c {
-					if j+1 < len(s) && s[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			if j >= len(s) {
-				return fmt.Errorf("unterminated quoted text")
-			}
-			i = j + 1
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			j := i
-			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
-				j++
-			}
-			visit(i, j)
-			i = j
-		default:
-			i++
-		}
-	}
-	return nil
-}
-
-func nextNonSpace(s string, i int) byte {
-	for i < len(s) {
-		if s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
-			return s[i]
-		}
-		i++
-	}
-	return 0
-}
-
-// translateHive rewrites the Hive expression text for sqe, or reports why
-// it cannot.
-func translateHive(s string) (string, error) {
-	type repl struct {
-		start, end int
-		with       string
-	}
-	var repls []repl
-	var bad string
-	err := scanSQL(s, func(a, b int) {
-		if nextNonSpace(s, b) != '(' {
-			return
-		}
-		name := lower(s[a:b])
-		if hiveOnlyFunctions[name] && bad == "" {
-			bad = name
-		}
-		if r, ok := hiveRenames[name]; ok {
-			repls = append(repls, repl{a, b, r})
-		}
-	})
-	if err != nil {
-		return "", err
-	}
-	if bad != "" {
-		return "", fmt.Errorf("uses the Hive function %s(), which has no MySQL or PostgreSQL translation", bad)
-	}
-	var out strings.Builder
-	last := 0
-	for _, r := range repls {
-		out.WriteString(s[last:r.start])
-		out.WriteString(r.with)
-		last = r.end
-	}
-	out.WriteString(s[last:])
-	return out.String(), nil
-}
 
 // markRequestValues replaces each ${{...}} request expression of s by a
 // marker (policy.RequestValueMarker) and returns the caller's values
@@ -260,13 +158,10 @@ func realiseMask(res *result, pol string, r *request) maskOutcome {
 			return maskOutcome{mask: policy.Mask{Type: t, Args: args, Policy: pol}}
 		}
 		expr, values, err := markRequestValues(raw, r)
-		if err == nil {
-			expr, err = translateHive(expr)
-		}
 		if err != nil {
 			return maskOutcome{err: fmt.Errorf("%s: CUSTOM mask expression cannot be used: %v", pol, err)}
 		}
-		m.Expr, m.Values = expr, values
+		m.Expr, m.Values, m.Hive = expr, values, true
 	}
 	if err := udf.ValidateMask(m.Type, m.Args, m.Expr); err != nil {
 		return maskOutcome{restrict: pol + ": " + err.Error()}
@@ -274,14 +169,12 @@ func realiseMask(res *result, pol string, r *request) maskOutcome {
 	return maskOutcome{mask: m}
 }
 
-// realiseFilter turns a Ranger row filter into sqe's.
+// realiseFilter turns a Ranger row filter into sqe's: Hive SQL, which the
+// rewriter translates on the dialect's tree.
 func realiseFilter(expr string, pol string, r *request) (policy.RowFilter, error) {
 	s, values, err := markRequestValues(expr, r)
-	if err == nil {
-		s, err = translateHive(s)
-	}
 	if err != nil {
 		return policy.RowFilter{}, fmt.Errorf("%s: row filter %q cannot be used: %v", pol, expr, err)
 	}
-	return policy.RowFilter{Expr: s, Policy: pol, Values: values}, nil
+	return policy.RowFilter{Expr: s, Policy: pol, Values: values, Hive: true}, nil
 }

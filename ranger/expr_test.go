@@ -171,3 +171,40 @@ func TestHiveMaskCallIsParsed(t *testing.T) {
 		}
 	}
 }
+
+// Row filters and CUSTOM masks reach the rewriter as written, marked as
+// Hive SQL: nothing is scanned or renamed in the text, and the dialects
+// translate it on their trees (logged_in_user() a context function, the
+// literal untouched; a Hive-only call a policy error naming the policy).
+func TestHiveExpressionsReachTheRewriterAsWritten(t *testing.T) {
+	filter := "name = logged_in_user() AND dept <> 'logged_in_user()'"
+	custom := "CASE WHEN name = logged_in_user() THEN {col} END"
+	v := requestValueView(t, filter, custom, nil)
+	d, err := v.Decide(policy.TableName{Schema: "rv", Table: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, m := d.RowFilters[0], d.Masks["name"]
+	if f.Expr != filter || !f.Hive || m.Expr != custom || !m.Hive {
+		t.Fatalf("filter %+v, mask %+v", f, m)
+	}
+	for name, syn := range map[string]rewriter.Syntax{"mysql": mysql.Syntax, "postgres": postgres.Syntax} {
+		p := &rewriter.TablePlan{Table: d.Table, Decision: d}
+		got, err := p.FilterSQL(syn)
+		call := map[string]string{"mysql": "current_user()", "postgres": `"current_user"()`}[name]
+		if err != nil || strings.Count(got, "logged_in_user") != 1 || !strings.Contains(got, "'logged_in_user()'") || !strings.Contains(got, call) {
+			t.Errorf("%s: %q %v", name, got, err)
+		}
+	}
+	v = requestValueView(t, "name = logged_in_user() OR reflect('java.lang.Math', 'abs', 1) = 1", custom, nil)
+	if d, err = v.Decide(policy.TableName{Schema: "rv", Table: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, syn := range map[string]rewriter.Syntax{"mysql": mysql.Syntax, "postgres": postgres.Syntax} {
+		p := &rewriter.TablePlan{Table: d.Table, Decision: d}
+		if _, err := p.FilterSQL(syn); !errors.Is(err, policy.ErrPolicy) || !strings.Contains(err.Error(), "ranger policy 91") ||
+			!strings.Contains(err.Error(), "reflect()") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

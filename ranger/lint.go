@@ -1,11 +1,14 @@
 package ranger
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/rewriter/mysql"
 	"github.com/sqe-project/sqe/udf"
 )
 
@@ -333,7 +336,12 @@ func lintMask(mi *DataMaskInfo) string {
 }
 
 // lintExpr checks a Hive expression with its request expressions
-// replaced by placeholders of the right kind.
+// replaced by placeholders of the right kind and {col} by a column name.
+// Its function calls are read by the MySQL dialect's expression parser,
+// and rewriter.HiveCall decides, as it does when the expression is used:
+// a call of a Hive function sqe cannot translate is reported. An
+// expression that parser does not read is not judged here: the target
+// database's parser decides when the expression is used.
 func lintExpr(s string) error {
 	if policy.HasRequestValueMarker(s) {
 		return fmt.Errorf("the text holds %s, which sqe reserves for request values", policy.RequestValueTable)
@@ -343,8 +351,12 @@ func lintExpr(s string) error {
 			return fmt.Errorf("request expression ${{%s}} uses JavaScript beyond the forms sqe evaluates", m[1])
 		}
 	}
-	_, err := translateHive(reReqExpr.ReplaceAllString(s, "0"))
-	return err
+	text := strings.ReplaceAll(reReqExpr.ReplaceAllString(s, "0"), "{col}", maskColumn)
+	var he *rewriter.HiveFunctionError
+	if _, err := rewriter.HiveExprSQL(mysql.Syntax, text); errors.As(err, &he) {
+		return he
+	}
+	return nil
 }
 
 func hasResourceDef(sd *ServiceDef, name string) bool {

@@ -137,3 +137,26 @@ func TestLintFindsMarkerText(t *testing.T) {
 		t.Errorf("no finding: %v", Lint(b))
 	}
 }
+
+// Lint reads an expression's calls with a parser: a Hive-only name in a
+// string literal, a comment or a request expression is no call, a
+// backquoted or upper-case name is, and {col} and request expressions do
+// not keep the parser from reading the rest.
+func TestLintReadsHiveCalls(t *testing.T) {
+	for expr, want := range map[string]string{
+		"owner = logged_in_user()":                                    "",
+		"note <> 'reflect(1)' AND note <> \"in_file(x)\"":             "",
+		"id > 0 /* java_method( */ -- current_groups(\n":              "",
+		"dept = '${{USER.reflect}}' AND level < ${{USER.level}}":      "",
+		"`reflect`(id) = 1":                                           "reflect()",
+		"JAVA_METHOD('a', 'b') = '${{USER.x}}'":                       "java_method()",
+		"id IN (SELECT id FROM t WHERE CURRENT_GROUPS() IS NOT NULL)": "current_groups()",
+		"CASE WHEN {col} = 'x' THEN mask({col}) END":                  "mask()",
+		"logged_in_user('x') = owner":                                 "logged_in_user()",
+	} {
+		err := lintExpr(expr)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), "Hive function "+want)) {
+			t.Errorf("%s: %v, want %q", expr, err, want)
+		}
+	}
+}

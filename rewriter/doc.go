@@ -70,6 +70,11 @@
 // the fence and guard rules treat it as the mask it is; it may read only
 // its own row (ConditionSyntax), and a column it reads that the table
 // lacks is a policy error.
+// A row filter or CUSTOM mask written in Hive SQL (a Ranger policy's:
+// policy.RowFilter.Hive, policy.Mask.Hive) is translated on the
+// dialect's tree first (hive.go, HiveSyntax): logged_in_user() becomes
+// current_user(), which is then inlined like every context function,
+// and a call of a Hive-only function is a policy error naming it.
 //
 // Everything that differs between databases belongs to the Dialect, which
 // is also a Server (server.go): it reads a connection's session state

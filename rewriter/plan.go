@@ -151,6 +151,9 @@ func PlanTable(ctx context.Context, req *Request, t policy.TableName, access pol
 	if err := p.checkMasks(req); err != nil {
 		return nil, err
 	}
+	if err := p.checkHive(req); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -327,6 +330,13 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 	if err != nil {
 		return "", false, p.maskError(col, m, err)
 	}
+	if m.Hive {
+		// Hive SQL is translated with the column in place, before the
+		// values go in and the dialect inlines the context functions.
+		if expr, err = HiveExprSQL(syn, expr); err != nil {
+			return "", false, p.hiveMaskError(col, m, err)
+		}
+	}
 	if len(m.Values) > 0 || policy.HasRequestValueMarker(m.Expr) {
 		// The values go in after udf has placed the column: the
 		// dialect's parser finds each marker's place in the whole
@@ -418,9 +428,10 @@ func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 func (p *TablePlan) FilterSQL(syn Syntax) (string, error) {
 	var b strings.Builder
 	for i, f := range p.Decision.RowFilters {
-		canon, err := PolicyExprSQL(syn, f.Expr, f.Values)
+		canon, err := policyExprSQL(syn, f.Expr, f.Values, f.Hive)
 		if err != nil {
-			if len(f.Values) > 0 || policy.HasRequestValueMarker(f.Expr) {
+			var he *HiveFunctionError
+			if errors.As(err, &he) || len(f.Values) > 0 || policy.HasRequestValueMarker(f.Expr) {
 				return "", p.FilterError(f, err.Error())
 			}
 			return "", p.FilterError(f, "not a single SQL expression")

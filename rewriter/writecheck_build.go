@@ -47,7 +47,7 @@ func InsertChecks(p *TablePlan, dialect string, rules ValueRules, parse CheckPar
 		if f.Check == "" {
 			continue
 		}
-		check, err := requestValuesPlaced(dialect, f.Check, f.Values)
+		check, err := requestValuesPlaced(dialect, f.Check, f.Values, f.Hive)
 		if err != nil {
 			return nil, p.FilterError(f, "check: "+err.Error())
 		}
@@ -89,7 +89,7 @@ func UpdateChecks(p *TablePlan, dialect string, rules ValueRules, parse CheckPar
 		if f.Check == "" {
 			continue
 		}
-		check, err := requestValuesPlaced(dialect, f.Check, f.Values)
+		check, err := requestValuesPlaced(dialect, f.Check, f.Values, f.Hive)
 		if err != nil {
 			return nil, p.FilterError(f, "check: "+err.Error())
 		}
@@ -100,7 +100,7 @@ func UpdateChecks(p *TablePlan, dialect string, rules ValueRules, parse CheckPar
 		held := []*Cond{}
 		if f.Check == f.Expr {
 			held = Conjuncts(cond)
-		} else if expr, err := requestValuesPlaced(dialect, f.Expr, f.Values); err == nil {
+		} else if expr, err := requestValuesPlaced(dialect, f.Expr, f.Values, f.Hive); err == nil {
 			if fc, err := parse(expr); err == nil {
 				held = Conjuncts(fc)
 			}
@@ -195,15 +195,16 @@ func containsCond(list []*Cond, c *Cond) bool {
 }
 
 // requestValuesPlaced is text with its request values placed by the
-// dialect (PolicyExprSQL); text with neither values nor markers is
-// returned as it is.
-func requestValuesPlaced(dialect, text string, values []policy.RequestValue) (string, error) {
-	if len(values) == 0 && !policy.HasRequestValueMarker(text) {
+// dialect (PolicyExprSQL), translated first when it is Hive SQL
+// (HiveExprSQL); other text with neither values nor markers is returned
+// as it is.
+func requestValuesPlaced(dialect, text string, values []policy.RequestValue, hive bool) (string, error) {
+	if !hive && len(values) == 0 && !policy.HasRequestValueMarker(text) {
 		return text, nil
 	}
 	syn, ok := syntaxOf(&Request{Dialect: dialect})
 	if !ok {
 		return "", errors.New("the dialect cannot place request values")
 	}
-	return PolicyExprSQL(syn, text, values)
+	return policyExprSQL(syn, text, values, hive)
 }
