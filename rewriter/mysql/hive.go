@@ -13,22 +13,12 @@ import (
 // gives a node type of its own is checked by its printed name, which is
 // never renamed.
 func (syntax) TranslateHive(text string) (string, error) {
-	e, err := parseExpr(text)
-	if err != nil {
-		return "", err
-	}
-	holder := &sqlparser.Where{Type: sqlparser.WhereClause, Expr: e}
-	var werr error
-	sqlparser.Rewrite(holder, func(c *sqlparser.Cursor) bool {
-		if werr != nil {
-			return false
-		}
+	return rewriteExprText(text, func(c *sqlparser.Cursor) (bool, error) {
 		switch n := c.Node().(type) {
 		case *sqlparser.FuncExpr:
 			to, err := rewriter.HiveCall(n.Name.String(), !n.Qualifier.IsEmpty(), len(n.Exprs))
 			if err != nil {
-				werr = err
-				return false
+				return false, err
 			}
 			if to != "" {
 				n.Name = sqlparser.NewIdentifierCI(to)
@@ -36,15 +26,10 @@ func (syntax) TranslateHive(text string) (string, error) {
 		case sqlparser.Expr:
 			if functionExpr(n) {
 				if _, err := rewriter.HiveCall(callName(n), true, 0); err != nil {
-					werr = err
-					return false
+					return false, err
 				}
 			}
 		}
-		return true
-	}, nil)
-	if werr != nil {
-		return "", werr
-	}
-	return sqlparser.String(holder.Expr), nil
+		return true, nil
+	})
 }

@@ -14,6 +14,43 @@ import (
 // session's sql_mode). A marker in a backquoted name is part of a name
 // and is left for the caller to refuse.
 func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestValue, error)) (string, error) {
+	return rewriteExprText(text, func(c *sqlparser.Cursor) (bool, error) {
+		switch n := c.Node().(type) {
+		case *sqlparser.ColName:
+			if !n.Qualifier.Qualifier.IsEmpty() {
+				return false, nil
+			}
+			i, ok := policy.RequestValueColumn(n.Qualifier.Name.String(), n.Name.String())
+			if !ok {
+				return false, nil
+			}
+			lit, err := valueLiterals.Of(value, i)
+			if err == nil {
+				err = replace(c, lit)
+			}
+			return false, err
+		case *sqlparser.Literal:
+			if n.Type != sqlparser.StrVal {
+				return false, nil
+			}
+			s, err := rewriter.RequestValuesInString(n.Val, value)
+			if err != nil {
+				return false, err
+			}
+			if s != n.Val {
+				return false, replace(c, sqlparser.NewStrLiteral(s))
+			}
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// rewriteExprText parses text as one expression, visits its nodes with
+// visit (whose bool says whether to go into the node), and prints the
+// expression again; the first error visit returns stops the walk and is
+// returned.
+func rewriteExprText(text string, visit func(c *sqlparser.Cursor) (bool, error)) (string, error) {
 	e, err := parseExpr(text)
 	if err != nil {
 		return "", err
@@ -24,36 +61,9 @@ func (syntax) PlaceRequestValues(text string, value func(i int) (policy.RequestV
 		if werr != nil {
 			return false
 		}
-		switch n := c.Node().(type) {
-		case *sqlparser.ColName:
-			if !n.Qualifier.Qualifier.IsEmpty() {
-				return false
-			}
-			i, ok := policy.RequestValueColumn(n.Qualifier.Name.String(), n.Name.String())
-			if !ok {
-				return false
-			}
-			lit, err := valueLiterals.Of(value, i)
-			if err == nil {
-				err = replace(c, lit)
-			}
-			werr = err
-			return false
-		case *sqlparser.Literal:
-			if n.Type != sqlparser.StrVal {
-				return false
-			}
-			s, err := rewriter.RequestValuesInString(n.Val, value)
-			if err != nil {
-				werr = err
-				return false
-			}
-			if s != n.Val {
-				werr = replace(c, sqlparser.NewStrLiteral(s))
-			}
-			return false
-		}
-		return true
+		deeper, err := visit(c)
+		werr = err
+		return deeper && err == nil
 	}, nil)
 	if werr != nil {
 		return "", werr
