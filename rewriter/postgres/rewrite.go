@@ -44,6 +44,9 @@ type rewrite struct {
 	database string
 	// syntax is the Syntax of the statement's connection.
 	syntax rewriter.Syntax
+	// fencedListings are the fenced derived tables of column listings
+	// (listingconds.go), by their select.
+	fencedListings map[*pg.SelectStmt]*tableRef
 	// temps are the temporary tables the earlier statements of the
 	// string create, drop or change (shared by the string's statements).
 	temps *stringTables
@@ -362,6 +365,7 @@ func (r *rewrite) selectStmt(s *pg.SelectStmt, outer *scope) error {
 	if err := checkAliases(sc); err != nil {
 		return err
 	}
+	r.copyListingConditions(s)
 	if err := r.locking(s, start); err != nil {
 		return err
 	}
@@ -615,6 +619,12 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 		}
 	}
 	ref.derived = true
+	if derived.LimitOffset != nil && !sc.policy && listingColumns(t) {
+		if r.fencedListings == nil {
+			r.fencedListings = map[*pg.SelectStmt]*tableRef{}
+		}
+		r.fencedListings[derived] = ref
+	}
 	n.Node = &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
 		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: derived}},
 		Alias:    alias,
