@@ -3,6 +3,7 @@ package sqe_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/sqe-project/sqe/internal/testdb"
@@ -169,6 +170,34 @@ func TestTemporaryTableShadowingAPolicedTableOnMariaDB(t *testing.T) {
 		got, _, err := query(ctx, e.db, "SELECT id, name, ssn FROM customers ORDER BY id")
 		if err != nil || len(got) != 2 || got[0][1] != "Ada" || got[1][2] != "xxx-xx-1111" {
 			t.Fatalf("another connection: %v %v", got, err)
+		}
+	}
+}
+
+// tempSchemaPolicy lets every caller use temporary tables of any name.
+const tempSchemaPolicy = fixturePolicy + `  pg_temp.*:
+    access:
+      - {name: own-temporary, principals: [public], allow: [all]}
+`
+
+// A table created in pg_temp without the TEMPORARY keyword is a temporary
+// table too: the connection that holds it never reaches another caller.
+func TestTemporaryTableByItsSchemaStaysWithItsCaller(t *testing.T) {
+	e := newEnv(t, backend{name: "postgres", driver: "pgx"}, tempSchemaPolicy)
+	e.db.SetMaxOpenConns(1)
+	for _, create := range []string{"CREATE TABLE pg_temp.tmp_q (v text)", "CREATE VIEW pg_temp.tmp_q AS SELECT 'TEMP-SCHEMA-CANARY'::text AS v"} {
+		if _, err := e.db.ExecContext(as(admin), create); err != nil {
+			t.Fatalf("%s: %v", create, err)
+		}
+		if strings.HasPrefix(create, "CREATE TABLE") {
+			if _, err := e.db.ExecContext(as(admin), "INSERT INTO pg_temp.tmp_q VALUES ('TEMP-SCHEMA-CANARY')"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var v string
+		err := e.db.QueryRowContext(as(analyst), "SELECT v FROM pg_temp.tmp_q").Scan(&v)
+		if err == nil || v != "" {
+			t.Fatalf("%s: another caller read %q %v", create, v, err)
 		}
 	}
 }

@@ -10,7 +10,7 @@
 // The dialect is an adapter between PostgreSQL's parse tree and the
 // rewrite core of package rewriter (docs/rewriter.md): it parses the
 // statement, resolves every relation on the connection's search path (and
-// pg_temp), answers the core's syntax questions (can this condition fail
+// pg_temp, as the earlier statements of a string leave it), answers the core's syntax questions (can this condition fail
 // on a row's values, which columns does it read, which types meet), and
 // places what the core decides: the policy's read form of a table (a
 // subquery, fenced with OFFSET 0 when a condition could fail on a hidden

@@ -229,7 +229,7 @@ func (r *rewrite) createSequence(s *pg.CreateSeqStmt) (*rewriter.Result, error) 
 		return nil, err
 	}
 	res := &rewriter.Result{Kind: rewriter.KindDDL}
-	if s.Sequence.Relpersistence == "t" {
+	if s.Sequence.Relpersistence == "t" || isTempSchemaName(s.Sequence.Schemaname) {
 		res.Effect.Holds = rewriter.HoldsTemporaryTable
 	}
 	return res, nil

@@ -230,16 +230,19 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 			return nil, rewriter.Unsupported("empty statement")
 		}
 	}
-	// Placeholders ($n) are numbered over the whole string.
+	// Placeholders ($n) are numbered over the whole string. A temporary
+	// table an earlier statement creates or drops is known to the later
+	// ones as they will find it.
+	temps := &stringTables{}
 	return rewriter.RewriteEach(len(tree.Stmts), false, func(i int) (*rewriter.Result, error) {
-		return rewriteOne(ctx, req, tree.Stmts[i].Stmt)
+		return rewriteOne(ctx, req, tree.Stmts[i].Stmt, temps)
 	})
 }
 
 // rewriteOne rewrites one parsed statement in place, proves that it
 // covered every table reference, and prints it.
-func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rewriter.Result, error) {
-	r := newRewrite(ctx, req)
+func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps *stringTables) (*rewriter.Result, error) {
+	r := newRewrite(ctx, req, temps)
 	// Decided on the statement as the application wrote it.
 	sel := stmt.GetSelectStmt()
 	types := r.fromTypes(sel)
@@ -277,6 +280,9 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node) (*rew
 		return nil, err
 	}
 	if err := verifyPrinted(want, text); err != nil {
+		return nil, err
+	}
+	if err := r.record(stmt); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

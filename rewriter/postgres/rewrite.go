@@ -44,12 +44,25 @@ type rewrite struct {
 	database string
 	// syntax is the Syntax of the statement's connection.
 	syntax rewriter.Syntax
+	// fencedListings are the fenced derived tables of column listings
+	// (listingconds.go), by their select.
+	fencedListings map[*pg.SelectStmt]*tableRef
+	// temps are the temporary tables the earlier statements of the
+	// string create, drop or change (shared by the string's statements).
+	temps *stringTables
 }
 
-func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
+// newRewrite starts the rewrite of one statement of req's string; temps
+// are the temporary tables the string's earlier statements leave (nil for
+// a statement rewritten on its own).
+func newRewrite(ctx context.Context, req *rewriter.Request, temps *stringTables) *rewrite {
 	sess, _ := req.Session.(Session) // rewriteAll refused another dialect's
+	if temps == nil {
+		temps = &stringTables{}
+	}
+	req = temps.request(req)
 	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{},
-		syntax: syntax{rewriter.SyntaxBase{Named: sess.NamedClasses}}}
+		syntax: syntax{rewriter.SyntaxBase{Named: sess.NamedClasses}}, temps: temps}
 	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
 	return r
 }
@@ -188,7 +201,17 @@ func (r *rewrite) resolveIn(rv *pg.RangeVar, path []string, missingOK bool) (pol
 		if r.creating != nil && *r.creating == t {
 			return t, nil
 		}
-		found, err := r.lookupTable(t)
+		known, found, err := r.resolveString(s, rv.Relname)
+		if err != nil {
+			return policy.TableName{}, err
+		}
+		if known {
+			if found {
+				return t, nil
+			}
+			continue
+		}
+		found, err = r.lookupTable(t)
 		if err != nil {
 			return policy.TableName{}, err
 		}
@@ -342,6 +365,7 @@ func (r *rewrite) selectStmt(s *pg.SelectStmt, outer *scope) error {
 	if err := checkAliases(sc); err != nil {
 		return err
 	}
+	r.copyListingConditions(s)
 	if err := r.locking(s, start); err != nil {
 		return err
 	}
@@ -595,6 +619,12 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 		}
 	}
 	ref.derived = true
+	if derived.LimitOffset != nil && !sc.policy && listingColumns(t) {
+		if r.fencedListings == nil {
+			r.fencedListings = map[*pg.SelectStmt]*tableRef{}
+		}
+		r.fencedListings[derived] = ref
+	}
 	n.Node = &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
 		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: derived}},
 		Alias:    alias,

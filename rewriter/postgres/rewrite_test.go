@@ -1053,7 +1053,7 @@ func TestVerifyRefusesUnsanctionedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRewrite(context.Background(), request("", nil))
+	r := newRewrite(context.Background(), request("", nil), nil)
 	rvs := rangeVars(tree.Stmts[0].Stmt)
 	r.Sanction(rvs[0])
 	if _, err := r.verify(tree.Stmts[0].Stmt); !errors.Is(err, rewriter.ErrUnsupported) {

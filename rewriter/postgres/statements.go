@@ -3,6 +3,7 @@ package postgres
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -299,7 +300,9 @@ func set(s *pg.VariableSetStmt) (*rewriter.Result, error) {
 // cursorOptHold is PostgreSQL's CURSOR_OPT_HOLD (DECLARE … WITH HOLD).
 const cursorOptHold = 0x0020
 
-// createsTemporary reports whether a CREATE makes a temporary relation.
+// createsTemporary reports whether a CREATE makes a temporary relation:
+// CREATE TEMPORARY, or a name in a temporary schema (pg_temp.t is a
+// temporary table without the keyword).
 func createsTemporary(n *pg.Node) bool {
 	var rv *pg.RangeVar
 	switch s := n.Node.(type) {
@@ -310,7 +313,21 @@ func createsTemporary(n *pg.Node) bool {
 	case *pg.Node_ViewStmt:
 		rv = s.ViewStmt.View
 	}
-	return rv != nil && rv.Relpersistence == "t"
+	return rv != nil && (rv.Relpersistence == "t" || isTempSchemaName(rv.Schemaname))
+}
+
+// isTempSchemaName reports a temporary schema's name: pg_temp, or the
+// server's own pg_temp_N.
+func isTempSchemaName(s string) bool {
+	if s == "pg_temp" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(s, "pg_temp_")
+	if !ok || rest == "" {
+		return false
+	}
+	_, err := strconv.Atoi(rest)
+	return err == nil
 }
 
 // maxCursorName is the server's identifier length.
