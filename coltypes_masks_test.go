@@ -1,6 +1,7 @@
 package sqe_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,6 +100,26 @@ func TestMaskedColumnTypesAreTheColumns(t *testing.T) {
 			rows, _, err := query(as(typer), e.db, "SELECT label, note, big FROM typed")
 			if err != nil || len(rows) != 1 || rows[0][0] != "Gracx xxxxxx" || rows[0][1] != "xxxx 1234" {
 				t.Fatalf("masked values %v %v", rows, err)
+			}
+			// Under the row filter the masks give the same values, read
+			// flat, joined, and in a condition.
+			all := "SELECT " + strings.Join(kept, ", ") + " FROM typed"
+			want2, _, err := query(as(typer), e.db, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{
+				all,
+				"SELECT " + strings.ReplaceAll(", "+strings.Join(kept, ", "), ", ", ", t.")[2:] + " FROM typed t JOIN typed u ON u.id = t.id",
+				all + " WHERE label = 'Gracx xxxxxx' AND big IS NOT NULL AND code IS NOT NULL",
+			} {
+				got2, _, err := query(as(ftyper), e.db, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got2) != fmt.Sprint(want2) {
+					t.Errorf("%s under the row filter gives %v, without it %v", q, got2, want2)
+				}
 			}
 			// A NOT NULL column that an outer join extends with NULLs is
 			// nullable there, raw and masked, and its masked value is
