@@ -12,23 +12,11 @@ import (
 // with WAIT n after the lock; what is not such a read stays unread.
 func TestLockWaitIsTheLockingReadWithItsTimeout(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	for _, c := range []struct{ sql, plain, wait string }{
+	rewritesAsPlain(t, dec, []suffixCase{
 		{"SELECT id, ssn FROM customers WHERE id = ? FOR UPDATE WAIT 5", "SELECT id, ssn FROM customers WHERE id = ? FOR UPDATE", " wait 5"},
 		{"select name from customers order by id limit 2 lock in share mode wait 0", "select name from customers order by id limit 2 lock in share mode", " wait 0"},
 		{"SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.ssn LIKE '%1%' FOR UPDATE WAIT 30", "SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.ssn LIKE '%1%' FOR UPDATE", " wait 30"},
-	} {
-		got, err := rewriteMariaDB(c.sql, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", c.sql, err)
-		}
-		plain, err := rewriteMariaDB(c.plain, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", c.plain, err)
-		}
-		if got.SQL != plain.SQL+c.wait {
-			t.Errorf("%s:\n got %s\nwant %s", c.sql, got.SQL, plain.SQL+c.wait)
-		}
-	}
+	})
 	for _, sql := range []string{
 		"SELECT id FROM customers WAIT 5",
 		"SELECT id FROM customers FOR UPDATE WAIT",
@@ -61,24 +49,12 @@ func TestLockWaitIsTheLockingReadWithItsTimeout(t *testing.T) {
 // with the clause after it; what is not such a SELECT stays unread.
 func TestFetchIsTheSelectWithItsRowLimit(t *testing.T) {
 	dec := map[string]*policy.Decision{"shop.customers": customersDecision()}
-	for _, c := range []struct{ sql, plain, tail string }{
+	rewritesAsPlain(t, dec, []suffixCase{
 		{"SELECT id, ssn FROM customers ORDER BY id OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY", "SELECT id, ssn FROM customers ORDER BY id", " offset 1 rows fetch first 2 rows only"},
 		{"select name from customers where ssn like ? order by name fetch next row with ties", "select name from customers where ssn like ? order by name", " fetch next rows with ties"},
 		{"SELECT c.id FROM customers c JOIN orders o ON o.customer_id = c.id ORDER BY o.total DESC OFFSET 3 ROW", "SELECT c.id FROM customers c JOIN orders o ON o.customer_id = c.id ORDER BY o.total DESC", " offset 3 rows"},
 		{"SELECT id FROM customers WHERE id IN (SELECT customer_id FROM orders ORDER BY total LIMIT 5) FETCH FIRST 10 ROWS ONLY", "SELECT id FROM customers WHERE id IN (SELECT customer_id FROM orders ORDER BY total LIMIT 5)", " fetch first 10 rows only"},
-	} {
-		got, err := rewriteMariaDB(c.sql, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", c.sql, err)
-		}
-		plain, err := rewriteMariaDB(c.plain, dec)
-		if err != nil {
-			t.Fatalf("%s: %v", c.plain, err)
-		}
-		if got.SQL != plain.SQL+c.tail {
-			t.Errorf("%s:\n got %s\nwant %s", c.sql, got.SQL, plain.SQL+c.tail)
-		}
-	}
+	})
 	for _, sql := range []string{
 		"SELECT id FROM customers ORDER BY id FETCH FIRST 2 ROWS",
 		"SELECT id FROM customers ORDER BY id OFFSET 1",
@@ -96,6 +72,29 @@ func TestFetchIsTheSelectWithItsRowLimit(t *testing.T) {
 	} {
 		if reads(sql) {
 			t.Errorf("%s: read", sql)
+		}
+	}
+}
+
+// suffixCase is a statement with a clause read as a suffix, the same
+// statement without it, and the clause as printed after the rewrite.
+type suffixCase struct{ sql, plain, tail string }
+
+// rewritesAsPlain checks that each statement is rewritten as its plain
+// statement with the clause printed after it.
+func rewritesAsPlain(t *testing.T, dec map[string]*policy.Decision, cases []suffixCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := rewriteMariaDB(c.sql, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		plain, err := rewriteMariaDB(c.plain, dec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.plain, err)
+		}
+		if got.SQL != plain.SQL+c.tail {
+			t.Errorf("%s:\n got %s\nwant %s", c.sql, got.SQL, plain.SQL+c.tail)
 		}
 	}
 }
