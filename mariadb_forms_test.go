@@ -282,24 +282,11 @@ func TestMariaDBSchemaChangeModifiers(t *testing.T) {
 		if err != nil || fmt.Sprint(cols) != "[[id,w,note]]" {
 			t.Fatalf("made's columns after the changes: %v %v", cols, err)
 		}
-		for _, c := range []struct {
-			q    string
-			want error
-		}{
+		assertRefusedUnsent(t, e, ctx, "modn", []refusal{
 			{"CREATE OR REPLACE TABLE kept (id INT, %s INT)", sqe.ErrAccessDenied},
 			{"ALTER IGNORE TABLE customers ADD COLUMN %s INT", sqe.ErrUnsupported},
 			{"ALTER ONLINE TABLE kept ADD COLUMN %s INT", sqe.ErrAccessDenied},
-		} {
-			needle := testdb.UniqueName("modn")
-			mark := e.mark(t)
-			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
-			if !errors.Is(err, c.want) {
-				t.Errorf("%s: %v, want %v", c.q, err, c.want)
-			}
-			if mark.Contains(needle) {
-				t.Errorf("%s: refused, but it reached the server", c.q)
-			}
-		}
+		})
 	}
 }
 
@@ -357,10 +344,7 @@ func TestMariaDBSequences(t *testing.T) {
 		if _, _, err := query(ctx, e.db, "SELECT NEXT VALUE FOR seq"); !errors.Is(err, sqe.ErrAccessDenied) && !errors.Is(err, sqe.ErrUnsupported) {
 			t.Errorf("NEXT VALUE FOR through sqe: %v", err)
 		}
-		for _, c := range []struct {
-			q    string
-			want error
-		}{
+		assertRefusedUnsent(t, e, ctx, "seqn", []refusal{
 			{"CREATE SEQUENCE %s", sqe.ErrAccessDenied},
 			{"ALTER SEQUENCE IF EXISTS %s RESTART", sqe.ErrAccessDenied},
 			{"DROP SEQUENCE IF EXISTS fixed, %s", sqe.ErrAccessDenied},
@@ -368,17 +352,7 @@ func TestMariaDBSequences(t *testing.T) {
 			{"CREATE SEQUENCE twin ENGINE = %s", sqe.ErrUnsupported},
 			{"CREATE SEQUENCE twin COMMENT = '%s'", sqe.ErrUnsupported},
 			{"CREATE SEQUENCE twin START WITH 1 NO CYCLE /* %s */", sqe.ErrUnsupported},
-		} {
-			needle := testdb.UniqueName("seqn")
-			mark := e.mark(t)
-			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
-			if !errors.Is(err, c.want) {
-				t.Errorf("%s: %v, want %v", c.q, err, c.want)
-			}
-			if mark.Contains(needle) {
-				t.Errorf("%s: refused, but it reached the server", c.q)
-			}
-		}
+		})
 		// The same statement, written by the application to the server
 		// directly and through sqe, creates the same sequence.
 		for _, q := range []string{
@@ -580,25 +554,12 @@ func TestMariaDBAlterTableIfExists(t *testing.T) {
 		if def := showCreate("made"); !strings.Contains(def, "`w2` int") || !strings.Contains(def, "UNIQUE KEY `u`") || strings.Contains(def, "`note`") || !strings.Contains(def, "`v` bigint") {
 			t.Fatalf("after the changes: %s", def)
 		}
-		for _, c := range []struct {
-			q    string
-			want error
-		}{
+		assertRefusedUnsent(t, e, ctx, "altn", []refusal{
 			{"ALTER TABLE kept ADD COLUMN IF NOT EXISTS %s INT", sqe.ErrAccessDenied},
 			{"ALTER TABLE customers ADD COLUMN IF NOT EXISTS %s VARCHAR(20) AS (ssn)", sqe.ErrUnsupported},
 			{"ALTER TABLE customers CHANGE COLUMN IF EXISTS ssn %s VARCHAR(20)", sqe.ErrUnsupported},
 			{"ALTER TABLE made ADD COLUMN IF EXISTS %s INT", sqe.ErrUnsupported},
-		} {
-			needle := testdb.UniqueName("altn")
-			mark := e.mark(t)
-			_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
-			if !errors.Is(err, c.want) {
-				t.Errorf("%s: %v, want %v", c.q, err, c.want)
-			}
-			if mark.Contains(needle) {
-				t.Errorf("%s: refused, but it reached the server", c.q)
-			}
-		}
+		})
 	}
 }
 
@@ -923,6 +884,31 @@ func TestMariaDBFetch(t *testing.T) {
 			if fmt.Sprint(ids) != fmt.Sprint(ties) {
 				t.Errorf("as %s: FETCH FIRST 1 ROWS WITH TIES gives %v, the rows of the first region are %v", u.Name, ids, ties)
 			}
+		}
+	}
+}
+
+// refusal is a statement sqe refuses, with %s where a needle goes, and
+// the error it refuses it with.
+type refusal struct {
+	q    string
+	want error
+}
+
+// assertRefusedUnsent runs each refusal through sqe as ctx's caller, a
+// fresh needle in it, and checks the error and that the needle never
+// reached the server's log.
+func assertRefusedUnsent(t *testing.T, e *env, ctx context.Context, prefix string, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		needle := testdb.UniqueName(prefix)
+		mark := e.mark(t)
+		_, err := e.db.ExecContext(ctx, fmt.Sprintf(c.q, needle))
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.q, err, c.want)
+		}
+		if mark.Contains(needle) {
+			t.Errorf("%s: refused, but it reached the server", c.q)
 		}
 	}
 }
