@@ -1,0 +1,145 @@
+package dialecttest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// TemplateCase is a statement with %s verbs and literal values for them.
+// The first values build the template; each other set is a statement of
+// the same shape.
+type TemplateCase struct {
+	Format string
+	Values [][]any
+	// Reused: the other statements are the template filled with their
+	// literals; otherwise the template (if any) must refuse them, since a
+	// literal that changes is one the rewrite reads.
+	Reused bool
+}
+
+// TemplateCases are the shapes both dialects check templates on.
+func TemplateCases() []TemplateCase {
+	return []TemplateCase{
+		{Format: "SELECT id, name, ssn, email FROM customers WHERE id = %s",
+			Values: [][]any{{"5"}, {"7"}, {"2147483647"}, {"0"}}, Reused: true},
+		{Format: "SELECT id, ssn FROM customers WHERE name = %s AND id > %s",
+			Values: [][]any{{"'Bob'", "3"}, {"'Ann Lee'", "9"}, {"'Zoë 😀'", "0"}, {"''", "12"}}, Reused: true},
+		{Format: "SELECT id FROM customers WHERE id IN (%s, %s, %s) AND region <> %s",
+			Values: [][]any{{"1", "2", "3", "'US'"}, {"4", "5", "6", "'EU'"}}, Reused: true},
+		{Format: "SELECT c.name, c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.total > %s AND c.id = %s",
+			Values: [][]any{{"10.5", "1"}, {"99.25", "2"}}, Reused: true},
+		{Format: "SELECT ssn FROM customers WHERE id BETWEEN %s AND %s",
+			Values: [][]any{{"1", "10"}, {"20", "30"}}, Reused: true},
+		{Format: "SELECT id FROM customers WHERE ssn = %s", // a condition that reads a mask
+			Values: [][]any{{"'1234'"}, {"'5678'"}}, Reused: true},
+		{Format: "SELECT id FROM customers WHERE %s = id AND (SELECT count(*) FROM orders o WHERE o.customer_id = customers.id AND o.total >= %s) > 0",
+			Values: [][]any{{"1", "5"}, {"2", "6"}}, Reused: true},
+		// Literals the rewrite reads, or that name something: never reused.
+		{Format: "SELECT id, ssn FROM customers ORDER BY %s", Values: [][]any{{"1"}, {"2"}}},
+		{Format: "SELECT id, ssn FROM customers GROUP BY %s, id, ssn", Values: [][]any{{"1"}, {"2"}}},
+		{Format: "SELECT id FROM customers WHERE name LIKE %s", Values: [][]any{{"'a%'"}, {"'b%'"}}},
+		{Format: "SELECT id FROM customers WHERE id = 5 LIMIT %s", Values: [][]any{{"1"}, {"2"}}},
+		{Format: "SELECT id FROM customers WHERE name = concat(%s, 'x')", Values: [][]any{{"'a'"}, {"'b'"}}},
+		{Format: "SELECT %s, id FROM customers WHERE id = 1", Values: [][]any{{"'a'"}, {"'b'"}}},
+		{Format: "SELECT id FROM customers WHERE id = -%s", Values: [][]any{{"1"}, {"2"}}},
+		{Format: "SELECT id FROM customers WHERE %s = %s", Values: [][]any{{"1", "1"}, {"1", "2"}}},
+	}
+}
+
+// Templates checks literal templates on the cases: a statement that
+// reuses a template gets exactly the text its own rewrite gives, and a
+// literal the rewrite reads is never filled in.
+func Templates(t *testing.T, d Dialect, decisions map[string]*policy.Decision) {
+	lt, ok := d.Rewriter.(rewriter.LiteralTemplates)
+	if !ok {
+		t.Fatalf("%s does not build literal templates", d.Rewriter.Name())
+	}
+	literals := func(sql string) []rewriter.TemplateLiteral {
+		toks, ok := d.Rewriter.Tokens(sql)
+		if !ok {
+			t.Fatalf("tokens of %s", sql)
+		}
+		return rewriter.TemplateLiterals(lt, sql, toks)
+	}
+	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
+		return d.Rewriter.Rewrite(context.Background(), req)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range TemplateCases() {
+		if c.Reused {
+			c.Values = append(c.Values, randomValues(rng, c.Values[0], 40)...)
+		}
+		first := fmt.Sprintf(c.Format, c.Values[0]...)
+		req := d.Request(first, decisions)
+		res, err := d.Rewrite(t, req)
+		if err != nil {
+			t.Fatalf("%s: %v", first, err)
+		}
+		lits := literals(first)
+		tmpl, built := rewriter.BuildTemplate(rewrite, req, lt, res, lits)
+		if c.Reused && !built {
+			t.Errorf("%s: no template", first)
+			continue
+		}
+		for _, vals := range c.Values[1:] {
+			next := fmt.Sprintf(c.Format, vals...)
+			nl := literals(next)
+			if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(first, lits) {
+				t.Errorf("%s and %s: shapes differ", first, next)
+				continue
+			}
+			if !built {
+				continue
+			}
+			out, applied := tmpl.Apply(next, nl)
+			if !c.Reused {
+				if applied {
+					t.Errorf("%s: the template of %s was filled in: %s", next, first, Short(out))
+				}
+				continue
+			}
+			want, err := d.Rewrite(t, d.Request(next, decisions))
+			if err != nil {
+				t.Fatalf("%s: %v", next, err)
+			}
+			if !applied || out != want.SQL {
+				t.Errorf("%s:\ntemplate %v: %s\nrewrite:  %s", next, applied, Short(out), Short(want.SQL))
+			}
+		}
+	}
+}
+
+// randomValues are n sets of values like like's: integers of the same
+// range, decimals, strings of plain characters from several scripts and
+// with the characters SQL patterns and operators use.
+func randomValues(rng *rand.Rand, like []any, n int) [][]any {
+	pieces := []string{"a", "Z", "0", "9", " ", "-", "%", "_", "@", ".", "é", "ß", "Ж", "中", "😀", "(", ")", "=", ";", "--", "/*", "*/", "#", ","}
+	var out [][]any
+	for range n {
+		set := make([]any, len(like))
+		for i, v := range like {
+			s := v.(string)
+			switch {
+			case strings.HasPrefix(s, "'"):
+				var b strings.Builder
+				for range rng.IntN(12) {
+					b.WriteString(pieces[rng.IntN(len(pieces))])
+				}
+				set[i] = "'" + b.String() + "'"
+			case strings.Contains(s, "."):
+				set[i] = strconv.Itoa(rng.IntN(100000)) + "." + strconv.Itoa(1+rng.IntN(999))
+			default:
+				set[i] = strconv.Itoa(rng.IntN(2147483647))
+			}
+		}
+		out = append(out, set)
+	}
+	return out
+}
