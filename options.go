@@ -131,6 +131,18 @@ func WithRewriteCacheSize(n int) Option { return func(c *config) { c.engine.Cach
 // bound is not cached.
 func WithRewriteCacheBytes(n int64) Option { return func(c *config) { c.engine.CacheBytes = n } }
 
+// WithoutLiteralTemplates turns literal templates off. By default a read
+// that is not in the rewrite cache by its text, but differs from one
+// rewritten before only in the values of literals compared with columns
+// (WHERE id = 42, IN lists, BETWEEN bounds), reuses that rewrite with its
+// own values; the template is proven on a second rewrite with sentinel
+// values when its shape is seen for the second time. Literals the rewrite
+// reads (ORDER BY positions, LIKE patterns, function arguments, LIMIT)
+// are never filled in (docs/performance.md).
+func WithoutLiteralTemplates() Option {
+	return func(c *config) { c.engine.NoLiteralTemplates = true }
+}
+
 // WithStatementCacheSize bounds the number of statements each connection
 // keeps prepared on the server for drivers that decline direct execution
 // with arguments, such as go-sql-driver/mysql without interpolateParams

@@ -11,6 +11,9 @@ import (
 type Stats struct {
 	RewriteCacheHits   uint64
 	RewriteCacheMisses uint64
+	// RewriteTemplateHits counts the misses that a literal template
+	// served (WithoutLiteralTemplates); the rest were rewritten.
+	RewriteTemplateHits uint64
 	// RewriteCacheEntries and RewriteCacheBytes are what the rewrite cache
 	// holds now (bytes as sqe estimates them; see WithRewriteCacheBytes).
 	RewriteCacheEntries int

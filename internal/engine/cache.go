@@ -20,6 +20,9 @@ type rewriteKey struct {
 	tags               string // the tag sources' versions (engine.tagVersion)
 	catalog            uint64
 	session            rewriter.Session
+	// shape: query is a statement's shape (rewriter.ShapeKey), and the
+	// entry its literal template (templates.go).
+	shape bool
 }
 
 // rewriteCache is an LRU of rewritten statements bounded twice: by the
@@ -117,6 +120,9 @@ func entrySize(key rewriteKey, r *cachedRewrite) int64 {
 				}
 			}
 		}
+	}
+	if r.template != nil {
+		n += int64(r.template.Size())
 	}
 	for _, t := range r.tables {
 		n += 128 + int64(len(t.Name))

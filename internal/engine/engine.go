@@ -38,6 +38,7 @@ type Engine struct {
 	allowed     allowedNames // WithAllowedFunctions, WithAllowedTypes
 	schemas     *schemaCache
 	cache       *rewriteCache
+	templates   rewriter.LiteralTemplates // nil: no literal templates
 	stats       *counters
 	audit       *audit.Async // nil: auditing is off
 	metrics     *metrics
@@ -59,6 +60,9 @@ type Config struct {
 	TagSources    []policy.TagSource
 	CacheSize     int   // WithRewriteCacheSize
 	CacheBytes    int64 // WithRewriteCacheBytes
+	// NoLiteralTemplates: WithoutLiteralTemplates; every statement not in
+	// the rewrite cache by its text is rewritten on its own.
+	NoLiteralTemplates bool
 	// AllowedFunctions and AllowedTypes: the application's own functions
 	// and types its SQL may use besides the built-ins.
 	AllowedFunctions []string
@@ -87,6 +91,9 @@ func New(cfg Config, base driver.Connector) (*Engine, error) {
 		schemas:     newSchemaCache(),
 		cache:       newRewriteCache(cfg.CacheSize, cfg.CacheBytes),
 		stats:       &counters{},
+	}
+	if t, ok := d.(rewriter.LiteralTemplates); ok && !cfg.NoLiteralTemplates {
+		e.templates = t
 	}
 	check := expressionCheck(d)
 	if e.source == nil {
@@ -403,6 +410,18 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, snapVe
 	}
 	// A miss: the rewrite's duration is measured from here.
 	started := time.Now()
+	lits, shape, templated := e.shapeOf(query, key)
+	if templated {
+		if c := e.fromTemplate(query, lits, shape); c != nil {
+			e.cache.put(key, c)
+			cs.rewrites.put(key, c)
+			e.stats.cacheMiss()
+			e.stats.templateHit()
+			e.metrics.cacheMiss(ctx)
+			e.metrics.rewritten(ctx, time.Since(started))
+			return e.newPlan(query, fp, u, version, c), nil
+		}
+	}
 	cat := e.catalog(cs)
 	if v == nil {
 		if v, err = e.view(ctx, cs); err != nil {
@@ -454,6 +473,9 @@ func (e *Engine) planAt(ctx context.Context, cs *ConnState, query string, snapVe
 		e.cache.put(key, c)
 		cs.rewrites.put(key, c)
 	}
+	if templated && key.fingerprint == shape.fingerprint {
+		e.learnShape(ctx, req, c, lits, shape)
+	}
 	e.metrics.rewritten(ctx, time.Since(started))
 	return e.newPlan(query, fp, u, version, c), nil
 }
@@ -473,6 +495,11 @@ type cachedRewrite struct {
 	// unaudited: the policy source audits none of the statement's table
 	// accesses (policy.Decision.Unaudited), so its success is not audited.
 	unaudited bool
+	// An entry keyed by a statement's shape (templates.go) holds the
+	// template, or marks the shape as seen once, or (neither) as one that
+	// has no template.
+	template  *rewriter.Template
+	seenShape bool
 }
 
 // unaudited reports whether the access a statement of the kind makes to a

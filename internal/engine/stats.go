@@ -13,6 +13,9 @@ import (
 type Stats struct {
 	RewriteCacheHits   uint64
 	RewriteCacheMisses uint64
+	// RewriteTemplateHits counts the misses that a literal template
+	// served (WithoutLiteralTemplates); the rest were rewritten.
+	RewriteTemplateHits uint64
 	// RewriteCacheEntries and RewriteCacheBytes are what the rewrite cache
 	// holds now (bytes as sqe estimates them; see WithRewriteCacheBytes).
 	RewriteCacheEntries int
@@ -36,6 +39,7 @@ type Stats struct {
 
 type counters struct {
 	hits, misses atomic.Uint64
+	templateHits atomic.Uint64
 	discarded    atomic.Uint64
 	mu           sync.Mutex
 	failed       map[string]uint64
@@ -44,6 +48,8 @@ type counters struct {
 
 func (c *counters) cacheHit()  { c.hits.Add(1) }
 func (c *counters) cacheMiss() { c.misses.Add(1) }
+
+func (c *counters) templateHit() { c.templateHits.Add(1) }
 
 func (c *counters) failClosed(reason string) {
 	if c.onFail != nil {
@@ -58,7 +64,8 @@ func (c *counters) failClosed(reason string) {
 }
 
 func (c *counters) snapshot() Stats {
-	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(), FailClosed: map[string]uint64{},
+	s := Stats{RewriteCacheHits: c.hits.Load(), RewriteCacheMisses: c.misses.Load(),
+		RewriteTemplateHits: c.templateHits.Load(), FailClosed: map[string]uint64{},
 		ConnectionsDiscarded: c.discarded.Load()}
 	c.mu.Lock()
 	defer c.mu.Unlock()
