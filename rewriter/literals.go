@@ -162,11 +162,30 @@ func (t *Template) Size() int {
 }
 
 // TemplateResult reports whether a rewrite may be reused for other
-// literal values: a read, cacheable, with no write checks and no effect on
-// the connection.
+// literal values: a read of application tables only (no catalog
+// relation, whose listings the rewrite shapes, and no temporary table),
+// cacheable, with no write checks and no effect on the connection.
 func TemplateResult(res *Result) bool {
-	return res != nil && res.Kind == KindSelect && res.Cacheable && len(res.WriteChecks) == 0 &&
-		res.Effect == (Effect{})
+	if res == nil || res.Kind != KindSelect || !res.Cacheable || len(res.WriteChecks) > 0 || res.Effect != (Effect{}) {
+		return false
+	}
+	for _, t := range res.Tables {
+		if systemSchema(t.Schema) {
+			return false
+		}
+	}
+	return true
+}
+
+// systemSchema reports whether a schema is one of either server's own
+// (catalogs, statistics, a connection's temporary tables).
+func systemSchema(s string) bool {
+	s = strings.ToLower(s)
+	switch s {
+	case "information_schema", "pg_catalog", "pg_toast", "mysql", "performance_schema", "sys", "":
+		return true
+	}
+	return strings.HasPrefix(s, "pg_temp") || strings.HasPrefix(s, "pg_toast_temp")
 }
 
 // BuildTemplate makes the template of a statement whose rewrite is res

@@ -1,6 +1,9 @@
 package postgres
 
 import (
+	"context"
+
+	"github.com/sqe-project/sqe/rewriter"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
@@ -9,4 +12,24 @@ import (
 
 func TestLiteralTemplates(t *testing.T) {
 	dialecttest.Templates(t, testDialect, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
+}
+
+// TestNoTemplateOverCatalogs: a read of a catalog relation, whose
+// listing the rewrite shapes, is never reused for other literal values.
+func TestNoTemplateOverCatalogs(t *testing.T) {
+	q := "SELECT relname FROM pg_catalog.pg_class WHERE relname = 'customers'"
+	req := request(q, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
+	res, err := rewriteReq(t, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, _ := Dialect{}.Tokens(q)
+	lits := rewriter.TemplateLiterals(Dialect{}, q, toks)
+	if len(lits) != 1 {
+		t.Fatalf("%d template literals", len(lits))
+	}
+	rewrite := func(r *rewriter.Request) (*rewriter.Result, error) { return Dialect{}.Rewrite(context.Background(), r) }
+	if _, ok := rewriter.BuildTemplate(rewrite, req, Dialect{}, res, lits); ok {
+		t.Fatal("a read of pg_class got a template")
+	}
 }
