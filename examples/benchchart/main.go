@@ -12,7 +12,10 @@
 //   - cold-rewrite.png: BenchmarkColdRewrite, a cache miss's cost over the
 //     parser's own parse and print, per statement shape and dialect;
 //   - mask-scan.png: BenchmarkMaskScan, a full scan computing a mask over
-//     the same scan reading the raw column, per mask and server.
+//     the same scan reading the raw column, per mask and server;
+//   - cold-statement.png: BenchmarkColdStatement, a statement with new
+//     literals planned by the engine (a literal template fills it in) over
+//     the parser's own parse and print, per statement shape and dialect.
 package main
 
 import (
@@ -163,6 +166,12 @@ var figures = []figure{
 	{
 		file: "mask-scan.png", title: "masked scan / unmasked scan, 1,000,000 rows", metric: "masked/unmasked", reference: 1.5,
 		match:    regexp.MustCompile(`^udf/BenchmarkMaskScan/([^/]+)/(.+)$`),
+		series:   func(m []string) string { return m[1] },
+		category: func(m []string) string { return m[2] },
+	},
+	{
+		file: "cold-statement.png", title: "new literals, through the engine / parser's parse+print", metric: "template/parse+print", reference: 3,
+		match:    regexp.MustCompile(`^engine/BenchmarkColdStatement/(mysql|postgres)/(.+)$`),
 		series:   func(m []string) string { return m[1] },
 		category: func(m []string) string { return m[2] },
 	},

@@ -17,6 +17,8 @@ BenchmarkAnalytics/mysql/a-point-select-2      3   100 ns/op   4.50 native/sqe
 BenchmarkAnalytics/mysql/b-month-totals-2      3   100 ns/op   0.95 native/sqe
 pkg: github.com/sqe-project/sqe/rewriter/mysql
 BenchmarkColdRewrite/simple-2   300   5 ns/op   10.5 rewrite/parse+print
+pkg: github.com/sqe-project/sqe/internal/engine
+BenchmarkColdStatement/postgres/simple-2   300   5 ns/op   8.6 rewrite/parse+print   0.44 template/parse+print
 PASS
 `
 
@@ -42,6 +44,9 @@ func TestChartsFromBenchmarkOutput(t *testing.T) {
 	cold := figures[1].chart(res)
 	if len(cold.groups) != 1 || cold.groups[0].values["mysql"] != 10.5 {
 		t.Errorf("cold-rewrite chart: %+v", cold)
+	}
+	if st := figures[3].chart(res); len(st.groups) != 1 || st.groups[0].label != "simple" || st.groups[0].values["postgres"] != 0.44 {
+		t.Errorf("cold-statement chart: %+v", st)
 	}
 	if scan := figures[2].chart(res); len(scan.groups) != 0 {
 		t.Errorf("mask-scan chart without its benchmarks: %+v", scan)
