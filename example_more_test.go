@@ -81,3 +81,31 @@ func ExampleWithAudit() {
 	// eve select allowed=false tables=1
 	// refused: 1
 }
+
+// Statements that differ only in values compared with columns share one
+// rewrite: from the third of a shape on, a cache miss is filled in from
+// its literal template (WithoutLiteralTemplates turns that off).
+func ExampleWithoutLiteralTemplates() {
+	mockDB, mock, err := sqlmock.NewWithDSN("example-templates")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mockDB.Close()
+	db, err := sqe.Open("sqlmock", "example-templates", append(exampleOptions(), sqe.WithoutAudit())...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	ctx := session.NewContext(context.Background(), session.User{Name: "sam", Roles: []string{"support"}})
+	for _, id := range []int{1, 2, 3, 4} {
+		mock.ExpectQuery(fmt.Sprintf("`id` = %d$", id)).WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow(id))
+		var got int
+		if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT id FROM orders WHERE id = %d", id)).Scan(&got); err != nil {
+			log.Fatal(err)
+		}
+	}
+	st, _ := sqe.StatsOf(db)
+	fmt.Println("misses:", st.RewriteCacheMisses, "served by a template:", st.RewriteTemplateHits)
+	// Output:
+	// misses: 4 served by a template: 2
+}
