@@ -53,6 +53,8 @@ const (
 // LiteralTemplates is implemented by a dialect whose rewrites can be
 // reused across literal values (see the comment above).
 type LiteralTemplates interface {
+	// Tokens reads a statement, the rewrite's output too (Tokenizer).
+	Tokenizer
 	// TemplateLiteral classifies a literal token of sql: ok when the
 	// token's text (sql[t.Start:t.End]) is what the dialect's printer
 	// prints for its value, with the class the server reads it as.
@@ -242,7 +244,7 @@ func BuildTemplate(rewrite func(*Request) (*Result, error), req *Request, d Lite
 	if err != nil || !TemplateResult(sres) || !sameTables(sres, res) {
 		return nil, false
 	}
-	if !tmpl.slotsFrom(sres.SQL, sentinels, inert) {
+	if !tmpl.slotsFrom(d, sres.SQL, sentinels, inert) {
 		return nil, false
 	}
 	if out, ok := tmpl.Apply(sql, lits); !ok || out != res.SQL {
@@ -252,68 +254,44 @@ func BuildTemplate(rewrite func(*Request) (*Result, error), req *Request, d Lite
 }
 
 // slotsFrom cuts out into the template's parts and slots at every
-// printed sentinel. Each inert literal's sentinel must be printed at
-// least once, and each time as the literal itself.
-func (t *Template) slotsFrom(out string, sentinels []string, inert []bool) bool {
-	type slot struct{ start, end, lit int }
-	var found []slot
+// printed sentinel, read with the dialect's scanner: a slot is a literal
+// token whose text is exactly an inert literal's sentinel. Each such
+// sentinel must be printed at least once, and every occurrence of its
+// text in the output must be such a token (never inside a name, a
+// comment or another literal).
+func (t *Template) slotsFrom(d Tokenizer, out string, sentinels []string, inert []bool) bool {
+	tokens, ok := d.Tokens(out)
+	if !ok {
+		return false
+	}
+	index := make(map[string]int, len(sentinels))
 	for i, s := range sentinels {
-		if !inert[i] {
+		if inert[i] {
+			index[s] = i
+		}
+	}
+	printed := make([]int, len(sentinels))
+	prev := 0
+	for _, tok := range tokens {
+		if tok.Kind != TokenString && tok.Kind != TokenNumber || tok.Start < prev || tok.End > len(out) {
 			continue
 		}
-		core := strings.Trim(s, "'")
-		n := 0
-		for from := 0; ; {
-			j := strings.Index(out[from:], core)
-			if j < 0 {
-				break
-			}
-			start, end := from+j, from+j+len(core)
-			if s != core { // a string: quoted, with the quotes
-				if start == 0 || end >= len(out) || out[start-1] != '\'' || out[end] != '\'' {
-					return false
-				}
-				start, end = start-1, end+1
-				if start > 0 && (out[start-1] == '\'' || out[start-1] == '\\') {
-					return false
-				}
-			} else if start > 0 && wordByte(out[start-1]) || end < len(out) && wordByte(out[end]) {
-				return false
-			}
-			found = append(found, slot{start, end, i})
-			from = end
-			n++
+		i, ok := index[out[tok.Start:tok.End]]
+		if !ok {
+			continue
 		}
-		if n == 0 {
-			return false
-		}
-	}
-	// Slots in output order; sentinels are distinct and none contains
-	// another's delimited text, so slots never overlap.
-	for i := 1; i < len(found); i++ {
-		for j := i; j > 0 && found[j].start < found[j-1].start; j-- {
-			found[j], found[j-1] = found[j-1], found[j]
-		}
-	}
-	prev := 0
-	for _, s := range found {
-		if s.start < prev {
-			return false
-		}
-		t.parts = append(t.parts, out[prev:s.start])
-		t.slots = append(t.slots, s.lit)
-		prev = s.end
+		printed[i]++
+		t.parts = append(t.parts, out[prev:tok.Start])
+		t.slots = append(t.slots, i)
+		prev = tok.End
 	}
 	t.parts = append(t.parts, out[prev:])
+	for i, s := range sentinels {
+		if inert[i] && (printed[i] == 0 || strings.Count(out, strings.Trim(s, "'")) != printed[i]) {
+			return false
+		}
+	}
 	return true
-}
-
-// wordByte reports whether c may continue a number, a word or a quoted
-// text next to a printed number: a sentinel printed next to one is not
-// printed as the literal itself.
-func wordByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' ||
-		c == '_' || c == '$' || c == '.' || c == '`' || c == '"' || c == '\'' || c >= 0x80
 }
 
 // sentinel is the text of a literal of the class, distinct for each i,

@@ -32,9 +32,10 @@ func (Dialect) TemplateLiteral(sql string, t rewriter.Token) (rewriter.LiteralCl
 }
 
 // InertLiterals returns the literals of sql that are compared with a
-// column: one side of =, <>, <, <=, >, >= whose other side is a column, an
-// element of a column's IN list, a bound of a column's BETWEEN. Nothing
-// the rewrite decides reads those values (rewriter.LiteralTemplates).
+// column outside any select list: one side of =, <>, <, <=, >, >= whose
+// other side is a column, an element of a column's IN list, a bound of a
+// column's BETWEEN. Nothing the rewrite decides reads those values
+// (rewriter.LiteralTemplates).
 func (Dialect) InertLiterals(sql string) ([]string, bool) {
 	stmt, err := parse(sql)
 	if err != nil {
@@ -51,6 +52,11 @@ func (Dialect) InertLiterals(sql string) ([]string, bool) {
 	}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch e := n.(type) {
+		case *sqlparser.SelectExprs:
+			// MySQL names a result column after its expression's text
+			// (and the rewrite keeps that name when it prints the
+			// expression otherwise): nothing in a select list is inert.
+			return false, nil
 		case *sqlparser.ComparisonExpr:
 			switch e.Operator {
 			case sqlparser.EqualOp, sqlparser.NotEqualOp, sqlparser.LessThanOp, sqlparser.LessEqualOp,

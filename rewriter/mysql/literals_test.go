@@ -10,3 +10,15 @@ import (
 func TestLiteralTemplates(t *testing.T) {
 	dialecttest.Templates(t, testDialect, map[string]*policy.Decision{"shop.customers": dialecttest.CustomersDecision()})
 }
+
+// TestLiteralTemplatesOverCorpus: every statement of the package's,
+// the shared and the driver's adversarial corpora that gets a template
+// gives, with any of its literals changed, its own rewrite.
+func TestLiteralTemplatesOverCorpus(t *testing.T) {
+	corpus := dialecttest.Corpus(t, "*_test.go", "../internal/dialecttest/*.go", "../../adversarial*_test.go", "../../*corpus*_test.go")
+	templated, filled := dialecttest.TemplatesOverCorpus(t, testDialect, corpus, fuzzDecisions())
+	t.Logf("%d statements, %d with a template, %d fills compared", len(corpus), templated, filled)
+	if templated < 100 || filled < 200 {
+		t.Fatalf("only %d templates and %d fills: the corpus no longer exercises templates", templated, filled)
+	}
+}

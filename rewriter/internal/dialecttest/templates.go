@@ -143,3 +143,73 @@ func randomValues(rng *rand.Rand, like []any, n int) [][]any {
 	}
 	return out
 }
+
+// TemplatesOverCorpus builds the template of every statement of corpus
+// that has one, under the decisions, and changes its literals one at a
+// time to random values of their class: wherever the template is filled
+// in, it must give exactly the statement's own rewrite (and the
+// statement must not be one the rewrite refuses). It reports how many
+// statements had a template and how many fills it compared.
+func TemplatesOverCorpus(t *testing.T, d Dialect, corpus []string, decisions map[string]*policy.Decision) (templated, filled int) {
+	lt := d.Rewriter.(rewriter.LiteralTemplates)
+	rng := rand.New(rand.NewPCG(3, 4))
+	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
+		return d.Rewriter.Rewrite(context.Background(), req)
+	}
+	for _, sql := range corpus {
+		toks, ok := d.Rewriter.Tokens(sql)
+		if !ok {
+			continue
+		}
+		lits := rewriter.TemplateLiterals(lt, sql, toks)
+		if len(lits) == 0 {
+			continue
+		}
+		req := d.Request(sql, decisions)
+		res, err := d.Rewriter.Rewrite(context.Background(), req)
+		if err != nil {
+			continue
+		}
+		tmpl, ok := rewriter.BuildTemplate(rewrite, req, lt, res, lits)
+		if !ok {
+			continue
+		}
+		templated++
+		for i, l := range lits[:min(len(lits), 6)] {
+			for range 2 {
+				v := randomValues(rng, []any{classExample(l.Class)}, 1)[0][0].(string)
+				next := sql[:l.Start] + v + sql[l.End:]
+				ntoks, _ := d.Rewriter.Tokens(next)
+				nl := rewriter.TemplateLiterals(lt, next, ntoks)
+				if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
+					continue // another class (a bigger integer)
+				}
+				out, applied := tmpl.Apply(next, nl)
+				if !applied {
+					continue
+				}
+				filled++
+				want, err := d.Rewriter.Rewrite(context.Background(), d.Request(next, decisions))
+				if err != nil {
+					t.Errorf("literal %d of %s\nfilled in: %s\nbut the statement is refused: %v", i, next, Short(out), err)
+					continue
+				}
+				if out != want.SQL {
+					t.Errorf("literal %d of %s\ntemplate: %s\nrewrite:  %s", i, next, Short(out), Short(want.SQL))
+				}
+			}
+		}
+	}
+	return templated, filled
+}
+
+// classExample is a literal of the class, for randomValues.
+func classExample(c rewriter.LiteralClass) string {
+	switch c {
+	case rewriter.ClassString:
+		return "'a'"
+	case rewriter.ClassDecimal:
+		return "1.5"
+	}
+	return "1"
+}
