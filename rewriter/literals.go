@@ -13,15 +13,15 @@ import (
 // ("... WHERE id = 42") sends a new text for every value, and each would
 // otherwise be parsed, planned, printed and checked again.
 //
-// A literal takes part only when the dialect says two things of it:
+// A literal takes part only when two things hold of it:
 //
-//   - its text is exactly what the printer prints for its value, and its
-//     class is the type the server gives it (TemplateLiteral): a plain
+//   - its text is what both dialects' printers print for its value, with
+//     a class that is the type the server gives it (PlainLiteral): a plain
 //     integer of a known range, a plain decimal, a string of printable
 //     characters without quotes or backslashes. Anything else stays part
 //     of the statement's shape, as written.
-//   - it stands where no decision of the rewrite reads its value
-//     (InertLiterals): one side of a comparison whose other side is a
+//   - the dialect says it stands where no decision of the rewrite reads
+//     its value (InertLiterals): one side of a comparison whose other side is a
 //     column, an element of a column's IN list, a bound of a column's
 //     BETWEEN. A literal read as a column position (ORDER BY 2), a LIKE
 //     pattern, a function's argument (a session attribute's name, a
@@ -54,11 +54,9 @@ const (
 // reused across literal values (see the comment above).
 type LiteralTemplates interface {
 	// Tokens reads a statement, the rewrite's output too (Tokenizer).
+	// Its number and string tokens are the literals a template may fill
+	// in, when their text is one PlainLiteral accepts.
 	Tokenizer
-	// TemplateLiteral classifies a literal token of sql: ok when the
-	// token's text (sql[t.Start:t.End]) is what the dialect's printer
-	// prints for its value, with the class the server reads it as.
-	TemplateLiteral(sql string, t Token) (LiteralClass, bool)
 	// InertLiterals parses sql and returns the printed text of every
 	// literal that stands where no decision of the rewrite reads its
 	// value; ok is false when sql does not parse.
@@ -75,7 +73,7 @@ type TemplateLiteral struct {
 // TemplateLiterals returns the literals of sql, as the dialect's tokens
 // give them, that may take part in a template. A statement of several
 // statements, or one the scanner does not read whole, has none.
-func TemplateLiterals(d LiteralTemplates, sql string, tokens []Token) []TemplateLiteral {
+func TemplateLiterals(sql string, tokens []Token) []TemplateLiteral {
 	var out []TemplateLiteral
 	for _, t := range tokens {
 		if t.Kind == TokenPunct && t.Text == ";" {
@@ -84,7 +82,7 @@ func TemplateLiterals(d LiteralTemplates, sql string, tokens []Token) []Template
 		if t.Kind != TokenNumber && t.Kind != TokenString || t.Start < 0 || t.End > len(sql) || t.Start >= t.End {
 			continue
 		}
-		if c, ok := d.TemplateLiteral(sql, t); ok {
+		if c, ok := PlainLiteral(t.Kind, sql[t.Start:t.End]); ok {
 			out = append(out, TemplateLiteral{Start: t.Start, End: t.End, Class: c})
 		}
 	}
@@ -337,6 +335,28 @@ func sameTables(a, b *Result) bool {
 		}
 	}
 	return true
+}
+
+// PlainLiteral classifies a number or string token's text (both
+// dialects print these as written): an unsigned integer of an integer
+// class, a plain decimal, or a string in single quotes whose value
+// PlainString accepts. Anything else (signs, exponents, escapes, E'',
+// X'', N'', a character set introducer) is not a template literal.
+func PlainLiteral(kind TokenKind, src string) (LiteralClass, bool) {
+	switch kind {
+	case TokenNumber:
+		if c, ok := PlainInteger(src); ok {
+			return c, true
+		}
+		if PlainDecimal(src) {
+			return ClassDecimal, true
+		}
+	case TokenString:
+		if len(src) >= 2 && src[0] == '\'' && src[len(src)-1] == '\'' && PlainString(src[1:len(src)-1]) {
+			return ClassString, true
+		}
+	}
+	return 0, false
 }
 
 // PlainInteger classifies a literal's text as an integer of one of the

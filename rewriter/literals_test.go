@@ -60,3 +60,29 @@ func TestShapeKeyTellsStatementsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainLiteral: only texts both printers print as written take part,
+// with the class the server reads them as.
+func TestPlainLiteral(t *testing.T) {
+	for _, c := range []struct {
+		kind  TokenKind
+		src   string
+		class LiteralClass // 0: not a template literal
+	}{
+		{TokenNumber, "0", ClassInt32}, {TokenNumber, "42", ClassInt32}, {TokenNumber, "2147483647", ClassInt32},
+		{TokenNumber, "2147483648", ClassInt64}, {TokenNumber, "9223372036854775807", ClassInt64},
+		{TokenNumber, "9223372036854775808", 0}, {TokenNumber, "007", 0}, {TokenNumber, "1e5", 0},
+		{TokenNumber, "1.5", ClassDecimal}, {TokenNumber, "0.25", ClassDecimal}, {TokenNumber, "00.5", 0},
+		{TokenNumber, "1.", 0}, {TokenNumber, ".5", 0}, {TokenNumber, "0x1F", 0},
+		{TokenString, "'abc'", ClassString}, {TokenString, "''", ClassString}, {TokenString, "'Zoë 😀 %_-'", ClassString},
+		{TokenString, "'it''s'", 0}, {TokenString, `'a\'`, 0}, {TokenString, `'a\nb'`, 0}, {TokenString, "E'abc'", 0},
+		{TokenString, "N'abc'", 0}, {TokenString, "_utf8mb4'abc'", 0}, {TokenString, "X'41'", 0},
+		{TokenString, "'a?b'", 0}, {TokenString, "'$1'", 0}, {TokenString, "'a\tb'", 0}, {TokenString, "'a\"b'", 0},
+		{TokenString, "'a`b'", 0}, {TokenString, "'\xff'", 0}, {TokenName, "'abc'", 0}, {TokenWord, "42", 0},
+	} {
+		class, ok := PlainLiteral(c.kind, c.src)
+		if ok != (c.class != 0) || class != c.class {
+			t.Errorf("%q: class %q %v, want %q", c.src, class, ok, c.class)
+		}
+	}
+}

@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	sqlparser "vitess.io/vitess/go/vt/sqlparser"
 
+	"github.com/sqe-project/sqe/internal/benchshapes"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	_ "github.com/sqe-project/sqe/rewriter/postgres"
@@ -28,25 +28,6 @@ tables:
       - {name: ssn-last4, principals: [public], column: ssn, type: MASK_SHOW_LAST_4}
       - {name: email-mask, principals: [public], column: email, type: MASK}
 `
-
-// coldShapes are the statements of the cold-statement target, each with
-// one literal that changes from statement to statement.
-func coldShapes() map[string]string {
-	in := make([]string, 200)
-	for i := range in {
-		in[i] = fmt.Sprint(i * 7)
-	}
-	tables := make([]string, 20)
-	for i := range tables {
-		tables[i] = fmt.Sprintf("JOIN orders o%d ON o%d.customer_id = c.id", i, i)
-	}
-	return map[string]string{
-		"simple":   "SELECT id, name, ssn, email FROM customers WHERE id = %d",
-		"3-table":  "SELECT c.name, c.ssn, o.total, m.role FROM customers c JOIN orders o ON o.customer_id = c.id JOIN region_map m ON m.region = c.region WHERE o.total > %d",
-		"20-table": "SELECT c.ssn FROM customers c " + strings.Join(tables, " ") + " WHERE c.id = %d",
-		"in-200":   "SELECT id, ssn FROM customers WHERE id IN (" + strings.Join(in, ", ") + ") AND name <> '%d'",
-	}
-}
 
 // BenchmarkColdStatement plans statements that are never in the rewrite
 // cache by their text (a literal changes every time), through the engine,
@@ -76,7 +57,7 @@ func BenchmarkColdStatement(b *testing.B) {
 		}
 		parsePrint := parsePrinter(b, dialect)
 		ctx := session.NewContext(context.Background(), session.User{Name: "analyst"})
-		for name, shape := range coldShapes() {
+		for name, shape := range benchshapes.Cold() {
 			b.Run(dialect+"/"+name, func(b *testing.B) {
 				templated, plain := newEngine(false), newEngine(true)
 				tcs, pcs := NewConnState(nil), NewConnState(nil)

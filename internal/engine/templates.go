@@ -29,7 +29,7 @@ func (e *Engine) shapeOf(query string, key rewriteKey) (lits []rewriter.Template
 	if !read {
 		return nil, rewriteKey{}, false
 	}
-	lits = rewriter.TemplateLiterals(e.templates, query, tokens)
+	lits = rewriter.TemplateLiterals(query, tokens)
 	if len(lits) == 0 {
 		return nil, rewriteKey{}, false
 	}

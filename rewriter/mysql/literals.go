@@ -2,34 +2,7 @@ package mysql
 
 import (
 	sqlparser "vitess.io/vitess/go/vt/sqlparser"
-
-	"github.com/sqe-project/sqe/rewriter"
 )
-
-// TemplateLiteral classifies a literal token for rewriter.LiteralTemplates:
-// an integer or decimal written as the printer prints it, or a string in
-// single quotes with nothing escaped in it.
-func (Dialect) TemplateLiteral(sql string, t rewriter.Token) (rewriter.LiteralClass, bool) {
-	src := sql[t.Start:t.End]
-	switch t.Kind {
-	case rewriter.TokenNumber:
-		if src != t.Text {
-			return 0, false
-		}
-		if c, ok := rewriter.PlainInteger(src); ok {
-			return c, true
-		}
-		if rewriter.PlainDecimal(src) {
-			return rewriter.ClassDecimal, true
-		}
-	case rewriter.TokenString:
-		if len(src) == len(t.Text)+2 && src[0] == '\'' && src[len(src)-1] == '\'' && src[1:len(src)-1] == t.Text &&
-			rewriter.PlainString(t.Text) {
-			return rewriter.ClassString, true
-		}
-	}
-	return 0, false
-}
 
 // InertLiterals returns the literals of sql that are compared with a
 // column outside any select list: one side of =, <>, <, <=, >, >= whose

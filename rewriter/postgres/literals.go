@@ -5,30 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/sqe-project/sqe/rewriter"
 )
-
-// TemplateLiteral classifies a literal token for rewriter.LiteralTemplates:
-// an integer or decimal written as the deparser prints it, or a string in
-// plain single quotes (no E, U&, B or X prefix) with nothing escaped in it.
-func (Dialect) TemplateLiteral(sql string, t rewriter.Token) (rewriter.LiteralClass, bool) {
-	src := sql[t.Start:t.End]
-	switch t.Kind {
-	case rewriter.TokenNumber:
-		if c, ok := rewriter.PlainInteger(src); ok {
-			return c, true
-		}
-		if rewriter.PlainDecimal(src) {
-			return rewriter.ClassDecimal, true
-		}
-	case rewriter.TokenString:
-		if len(src) >= 2 && src[0] == '\'' && src[len(src)-1] == '\'' && rewriter.PlainString(src[1:len(src)-1]) {
-			return rewriter.ClassString, true
-		}
-	}
-	return 0, false
-}
 
 // InertLiterals returns the literals of sql that are compared with a
 // column: one side of =, <>, <, <=, >, >= whose other side is a column, an

@@ -24,7 +24,7 @@ func TestNoTemplateOverCatalogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	toks, _ := Dialect{}.Tokens(q)
-	lits := rewriter.TemplateLiterals(Dialect{}, q, toks)
+	lits := rewriter.TemplateLiterals(q, toks)
 	if len(lits) != 1 {
 		t.Fatalf("%d template literals", len(lits))
 	}

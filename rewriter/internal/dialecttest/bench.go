@@ -3,10 +3,10 @@ package dialecttest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/sqe-project/sqe/internal/benchshapes"
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 )
@@ -20,20 +20,7 @@ import (
 // classes, or name them (session(true) is a session of a server whose
 // classes are Go's).
 func ColdRewrite(b *testing.B, d Dialect, parsePrint func(sql string) error, session func(namedClasses bool) rewriter.Session) {
-	in := make([]string, 200)
-	for i := range in {
-		in[i] = fmt.Sprint(i * 7)
-	}
-	tables := make([]string, 20)
-	for i := range tables {
-		tables[i] = fmt.Sprintf("JOIN orders o%d ON o%d.customer_id = c.id", i, i)
-	}
-	shapes := map[string]string{
-		"simple":   "SELECT id, name, ssn, email FROM customers WHERE id = %d",
-		"3-table":  "SELECT c.name, c.ssn, o.total, m.role FROM customers c JOIN orders o ON o.customer_id = c.id JOIN region_map m ON m.region = c.region WHERE o.total > %d",
-		"20-table": "SELECT c.ssn FROM customers c " + strings.Join(tables, " ") + " WHERE c.id = %d",
-		"in-200":   "SELECT id, ssn FROM customers WHERE id IN (" + strings.Join(in, ", ") + ") AND name <> '%d'",
-	}
+	shapes := benchshapes.Cold()
 	decisions := map[string]*policy.Decision{"shop.customers": CustomersDecision()}
 	for name, shape := range shapes {
 		for _, named := range []bool{false, true} {

@@ -66,7 +66,7 @@ func Templates(t *testing.T, d Dialect, decisions map[string]*policy.Decision) {
 		if !ok {
 			t.Fatalf("tokens of %s", sql)
 		}
-		return rewriter.TemplateLiterals(lt, sql, toks)
+		return rewriter.TemplateLiterals(sql, toks)
 	}
 	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
 		return d.Rewriter.Rewrite(context.Background(), req)
@@ -161,7 +161,7 @@ func TemplatesOverCorpus(t *testing.T, d Dialect, corpus []string, decisions map
 		if !ok {
 			continue
 		}
-		lits := rewriter.TemplateLiterals(lt, sql, toks)
+		lits := rewriter.TemplateLiterals(sql, toks)
 		if len(lits) == 0 {
 			continue
 		}
@@ -180,7 +180,7 @@ func TemplatesOverCorpus(t *testing.T, d Dialect, corpus []string, decisions map
 				v := randomValues(rng, []any{classExample(l.Class)}, 1)[0][0].(string)
 				next := sql[:l.Start] + v + sql[l.End:]
 				ntoks, _ := d.Rewriter.Tokens(next)
-				nl := rewriter.TemplateLiterals(lt, next, ntoks)
+				nl := rewriter.TemplateLiterals(next, ntoks)
 				if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
 					continue // another class (a bigger integer)
 				}
