@@ -213,3 +213,64 @@ func classExample(c rewriter.LiteralClass) string {
 	}
 	return "1"
 }
+
+// FuzzLiteralTemplates fuzzes templates: for a statement that gets one,
+// the text of one of its template literals is replaced by the fuzzer's;
+// when the new statement has the same shape and the template fills it
+// in, the result must be the new statement's own rewrite, and the new
+// statement must not be one the rewrite refuses. Seeds are the shared
+// template cases and the given statements.
+func FuzzLiteralTemplates(f *testing.F, d Dialect, seeds []string, decisions func() map[string]*policy.Decision) {
+	for _, c := range TemplateCases() {
+		f.Add(fmt.Sprintf(c.Format, c.Values[0]...), uint8(0), "'x'")
+		f.Add(fmt.Sprintf(c.Format, c.Values[0]...), uint8(1), "17")
+	}
+	for _, s := range seeds {
+		f.Add(s, uint8(0), "'a b'")
+	}
+	lt := d.Rewriter.(rewriter.LiteralTemplates)
+	dec := decisions()
+	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
+		return d.Rewriter.Rewrite(context.Background(), req)
+	}
+	f.Fuzz(func(t *testing.T, sql string, which uint8, text string) {
+		toks, ok := d.Rewriter.Tokens(sql)
+		if !ok {
+			return
+		}
+		lits := rewriter.TemplateLiterals(sql, toks)
+		if len(lits) == 0 {
+			return
+		}
+		req := d.Request(sql, dec)
+		res, err := d.Rewriter.Rewrite(context.Background(), req)
+		if err != nil {
+			return
+		}
+		tmpl, ok := rewriter.BuildTemplate(rewrite, req, lt, res, lits)
+		if !ok {
+			return
+		}
+		l := lits[int(which)%len(lits)]
+		next := sql[:l.Start] + text + sql[l.End:]
+		ntoks, ok := d.Rewriter.Tokens(next)
+		if !ok {
+			return
+		}
+		nl := rewriter.TemplateLiterals(next, ntoks)
+		if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
+			return
+		}
+		out, applied := tmpl.Apply(next, nl)
+		if !applied {
+			return
+		}
+		want, err := d.Rewriter.Rewrite(context.Background(), d.Request(next, dec))
+		if err != nil {
+			t.Fatalf("%s\nfilled in: %s\nbut the statement is refused: %v", next, Short(out), err)
+		}
+		if out != want.SQL {
+			t.Fatalf("%s\ntemplate: %s\nrewrite:  %s", next, Short(out), Short(want.SQL))
+		}
+	})
+}
