@@ -91,9 +91,11 @@ func outSelect(out *pg.Node) *pg.SelectStmt {
 }
 
 // conjunctGuarded reports whether a conjunct of the printed WHERE is CASE
-// WHEN g THEN … ELSE false END where g is the filter of an unfenced
-// derived table, every column of it qualified by that table's alias: the
-// conjunct is evaluated only on rows the filter admits.
+// WHEN g THEN c ELSE false END where g holds, ANDed, the filter of every
+// unfenced derived table that c may read, each with its columns
+// qualified by that table's alias: c is evaluated only on rows those
+// filters admit. c may read a table by alias.column; any other column
+// reference (unqualified, schema.table.column) may read every table.
 func conjunctGuarded(c *pg.Node, filters map[string]*pg.Node) bool {
 	ce := c.GetCaseExpr()
 	if ce == nil || ce.Arg != nil || len(ce.Args) != 1 || ce.Defresult == nil {
@@ -102,20 +104,56 @@ func conjunctGuarded(c *pg.Node, filters map[string]*pg.Node) bool {
 	if b := ce.Defresult.GetAConst().GetBoolval(); b == nil || b.Boolval {
 		return false
 	}
-	g := ce.Args[0].GetCaseWhen().GetExpr()
-	for alias, f := range filters {
-		qualified := true
-		_ = walk(g, func(m protoMessage, _ *pg.Node) (bool, error) {
-			if cr, ok := m.(*pg.ColumnRef); ok && (len(cr.Fields) != 2 || cr.Fields[0].GetString_().GetSval() != alias) {
-				qualified = false
+	when := ce.Args[0].GetCaseWhen()
+	terms := map[string]bool{} // the guard's conjuncts, each with its qualifiers
+	for _, t := range splitAnd(when.GetExpr(), nil) {
+		terms[qualifiedText(t)] = true
+	}
+	covers := func(alias string, f *pg.Node) bool {
+		for _, t := range splitAnd(f, nil) {
+			if !terms[alias+"\x00"+unqualifiedText(t)] {
+				return false
 			}
-			return true, nil
-		})
-		if qualified && unqualifiedText(g) == unqualifiedText(f) {
-			return true
+		}
+		return true
+	}
+	reads := map[string]bool{}
+	all := false
+	_ = walk(when.GetResult(), func(m protoMessage, _ *pg.Node) (bool, error) {
+		if cr, ok := m.(*pg.ColumnRef); ok {
+			if len(cr.Fields) == 2 && cr.Fields[0].GetString_() != nil {
+				reads[cr.Fields[0].GetString_().GetSval()] = true
+			} else {
+				all = true
+			}
+		}
+		return true, nil
+	})
+	for alias, f := range filters {
+		if (all || reads[alias]) && !covers(alias, f) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// qualifiedText is a guard's conjunct as alias NUL text, when every
+// column of it is qualified by the same alias (else "").
+func qualifiedText(n *pg.Node) string {
+	alias, ok := "", true
+	_ = walk(n, func(m protoMessage, _ *pg.Node) (bool, error) {
+		if cr, isRef := m.(*pg.ColumnRef); isRef {
+			if len(cr.Fields) != 2 || alias != "" && cr.Fields[0].GetString_().GetSval() != alias {
+				ok = false
+			}
+			alias = cr.Fields[0].GetString_().GetSval()
+		}
+		return true, nil
+	})
+	if !ok || alias == "" {
+		return ""
+	}
+	return alias + "\x00" + unqualifiedText(n)
 }
 
 // unqualifiedText prints an expression with every column reference

@@ -249,11 +249,12 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps
 	if !canFailOnARow(stmt, types) {
 		conds, _ := collectConditionColumns(sel)
 		r.SetConditions(true, conds)
-	} else if fallible, ok := guardableConditions(sel, types); ok {
-		// Mergeable once those conjuncts are guarded by the table's filter
-		// (or the table is fenced where no guard can be built).
+	} else if fallible, tables, ok := guardableConditions(sel, types); ok {
+		// Mergeable once those conjuncts are guarded by the filters of
+		// the tables they read (or a table is fenced where no guard can
+		// be built).
 		conds, _ := collectConditionColumns(sel)
-		r.fallible, r.guardTarget = fallible, sel.FromClause[0].GetRangeVar()
+		r.fallible, r.guardTargets = fallible, tables
 		r.SetConditions(true, conds)
 	}
 	res, err := r.statement(stmt)
@@ -263,8 +264,8 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps
 		}
 		return nil, err
 	}
-	if r.guard != nil {
-		if sel.WhereClause, err = guardConjuncts(sel.WhereClause, r.fallible, r.guard); err != nil {
+	if len(r.guards) > 0 {
+		if sel.WhereClause, err = guardConjuncts(sel.WhereClause, r.fallible, r.guards, r.guardOrder); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -33,13 +34,16 @@ type rewrite struct {
 	// path is the connection's search path (req.Session).
 	path []string
 	// fallible are the positions of the WHERE conjuncts that can fail of a
-	// single-table read that is otherwise mergeable (guardableConditions);
-	// guard is its table's filter over the read form's columns, set when
-	// those conjuncts are guarded rather than the table fenced.
-	fallible []int
-	guard    *pg.Node
-	// guardTarget is that read's table reference: guarded, or fenced.
-	guardTarget *pg.RangeVar
+	// read of inner-joined tables that is otherwise mergeable
+	// (guardableConditions); guards are the filters of its tables over
+	// their read forms' columns, by alias (in guardOrder, FROM order), for
+	// the tables guarded rather than fenced.
+	fallible   []int
+	guards     map[string]*pg.Node
+	guardOrder []string
+	// guardTargets are that read's table references: each guarded, or
+	// fenced.
+	guardTargets []*pg.RangeVar
 	// database is the connection's database (req.Session).
 	database string
 	// syntax is the Syntax of the statement's connection.
@@ -607,13 +611,17 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 	if err != nil {
 		return err
 	}
-	if rv == r.guardTarget && derived.LimitOffset == nil && len(plan.Decision.RowFilters) > 0 {
+	if slices.Contains(r.guardTargets, rv) && derived.LimitOffset == nil && len(plan.Decision.RowFilters) > 0 {
 		guard, ok, err := conjunctGuard(plan, alias.Aliasname)
 		if err != nil {
 			return err
 		}
-		if ok && len(alias.Colnames) == 0 {
-			r.guard = guard
+		if _, twice := r.guards[alias.Aliasname]; ok && len(alias.Colnames) == 0 && !twice {
+			if r.guards == nil {
+				r.guards = map[string]*pg.Node{}
+			}
+			r.guards[alias.Aliasname] = guard
+			r.guardOrder = append(r.guardOrder, alias.Aliasname)
 		} else {
 			derived.LimitOffset = fenceOffset()
 		}

@@ -81,55 +81,85 @@ func canFailOnARow(stmt *pg.Node, types columnTypes) bool {
 	return wholeRow
 }
 
-// guardableConditions reports whether a single-table SELECT that
-// canFailOnARow fails only through conjuncts of its WHERE, none holding a
-// query or a window: each of them can then be guarded by the table's
-// filter (see guardConjuncts) instead of fencing the table. fallible
-// lists them by position among the WHERE's conjuncts (splitAnd).
-func guardableConditions(sel *pg.SelectStmt, types columnTypes) (fallible []int, ok bool) {
+// guardableConditions reports whether a SELECT of tables joined by inner
+// joins (or one table) that canFailOnARow fails only through conjuncts of
+// its WHERE, none holding a query or a window: each of them can then be
+// guarded by the filters of the tables it reads (see guardConjuncts)
+// instead of fencing those tables. fallible lists them by position among
+// the WHERE's conjuncts (splitAnd); tables are the statement's table
+// references, each guarded or fenced.
+func guardableConditions(sel *pg.SelectStmt, types columnTypes) (fallible []int, tables []*pg.RangeVar, ok bool) {
 	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || sel.IntoClause != nil ||
 		sel.HavingClause != nil || len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 || sel.WhereClause == nil ||
-		len(sel.FromClause) != 1 || sel.FromClause[0].GetRangeVar() == nil {
-		return nil, false
+		len(sel.FromClause) == 0 {
+		return nil, nil, false
+	}
+	for _, f := range sel.FromClause {
+		if tables, ok = innerJoined(f, types, tables); !ok {
+			return nil, nil, false
+		}
 	}
 	for _, d := range sel.DistinctClause {
 		if d != nil && d.Node != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	for _, t := range sel.TargetList {
 		if hasQueryOrWindow(t) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	for _, g := range sel.GroupClause {
 		if !safeValue(g) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	for _, s := range sel.SortClause {
 		if sb := s.GetSortBy(); sb == nil || len(sb.UseOp) > 0 || !safeValue(sb.Node) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	for _, l := range []*pg.Node{sel.LimitCount, sel.LimitOffset} {
 		if l != nil && !safeValue(l) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	if _, wholeRow := collectConditionColumns(sel); wholeRow {
-		return nil, false
+		return nil, nil, false
 	}
 	for i, c := range splitAnd(sel.WhereClause, nil) {
 		if safeCondition(c, types) {
 			continue
 		}
 		if hasQueryOrWindow(c) {
-			return nil, false
+			return nil, nil, false
 		}
 		fallible = append(fallible, i)
 	}
-	return fallible, len(fallible) > 0
+	return fallible, tables, len(fallible) > 0
+}
+
+// innerJoined appends the table references of a FROM item made only of
+// tables and inner joins whose conditions cannot fail (safeFromItem) to
+// tables; ok is false for any other item (an outer join, a subquery, a
+// function): a WHERE conjunct above an outer join may meet a row of
+// the nullable side that its guard does not describe.
+func innerJoined(n *pg.Node, types columnTypes, tables []*pg.RangeVar) ([]*pg.RangeVar, bool) {
+	switch t := n.GetNode().(type) {
+	case *pg.Node_RangeVar:
+		return append(tables, t.RangeVar), true
+	case *pg.Node_JoinExpr:
+		j := t.JoinExpr
+		if j.Jointype != pg.JoinType_JOIN_INNER || !safeFromItem(n, types) {
+			return nil, false
+		}
+		tables, ok := innerJoined(j.Larg, types, tables)
+		if !ok {
+			return nil, false
+		}
+		return innerJoined(j.Rarg, types, tables)
+	}
+	return nil, false
 }
 
 // splitAnd appends the conjuncts of n (the operands of its top-level
@@ -146,20 +176,26 @@ func splitAnd(n *pg.Node, out []*pg.Node) []*pg.Node {
 
 // guardConjuncts rebuilds the conjunction where with the conjuncts at the
 // given positions as CASE WHEN guard THEN conjunct ELSE false END: the
-// server evaluates them only on a row the guard (the table's filter over
-// its read form's columns) admits, and drops the row otherwise, as the
-// filter does. The other conjuncts stay as they are, so that indexes
-// still serve them.
-func guardConjuncts(where *pg.Node, positions []int, guard *pg.Node) (*pg.Node, error) {
+// server evaluates them only on rows the guard (the filters of the
+// tables the conjunct reads, each over its read form's columns) admits,
+// and drops the row otherwise, as the filters do. The other conjuncts
+// stay as they are, so that indexes still serve them. A table that was
+// fenced instead has no guard: its derived table holds only admitted
+// rows.
+func guardConjuncts(where *pg.Node, positions []int, guards map[string]*pg.Node, order []string) (*pg.Node, error) {
 	conj := splitAnd(where, nil)
 	for _, i := range positions {
+		guard := conjunctGuards(conj[i], guards, order)
+		if guard == nil {
+			continue // it reads no guarded table
+		}
 		no, err := parseExpr("false")
 		if err != nil {
 			return nil, err
 		}
 		conj[i] = &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{
 			Args: []*pg.Node{{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{
-				Expr:   copyNode(guard),
+				Expr:   guard,
 				Result: conj[i],
 			}}}},
 			Defresult: no,
@@ -169,6 +205,41 @@ func guardConjuncts(where *pg.Node, positions []int, guard *pg.Node) (*pg.Node, 
 		return conj[0], nil
 	}
 	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conj}}}, nil
+}
+
+// conjunctGuards is the guard of one conjunct: the filters (guards, by
+// alias, in FROM order) of the guarded tables it reads, ANDed; nil when
+// it reads none. A column named by alias.column reads that table; any
+// other column reference (unqualified, or schema.table.column) may read
+// any of them, and takes every guard.
+func conjunctGuards(c *pg.Node, guards map[string]*pg.Node, order []string) *pg.Node {
+	reads := map[string]bool{}
+	all := false
+	_ = walk(c, func(m protoMessage, _ *pg.Node) (bool, error) {
+		cr, ok := m.(*pg.ColumnRef)
+		if !ok {
+			return true, nil
+		}
+		if q := cr.Fields[0].GetString_(); len(cr.Fields) == 2 && q != nil {
+			reads[q.Sval] = true
+		} else {
+			all = true
+		}
+		return true, nil
+	})
+	var terms []*pg.Node
+	for _, alias := range order {
+		if g := guards[alias]; g != nil && (all || reads[alias]) {
+			terms = append(terms, copyNode(g))
+		}
+	}
+	switch len(terms) {
+	case 0:
+		return nil
+	case 1:
+		return terms[0]
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: terms}}}
 }
 
 // conjunctGuard is the plan's row filter over the columns of its read
