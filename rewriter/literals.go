@@ -340,8 +340,8 @@ func sameTables(a, b *Result) bool {
 // PlainLiteral classifies a number or string token's text (both
 // dialects print these as written): an unsigned integer of an integer
 // class, a plain decimal, or a string in single quotes whose value
-// PlainString accepts. Anything else (signs, exponents, escapes, E'',
-// X'', N'', a character set introducer) is not a template literal.
+// PlainString accepts. Anything else (signs, exponents, escapes, an E,
+// X or N prefix, a character set introducer) is not a template literal.
 func PlainLiteral(kind TokenKind, src string) (LiteralClass, bool) {
 	switch kind {
 	case TokenNumber:

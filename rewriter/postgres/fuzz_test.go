@@ -137,6 +137,25 @@ func conjunctGuarded(c *pg.Node, filters map[string]*pg.Node) bool {
 	return true
 }
 
+// readsFiltered reports whether a conjunct may read a row of an unfenced
+// filtered table: it names a column of one by its alias, names a column
+// otherwise (unqualified, schema.table.column), or names none (a
+// conjunct of constants counts as reading every table).
+func readsFiltered(c *pg.Node, filters map[string]*pg.Node) bool {
+	reads, named := false, false
+	_ = walk(c, func(m protoMessage, _ *pg.Node) (bool, error) {
+		if cr, ok := m.(*pg.ColumnRef); ok {
+			named = true
+			q := cr.Fields[0].GetString_()
+			if len(cr.Fields) != 2 || q == nil || filters[q.GetSval()] != nil {
+				reads = true
+			}
+		}
+		return true, nil
+	})
+	return reads || !named
+}
+
 // qualifiedText is a guard's conjunct as alias NUL text, when every
 // column of it is qualified by the same alias (else "").
 func qualifiedText(n *pg.Node) string {
@@ -250,9 +269,11 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 		})
 	}
 	// readsMask: a select-list entry named by a key reads a masked
-	// column, the whole row, or a star (select-list expressions are
-	// computed only on the rows the conditions admit, so only what they
-	// read counts).
+	// column, the whole row of a statement where some unfenced table has
+	// a mask its filter does not guard, or a star (select-list
+	// expressions are computed only on the rows the conditions admit, so
+	// only what they read counts; a whole row of guarded masks reads
+	// nothing of a hidden row).
 	readsMask := func(n protoMessage) error {
 		var err error
 		_ = walk(n, func(m protoMessage, _ *pg.Node) (bool, error) {
@@ -261,7 +282,7 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 				switch v := last.GetString_().GetSval(); {
 				case isStar(cr):
 					err = errors.New("a filtered table is unfenced under a key naming a star")
-				case masked[v], len(cr.Fields) == 1 && entries[v]:
+				case masked[v], len(cr.Fields) == 1 && entries[v] && anyMasked:
 					err = errors.New("a filtered table is unfenced under a key naming an entry that reads a mask")
 				}
 			}
@@ -327,7 +348,7 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 	if sel.WhereClause != nil {
 		out := outSelect(out)
 		for _, c := range splitAnd(out.WhereClause, nil) {
-			if !conjunctGuarded(c, filters) {
+			if !conjunctGuarded(c, filters) && readsFiltered(c, filters) {
 				check(c)
 			}
 		}

@@ -211,15 +211,17 @@ func guardConjuncts(where *pg.Node, positions []int, guards map[string]*pg.Node,
 // alias, in FROM order) of the guarded tables it reads, ANDed; nil when
 // it reads none. A column named by alias.column reads that table; any
 // other column reference (unqualified, or schema.table.column) may read
-// any of them, and takes every guard.
+// any of them, and takes every guard, as does a conjunct that names no
+// column.
 func conjunctGuards(c *pg.Node, guards map[string]*pg.Node, order []string) *pg.Node {
 	reads := map[string]bool{}
-	all := false
+	all, named := false, false
 	_ = walk(c, func(m protoMessage, _ *pg.Node) (bool, error) {
 		cr, ok := m.(*pg.ColumnRef)
 		if !ok {
 			return true, nil
 		}
+		named = true
 		if q := cr.Fields[0].GetString_(); len(cr.Fields) == 2 && q != nil {
 			reads[q.Sval] = true
 		} else {
@@ -227,6 +229,7 @@ func conjunctGuards(c *pg.Node, guards map[string]*pg.Node, order []string) *pg.
 		}
 		return true, nil
 	})
+	all = all || !named // a conjunct of constants is guarded as a whole-row one
 	var terms []*pg.Node
 	for _, alias := range order {
 		if g := guards[alias]; g != nil && (all || reads[alias]) {
