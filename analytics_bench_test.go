@@ -85,6 +85,13 @@ var analyticsQueries = []analyticsQuery{
 			"JOIN orders o ON o.customer_id = c.id GROUP BY m ORDER BY m",
 		postgre: "SELECT date_trunc('month', o.created_at) AS m, count(*), sum(o.amount) FROM {customers} c " +
 			"JOIN orders o ON o.customer_id = c.id GROUP BY m ORDER BY m"},
+	// A join with a condition that can fail on a value (a function): sqe
+	// guards it with the filter (PostgreSQL) or fences the table (MySQL).
+	{name: "e-join-function-limit",
+		mysql: "SELECT o.id, c.name, o.amount FROM {customers} c JOIN orders o ON o.customer_id = c.id " +
+			"WHERE upper(c.name) LIKE 'NAME1%' ORDER BY o.id LIMIT 100",
+		postgre: "SELECT o.id, c.name, o.amount FROM {customers} c JOIN orders o ON o.customer_id = c.id " +
+			"WHERE upper(c.name) LIKE 'NAME1%' ORDER BY o.id LIMIT 100"},
 }
 
 // BenchmarkAnalytics runs each query through the native alternative, the

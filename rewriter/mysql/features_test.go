@@ -23,6 +23,10 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		"SELECT id FROM customers WHERE EXP(CASE WHEN name = 'x' THEN 1000 END) > 0": "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then EXP(case when `name` = 'x' then 1000 end) > 0 else false end",
 		"SELECT id, ssn FROM customers WHERE id = 1 AND EXP(id) > 0":                 "where `shop`.`customers`.`region` = 'EU' and (`id` = 1 and case when `shop`.`customers`.`region` = 'EU' then EXP(`id`) > 0 else false end)",
 		"SELECT id FROM customers WHERE EXP(id) > 0 OR id = 2 ORDER BY id LIMIT 3":   "where `shop`.`customers`.`region` = 'EU' and case when `shop`.`customers`.`region` = 'EU' then EXP(`id`) > 0 or `id` = 2 else false end order by `id` asc limit 3",
+		// Inner joins stay mergeable: each such conjunct is guarded by the
+		// filters of the tables it reads (joinguard.go).
+		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE EXP(c.id) > 0":                                         "where case when `c`.`region` = 'EU' then EXP(`c`.`id`) > 0 else false end",
+		"SELECT c.id FROM orders o, customers c WHERE c.id = o.customer_id AND EXP(o.total) > 0 AND EXP(c.id) > 0 ORDER BY o.id LIMIT 5": "where `c`.`id` = `o`.`customer_id` and EXP(`o`.`total`) > 0 and case when `c`.`region` = 'EU' then EXP(`c`.`id`) > 0 else false end order by `o`.`id` asc limit 5",
 	} {
 		out, err := rewriteSQL(t, sql, dec)
 		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "limit 18446744073709551615") {
@@ -35,7 +39,7 @@ func TestFilteredReadsAreFenced(t *testing.T) {
 		"SELECT id FROM customers WHERE EXP(id) > 0 ORDER BY LENGTH(name)",
 		"SELECT id FROM customers WHERE EXP(id) > 0 AND id IN (SELECT 1)",
 		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id AND LENGTH(c.name) > 1",
-		"SELECT c.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE EXP(c.id) > 0",
+		"SELECT c.id FROM orders o LEFT JOIN customers c ON c.id = o.customer_id WHERE EXP(c.id) > 0",
 		"SELECT id FROM orders WHERE customer_id IN (SELECT id FROM customers)",
 	} {
 		out, err := rewriteSQL(t, sql, dec)

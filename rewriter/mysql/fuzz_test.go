@@ -395,7 +395,8 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 	opaque := false            // the conditions may read any column
 	outer := false             // an outer join
 	var derived []*sqlparser.AliasedTableExpr
-	var computed []map[string]bool // per derived table: its computed columns
+	var computed []map[string]bool         // per derived table: its computed columns
+	filters := map[string]sqlparser.Expr{} // unfenced derived tables' filters, by alias
 	var walkFrom func(te sqlparser.TableExpr) bool
 	walkFrom = func(te sqlparser.TableExpr) bool {
 		switch t := te.(type) {
@@ -435,6 +436,7 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 				if !readForm(inner, ate, dec) {
 					return false
 				}
+				filters[strings.ToLower(t.As.String())] = inner.Where.Expr
 				derived = append(derived, ate)
 				computed = append(computed, cols)
 				return true
@@ -500,7 +502,16 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 			}
 		}
 	}
-	if where != nil {
+	if where != nil && flat == nil {
+		// A WHERE conjunct guarded by the filters of the unfenced tables
+		// it may read, or reading none of them, is evaluated on no hidden
+		// row of theirs.
+		for _, c := range splitAnd(where, nil) {
+			if !joinConjunctGuarded(c, filters) && readsFilteredTable(c, filters) {
+				conds = append(conds, c)
+			}
+		}
+	} else if where != nil {
 		conds = append(conds, where)
 	}
 	for _, k := range keys {
@@ -591,6 +602,98 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 		}
 	}
 	return allowed
+}
+
+// joinConjunctGuarded reports whether c is CASE WHEN g THEN v ELSE FALSE
+// END where g holds, ANDed, the filter of every unfenced derived table
+// that v may read, each with its columns qualified by that table's
+// alias. v reads a table through alias.column; any other column (no
+// qualifier, a database, an unknown qualifier) may read every table, as
+// does a v that names no column.
+func joinConjunctGuarded(c sqlparser.Expr, filters map[string]sqlparser.Expr) bool {
+	ce, ok := c.(*sqlparser.CaseExpr)
+	if !ok || ce.Expr != nil || len(ce.Whens) != 1 {
+		return false
+	}
+	if b, ok := ce.Else.(sqlparser.BoolVal); !ok || bool(b) {
+		return false
+	}
+	terms := map[string]bool{}
+	for _, t := range splitAnd(ce.Whens[0].Cond, nil) {
+		if alias, text, ok := qualifiedTerm(t); ok {
+			terms[alias+"\x00"+text] = true
+		}
+	}
+	for alias, f := range filters {
+		if !readsAlias(ce.Whens[0].Val, alias, filters) {
+			continue
+		}
+		for _, t := range splitAnd(f, nil) {
+			if !terms[alias+"\x00"+unqualified(t)] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsFilteredTable reports whether c may read a row of an unfenced
+// filtered derived table (see joinConjunctGuarded).
+func readsFilteredTable(c sqlparser.Expr, filters map[string]sqlparser.Expr) bool {
+	for alias := range filters {
+		if readsAlias(c, alias, filters) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsAlias reports whether e may read the table under alias.
+func readsAlias(e sqlparser.Expr, alias string, filters map[string]sqlparser.Expr) bool {
+	reads, named := false, false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if col, ok := n.(*sqlparser.ColName); ok {
+			named = true
+			q := strings.ToLower(col.Qualifier.Name.String())
+			if q == alias || q == "" || !col.Qualifier.Qualifier.IsEmpty() {
+				reads = true
+			}
+		}
+		return true, nil
+	}, e)
+	return reads || !named
+}
+
+// qualifiedTerm is a guard's conjunct whose columns are all qualified by
+// one alias: the alias and the conjunct's text without qualifiers.
+func qualifiedTerm(e sqlparser.Expr) (alias, text string, ok bool) {
+	ok = true
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if col, isCol := n.(*sqlparser.ColName); isCol {
+			q := strings.ToLower(col.Qualifier.Name.String())
+			if q == "" || !col.Qualifier.Qualifier.IsEmpty() || alias != "" && q != alias {
+				ok = false
+			}
+			alias = q
+		}
+		return true, nil
+	}, e)
+	if !ok || alias == "" {
+		return "", "", false
+	}
+	return alias, unqualified(e), true
+}
+
+// unqualified prints e with every column reduced to its name.
+func unqualified(e sqlparser.Expr) string {
+	c := sqlparser.CloneExpr(e)
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if col, ok := n.(*sqlparser.ColName); ok {
+			col.Qualifier = sqlparser.TableName{}
+		}
+		return true, nil
+	}, c)
+	return sqlparser.String(c)
 }
 
 // guardedBy reports whether e is CASE WHEN filter THEN … END, with no

@@ -278,8 +278,18 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 		}
 		if sel, ok := stmt.(*sqlparser.Select); ok && !canFailOnARow(stmt) {
 			r.SetConditions(true, collectConditionColumns(sel))
+		} else if ok {
+			// Mergeable once the conjuncts that can fail are guarded by
+			// the filters of the tables they read (or a table is fenced
+			// where no guard can be built).
+			if r.joinGuard = newJoinGuard(sel); r.joinGuard != nil {
+				r.SetConditions(true, collectConditionColumns(sel))
+			}
 		}
 		res, err = r.statement(stmt)
+		if err == nil && r.joinGuard != nil {
+			r.joinGuard.guardWhere()
+		}
 	}
 	if err != nil {
 		if res != nil {

@@ -29,6 +29,11 @@ type rewrite struct {
 	// returning is the RETURNING list of a MariaDB write, until the
 	// write's rewrite takes it (returningOf).
 	returning *sqlparser.SelectExprs
+	// joinGuard, for a read of inner-joined tables whose only conditions
+	// that can fail are WHERE conjuncts, guards those conjuncts by the
+	// filters of the tables they read instead of fencing the tables
+	// (joinguard.go); nil otherwise.
+	joinGuard *joinGuard
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
@@ -468,6 +473,9 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 	sc.tables = append(sc.tables, ref)
 	if !sc.policy {
 		r.AddRead(t)
+		if r.joinGuard != nil {
+			r.joinGuard.aliases[strings.ToLower(alias)] = true
+		}
 	}
 	ate.Expr = qualified(t)
 	if plan.Passthrough() {
@@ -477,6 +485,11 @@ func (r *rewrite) tableRef(ate *sqlparser.AliasedTableExpr, tn sqlparser.TableNa
 	derived, err := r.derivedTable(plan, sc)
 	if err != nil {
 		return nil, err
+	}
+	if r.joinGuard != nil && !sc.policy {
+		if err := r.joinGuard.table(r, alias, plan, derived); err != nil {
+			return nil, err
+		}
 	}
 	inner := derived.From[0].(*sqlparser.AliasedTableExpr)
 	inner.Hints, ate.Hints = ate.Hints, nil

@@ -61,15 +61,21 @@ func canFailOnARow(stmt sqlparser.Statement) bool {
 	return false
 }
 
-// guardableConditions reports whether a single-table SELECT that
-// canFailOnARow fails only through conjuncts of its WHERE, none holding
-// another query: each such conjunct can then be guarded by the table's
-// filter (see flatten) instead of fencing the table. fallible lists them
-// by position among the WHERE's conjuncts (splitAnd).
+// guardableConditions reports whether a SELECT that canFailOnARow fails
+// only through conjuncts of its WHERE, none holding another query: each
+// such conjunct can then be guarded by the filters of the tables it reads
+// (see flatten for a single table, joinguard.go for joins) instead of
+// fencing them. fallible lists them by position among the WHERE's
+// conjuncts (splitAnd).
 func guardableConditions(sel *sqlparser.Select) (fallible []int, ok bool) {
 	if sel.With != nil || sel.Having != nil || len(sel.Windows) > 0 || sel.Into != nil || sel.Where == nil ||
-		len(sel.From) != 1 || !safeTableExpr(sel.From[0]) {
+		len(sel.From) == 0 {
 		return nil, false
+	}
+	for _, te := range sel.From {
+		if !safeTableExpr(te) {
+			return nil, false
+		}
 	}
 	for _, se := range sel.SelectExprs.Exprs {
 		if hasQuery(se) {
