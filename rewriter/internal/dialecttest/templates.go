@@ -144,63 +144,93 @@ func randomValues(rng *rand.Rand, like []any, n int) [][]any {
 	return out
 }
 
-// TemplatesOverCorpus builds the template of every statement of corpus
-// that has one, under the decisions, and changes its literals one at a
-// time to random values of their class: wherever the template is filled
-// in, it must give exactly the statement's own rewrite (and the
-// statement must not be one the rewrite refuses). It reports how many
-// statements had a template and how many fills it compared.
-func TemplatesOverCorpus(t *testing.T, d Dialect, corpus []string, decisions map[string]*policy.Decision) (templated, filled int) {
-	lt := d.Rewriter.(rewriter.LiteralTemplates)
+// TemplatesOverCorpus builds the template of every statement of the
+// package's, the shared and the driver's corpora that has one, under the
+// decisions, and changes its literals one at a time to random values of
+// their class: wherever the template is filled in, it must give exactly
+// the statement's own rewrite (and the statement must not be one the
+// rewrite refuses). At least minTemplated statements must have a
+// template and minFilled fills be compared, or the corpus no longer
+// exercises templates.
+func TemplatesOverCorpus(t *testing.T, d Dialect, decisions map[string]*policy.Decision, minTemplated, minFilled int) {
+	corpus := Corpus(t, "*_test.go", "../internal/dialecttest/*.go", "../../adversarial*_test.go", "../../*corpus*_test.go")
 	rng := rand.New(rand.NewPCG(3, 4))
-	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
-		return d.Rewriter.Rewrite(context.Background(), req)
-	}
+	templated, filled := 0, 0
 	for _, sql := range corpus {
-		toks, ok := d.Rewriter.Tokens(sql)
-		if !ok {
-			continue
-		}
-		lits := rewriter.TemplateLiterals(sql, toks)
-		if len(lits) == 0 {
-			continue
-		}
-		req := d.Request(sql, decisions)
-		res, err := d.Rewriter.Rewrite(context.Background(), req)
-		if err != nil {
-			continue
-		}
-		tmpl, ok := rewriter.BuildTemplate(rewrite, req, lt, res, lits)
+		tmpl, lits, ok := d.templateOf(sql, decisions)
 		if !ok {
 			continue
 		}
 		templated++
-		for i, l := range lits[:min(len(lits), 6)] {
+		for _, l := range lits[:min(len(lits), 6)] {
 			for range 2 {
 				v := randomValues(rng, []any{classExample(l.Class)}, 1)[0][0].(string)
-				next := sql[:l.Start] + v + sql[l.End:]
-				ntoks, _ := d.Rewriter.Tokens(next)
-				nl := rewriter.TemplateLiterals(next, ntoks)
-				if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
-					continue // another class (a bigger integer)
-				}
-				out, applied := tmpl.Apply(next, nl)
-				if !applied {
-					continue
-				}
-				filled++
-				want, err := d.Rewriter.Rewrite(context.Background(), d.Request(next, decisions))
-				if err != nil {
-					t.Errorf("literal %d of %s\nfilled in: %s\nbut the statement is refused: %v", i, next, Short(out), err)
-					continue
-				}
-				if out != want.SQL {
-					t.Errorf("literal %d of %s\ntemplate: %s\nrewrite:  %s", i, next, Short(out), Short(want.SQL))
+				if next, out, applied := d.fill(tmpl, sql, lits, l, v); applied {
+					filled++
+					d.checkFill(t, next, out, decisions)
 				}
 			}
 		}
 	}
-	return templated, filled
+	t.Logf("%d statements, %d with a template, %d fills compared", len(corpus), templated, filled)
+	if templated < minTemplated || filled < minFilled {
+		t.Fatalf("only %d templates and %d fills: the corpus no longer exercises templates", templated, filled)
+	}
+}
+
+// templateOf builds the template of sql under the decisions, as the
+// engine does on the second statement of its shape; ok is false when it
+// has none.
+func (d Dialect) templateOf(sql string, decisions map[string]*policy.Decision) (*rewriter.Template, []rewriter.TemplateLiteral, bool) {
+	toks, ok := d.Rewriter.Tokens(sql)
+	if !ok {
+		return nil, nil, false
+	}
+	lits := rewriter.TemplateLiterals(sql, toks)
+	if len(lits) == 0 {
+		return nil, nil, false
+	}
+	req := d.Request(sql, decisions)
+	res, err := d.Rewriter.Rewrite(context.Background(), req)
+	if err != nil {
+		return nil, nil, false
+	}
+	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
+		return d.Rewriter.Rewrite(context.Background(), req)
+	}
+	tmpl, ok := rewriter.BuildTemplate(rewrite, req, d.Rewriter.(rewriter.LiteralTemplates), res, lits)
+	return tmpl, lits, ok
+}
+
+// fill is sql with literal l's text replaced by text (next), and the
+// template filled with next's literals (out); applied is false when next
+// has another shape or the template keeps that literal as written.
+func (d Dialect) fill(tmpl *rewriter.Template, sql string, lits []rewriter.TemplateLiteral, l rewriter.TemplateLiteral, text string) (next, out string, applied bool) {
+	next = sql[:l.Start] + text + sql[l.End:]
+	toks, ok := d.Rewriter.Tokens(next)
+	if !ok {
+		return next, "", false
+	}
+	nl := rewriter.TemplateLiterals(next, toks)
+	if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
+		return next, "", false
+	}
+	out, applied = tmpl.Apply(next, nl)
+	return next, out, applied
+}
+
+// checkFill fails the test unless out, a template filled in for next, is
+// next's own rewrite.
+func (d Dialect) checkFill(t *testing.T, next, out string, decisions map[string]*policy.Decision) {
+	t.Helper()
+	want, err := d.Rewriter.Rewrite(context.Background(), d.Request(next, decisions))
+	if err != nil {
+		t.Errorf("%s\nfilled in: %s\nbut the statement is refused: %v", next, Short(out), err)
+		return
+	}
+	if out != want.SQL {
+		t.Errorf("%s\ntemplate: %s\nrewrite:  %s", next, Short(out), Short(want.SQL))
+	}
 }
 
 // classExample is a literal of the class, for randomValues.
@@ -228,49 +258,14 @@ func FuzzLiteralTemplates(f *testing.F, d Dialect, seeds []string, decisions fun
 	for _, s := range seeds {
 		f.Add(s, uint8(0), "'a b'")
 	}
-	lt := d.Rewriter.(rewriter.LiteralTemplates)
 	dec := decisions()
-	rewrite := func(req *rewriter.Request) (*rewriter.Result, error) {
-		return d.Rewriter.Rewrite(context.Background(), req)
-	}
 	f.Fuzz(func(t *testing.T, sql string, which uint8, text string) {
-		toks, ok := d.Rewriter.Tokens(sql)
+		tmpl, lits, ok := d.templateOf(sql, dec)
 		if !ok {
 			return
 		}
-		lits := rewriter.TemplateLiterals(sql, toks)
-		if len(lits) == 0 {
-			return
-		}
-		req := d.Request(sql, dec)
-		res, err := d.Rewriter.Rewrite(context.Background(), req)
-		if err != nil {
-			return
-		}
-		tmpl, ok := rewriter.BuildTemplate(rewrite, req, lt, res, lits)
-		if !ok {
-			return
-		}
-		l := lits[int(which)%len(lits)]
-		next := sql[:l.Start] + text + sql[l.End:]
-		ntoks, ok := d.Rewriter.Tokens(next)
-		if !ok {
-			return
-		}
-		nl := rewriter.TemplateLiterals(next, ntoks)
-		if rewriter.ShapeKey(next, nl) != rewriter.ShapeKey(sql, lits) {
-			return
-		}
-		out, applied := tmpl.Apply(next, nl)
-		if !applied {
-			return
-		}
-		want, err := d.Rewriter.Rewrite(context.Background(), d.Request(next, dec))
-		if err != nil {
-			t.Fatalf("%s\nfilled in: %s\nbut the statement is refused: %v", next, Short(out), err)
-		}
-		if out != want.SQL {
-			t.Fatalf("%s\ntemplate: %s\nrewrite:  %s", next, Short(out), Short(want.SQL))
+		if next, out, applied := d.fill(tmpl, sql, lits, lits[int(which)%len(lits)], text); applied {
+			d.checkFill(t, next, out, dec)
 		}
 	})
 }
