@@ -77,8 +77,12 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 		e.cache.put(shape, &cachedRewrite{}) // no template: not tried again
 		return
 	}
+	// The entry keeps what every statement of the shape shares; its SQL
+	// is the template's.
+	res := *c.result
+	res.SQL = ""
 	base := *c
-	base.template, base.sqlFingerprint = tmpl, ""
+	base.result, base.template, base.sqlFingerprint = &res, tmpl, ""
 	e.cache.put(shape, &base)
 }
 

@@ -106,23 +106,26 @@ func (r *rewrite) flatten(s *sqlparser.Select, sc *scope) (done bool, err error)
 		return true, err
 	}
 	if len(fallible) > 0 {
-		s.Where.Expr = guardConjuncts(s.Where.Expr, fallible, f)
+		s.Where.Expr = guardConjuncts(s.Where.Expr, fallible, func(sqlparser.Expr) sqlparser.Expr { return deepClone(f) })
 	}
 	s.Where = andWhere(s.Where, f)
 	return true, nil
 }
 
 // guardConjuncts rebuilds the conjunction e with the conjuncts at the
-// given positions as CASE WHEN guard THEN conjunct ELSE FALSE END: the
-// server evaluates them only on a row the guard (the table's filter)
-// admits, and drops the row otherwise, as the filter does. The other
-// conjuncts stay as they are, so that indexes still serve them.
-func guardConjuncts(e sqlparser.Expr, positions []int, guard sqlparser.Expr) sqlparser.Expr {
+// given positions as CASE WHEN guard THEN conjunct ELSE FALSE END, guard
+// being guardOf(conjunct) (nil: the conjunct stays as it is): the server
+// evaluates them only on rows the guard (the filters of the tables they
+// read) admits, and drops the row otherwise, as the filters do. The
+// other conjuncts stay as they are, so that indexes still serve them.
+func guardConjuncts(e sqlparser.Expr, positions []int, guardOf func(conjunct sqlparser.Expr) sqlparser.Expr) sqlparser.Expr {
 	conj := splitAnd(e, nil)
 	for _, i := range positions {
-		conj[i] = &sqlparser.CaseExpr{
-			Whens: []*sqlparser.When{{Cond: deepClone(guard), Val: conj[i]}},
-			Else:  sqlparser.BoolVal(false),
+		if guard := guardOf(conj[i]); guard != nil {
+			conj[i] = &sqlparser.CaseExpr{
+				Whens: []*sqlparser.When{{Cond: guard, Val: conj[i]}},
+				Else:  sqlparser.BoolVal(false),
+			}
 		}
 	}
 	out := conj[0]

@@ -137,23 +137,9 @@ func (r *rewrite) aliasFilter(plan *rewriter.TablePlan, alias string) (sqlparser
 
 // guardWhere guards the fallible conjuncts of the statement's WHERE.
 func (g *joinGuard) guardWhere() {
-	if len(g.guards) == 0 || g.sel.Where == nil {
-		return
+	if len(g.guards) > 0 && g.sel.Where != nil {
+		g.sel.Where.Expr = guardConjuncts(g.sel.Where.Expr, g.fallible, g.conjunctGuard)
 	}
-	conj := splitAnd(g.sel.Where.Expr, nil)
-	for _, i := range g.fallible {
-		if guard := g.conjunctGuard(conj[i]); guard != nil {
-			conj[i] = &sqlparser.CaseExpr{
-				Whens: []*sqlparser.When{{Cond: guard, Val: conj[i]}},
-				Else:  sqlparser.BoolVal(false),
-			}
-		}
-	}
-	out := conj[0]
-	for _, c := range conj[1:] {
-		out = &sqlparser.AndExpr{Left: out, Right: c}
-	}
-	g.sel.Where.Expr = out
 }
 
 // conjunctGuard is the filters of the guarded tables conjunct c may read,
