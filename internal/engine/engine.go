@@ -39,6 +39,7 @@ type Engine struct {
 	schemas     *schemaCache
 	cache       *rewriteCache
 	templates   rewriter.LiteralTemplates // nil: no literal templates
+	shapes      *shapeMarks               // shapes seen once, or without a template
 	stats       *counters
 	audit       *audit.Async // nil: auditing is off
 	metrics     *metrics
@@ -93,7 +94,7 @@ func New(cfg Config, base driver.Connector) (*Engine, error) {
 		stats:       &counters{},
 	}
 	if t, ok := d.(rewriter.LiteralTemplates); ok && !cfg.NoLiteralTemplates {
-		e.templates = t
+		e.templates, e.shapes = t, newShapeMarks()
 	}
 	check := expressionCheck(d)
 	if e.source == nil {
@@ -495,11 +496,9 @@ type cachedRewrite struct {
 	// unaudited: the policy source audits none of the statement's table
 	// accesses (policy.Decision.Unaudited), so its success is not audited.
 	unaudited bool
-	// An entry keyed by a statement's shape (templates.go) holds the
-	// template, or marks the shape as seen once, or (neither) as one that
-	// has no template.
-	template  *rewriter.Template
-	seenShape bool
+	// An entry keyed by a statement's shape (templates.go) holds its
+	// template.
+	template *rewriter.Template
 }
 
 // unaudited reports whether the access a statement of the kind makes to a

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"hash/maphash"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sqe-project/sqe/audit"
 	"github.com/sqe-project/sqe/rewriter"
@@ -14,9 +16,9 @@ import (
 // the rewrite cache: an entry keyed by the statement's shape
 // (rewriter.ShapeKey) with everything else of the rewrite key, holding
 // the template and what auditing the statement needs. A shape is first
-// only marked as seen; its template is built when a second statement of
-// that shape misses the cache, so that a statement sent once costs no
-// second rewrite.
+// only marked as seen (shapeMarks, outside the cache); its template is
+// built when a second statement of that shape misses the cache, so that a
+// statement sent once costs no second rewrite and no second cache entry.
 
 // shapeOf returns the template literals of query and its shape's cache
 // key, or ok false when the dialect builds no templates, the cache is off
@@ -63,18 +65,20 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 	if !rewriter.TemplateResult(c.result) {
 		return
 	}
-	old, seen := e.cache.get(shape)
-	switch {
-	case !seen:
-		e.cache.put(shape, &cachedRewrite{seenShape: true})
+	if _, built := e.cache.get(shape); built {
 		return
-	case !old.seenShape:
-		return // built, or found to have no template
+	}
+	switch e.shapes.get(shape) {
+	case shapeUnseen:
+		e.shapes.set(shape, shapeSeen)
+		return
+	case shapeWithoutTemplate:
+		return
 	}
 	rewrite := func(r *rewriter.Request) (*rewriter.Result, error) { return e.dialect.Rewrite(ctx, r) }
 	tmpl, ok := rewriter.BuildTemplate(rewrite, req, e.templates, c.result, lits)
 	if !ok {
-		e.cache.put(shape, &cachedRewrite{}) // no template: not tried again
+		e.shapes.set(shape, shapeWithoutTemplate) // not tried again
 		return
 	}
 	// The entry keeps what every statement of the shape shares; its SQL
@@ -84,6 +88,53 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 	base := *c
 	base.result, base.template, base.sqlFingerprint = &res, tmpl, ""
 	e.cache.put(shape, &base)
+}
+
+// shapeMarks remembers which shapes were seen once and which were found
+// to have no template, in a fixed table of hashes of their keys rather
+// than in the rewrite cache, whose entries then are all rewrites and
+// templates. A slot keeps the last shape hashed to it. A collision can
+// only make a shape look seen (its template is built one statement
+// early) or unseen (built one statement late, or tried again): a mark
+// never serves a statement, the cache entry keyed by the whole shape
+// does.
+type shapeMarks struct {
+	seed  maphash.Seed
+	slots [shapeMarkSlots]atomic.Uint64
+}
+
+// shapeMarkSlots is the table's size: 32 KiB.
+const shapeMarkSlots = 4096
+
+// shapeMark is what the table knows of a shape.
+type shapeMark uint64
+
+const (
+	shapeUnseen          shapeMark = iota // or forgotten
+	shapeSeen                             // one statement of it was rewritten
+	shapeWithoutTemplate                  // BuildTemplate refused it
+)
+
+func newShapeMarks() *shapeMarks { return &shapeMarks{seed: maphash.MakeSeed()} }
+
+// slot returns the slot of key and the value a slot holding its mark
+// has, but for the mark (the low two bits).
+func (m *shapeMarks) slot(key rewriteKey) (*atomic.Uint64, uint64) {
+	h := maphash.Comparable(m.seed, key)
+	return &m.slots[h%shapeMarkSlots], h&^3 | 4 // never 0, the empty slot
+}
+
+func (m *shapeMarks) get(key rewriteKey) shapeMark {
+	s, tag := m.slot(key)
+	if v := s.Load(); v&^3 == tag {
+		return shapeMark(v & 3)
+	}
+	return shapeUnseen
+}
+
+func (m *shapeMarks) set(key rewriteKey, mark shapeMark) {
+	s, tag := m.slot(key)
+	s.Store(tag | uint64(mark))
 }
 
 // maybeRead reports whether query may be a read: it opens, after blanks

@@ -102,3 +102,98 @@ func TestLiteralTemplatesFollowTheRewriteKey(t *testing.T) {
 		t.Fatalf("WithoutLiteralTemplates: %d template hits", st.RewriteTemplateHits)
 	}
 }
+
+// TestShapesSeenOnceTakeNoCacheEntry: a statement of a new shape leaves
+// its rewrite in the cache and nothing else (the shape is marked outside
+// it); the second statement of the shape adds the template, which the
+// third uses.
+func TestShapesSeenOnceTakeNoCacheEntry(t *testing.T) {
+	cols := []rewriter.Column{{Name: "id", DataType: "int", ColumnType: "int"}, {Name: "region", DataType: "varchar", ColumnType: "varchar(8)"}}
+	cat := &rewriter.StaticCatalog{Schema: "shop", Tables: map[string][]rewriter.Column{"shop.customers": cols}}
+	src := policy.NewMemorySource()
+	if _, err := src.Publish(reusePolicy(t, "region = 'EU'")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Config{Source: src, Dialect: "mysql", Catalog: cat, CacheSize: 1000, CacheBytes: 16 << 20, AuditOff: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	cs := NewConnState(nil)
+	ctx := session.NewContext(context.Background(), session.User{Name: "ann", Groups: []string{"ops"}})
+	// n shapes: IN lists of 1 to n values.
+	const n = 20
+	statement := func(size, first int) string {
+		vals := make([]string, size)
+		for i := range vals {
+			vals[i] = fmt.Sprint(first + i)
+		}
+		return "SELECT id FROM customers WHERE id IN (" + strings.Join(vals, ", ") + ")"
+	}
+	round := func(first int) {
+		t.Helper()
+		for size := 1; size <= n; size++ {
+			p, err := e.Plan(ctx, cs, statement(size, first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Finish(ctx, cs, p, time.Time{}, nil)
+		}
+	}
+	entries := func() int { k, _ := e.cache.held(); return k }
+	round(1)
+	if got := entries(); got != n {
+		t.Fatalf("after one statement of each of %d shapes the cache holds %d entries, want %d", n, got, n)
+	}
+	round(100)
+	if got := entries(); got != 3*n {
+		t.Fatalf("after two statements of each shape the cache holds %d entries, want %d (two rewrites and a template each)", got, 3*n)
+	}
+	if hits := e.Stats().RewriteTemplateHits; hits != 0 {
+		t.Fatalf("%d template hits before any template was built", hits)
+	}
+	round(1000)
+	if hits := e.Stats().RewriteTemplateHits; hits != n {
+		t.Fatalf("the third statement of each shape: %d template hits, want %d", hits, n)
+	}
+}
+
+// TestShapeMarks: a mark is found under its own key only; a key whose
+// slot another key took reads as unseen.
+func TestShapeMarks(t *testing.T) {
+	m := newShapeMarks()
+	a := rewriteKey{query: "a", fingerprint: "f", shape: true}
+	b := rewriteKey{query: "b", fingerprint: "f", shape: true}
+	if m.get(a) != shapeUnseen {
+		t.Fatal("a new table has a mark")
+	}
+	m.set(a, shapeSeen)
+	if m.get(a) != shapeSeen {
+		t.Fatal("a's mark is lost")
+	}
+	m.set(a, shapeWithoutTemplate)
+	if m.get(a) != shapeWithoutTemplate {
+		t.Fatal("a's mark is not replaced")
+	}
+	other := b
+	other.fingerprint = "g"
+	if m.get(b) != shapeUnseen && m.get(other) != shapeUnseen {
+		t.Fatal("keys never marked read as marked")
+	}
+	// Find a key that shares a's slot: it takes the slot over.
+	sa, _ := m.slot(a)
+	for i := 0; ; i++ {
+		k := rewriteKey{query: fmt.Sprint("c", i), shape: true}
+		if sk, _ := m.slot(k); sk != sa {
+			continue
+		}
+		if m.get(k) != shapeUnseen {
+			t.Fatal("a key sharing a's slot reads a's mark")
+		}
+		m.set(k, shapeSeen)
+		if m.get(a) != shapeUnseen || m.get(k) != shapeSeen {
+			t.Fatalf("after a collision: a %v, the other %v", m.get(a), m.get(k))
+		}
+		break
+	}
+}
