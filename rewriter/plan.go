@@ -174,7 +174,7 @@ func (p *TablePlan) checkMasks(req *Request) error {
 		if !masked {
 			continue
 		}
-		if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: c.Name, DataType: c.DataType,
+		if _, err := maskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: c.Name, DataType: c.DataType,
 			ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
 			return p.maskError(c, m, err)
 		}
@@ -482,7 +482,7 @@ func applyTagMasks(req *Request, d *policy.Decision, cols []Column) *policy.Deci
 				continue
 			}
 			if req.Dialect != "" {
-				if _, err := udf.MaskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: "c", DataType: c.DataType,
+				if _, err := maskSQL(udf.Target{Dialect: udf.Dialect(req.Dialect), Column: "c", DataType: c.DataType,
 					ColumnType: c.ColumnType}, m.Type, m.Args, m.Expr); err != nil {
 					out.Restricted[name] = m.Policy
 					break
