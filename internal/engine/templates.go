@@ -70,7 +70,7 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 	}
 	switch e.shapes.get(shape) {
 	case shapeUnseen:
-		e.shapes.set(shape, shapeSeen)
+		e.shapes.mark(shape, shapeSeen)
 		return
 	case shapeWithoutTemplate:
 		return
@@ -78,7 +78,7 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 	rewrite := func(r *rewriter.Request) (*rewriter.Result, error) { return e.dialect.Rewrite(ctx, r) }
 	tmpl, ok := rewriter.BuildTemplate(rewrite, req, e.templates, c.result, lits)
 	if !ok {
-		e.shapes.set(shape, shapeWithoutTemplate) // not tried again
+		e.shapes.mark(shape, shapeWithoutTemplate) // not tried again
 		return
 	}
 	// The entry keeps what every statement of the shape shares; its SQL
@@ -93,18 +93,24 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 // shapeMarks remembers which shapes were seen once and which were found
 // to have no template, in a fixed table of hashes of their keys rather
 // than in the rewrite cache, whose entries then are all rewrites and
-// templates. A slot keeps the last shape hashed to it. A collision can
-// only make a shape look seen (its template is built one statement
-// early) or unseen (built one statement late, or tried again): a mark
-// never serves a statement, the cache entry keyed by the whole shape
-// does.
+// templates. The table is set-associative: a key hashes to a set of
+// shapeMarkWays slots, and a set that is full gives up one of its marks
+// for a new shape. A lost mark can only make a shape look unseen (its
+// template is built a statement late, or tried again) and two keys with
+// the same hash only make a shape look seen (built a statement early): a
+// mark never serves a statement, the cache entry keyed by the whole shape
+// does. With four ways, shapes that alternate keep their marks unless
+// five of them share a set.
 type shapeMarks struct {
-	seed  maphash.Seed
-	slots [shapeMarkSlots]atomic.Uint64
+	seed maphash.Seed
+	sets [shapeMarkSets][shapeMarkWays]atomic.Uint64
 }
 
-// shapeMarkSlots is the table's size: 32 KiB.
-const shapeMarkSlots = 4096
+// The table's size: 1,024 sets of 4 slots, 32 KiB.
+const (
+	shapeMarkSets = 1024
+	shapeMarkWays = 4
+)
 
 // shapeMark is what the table knows of a shape.
 type shapeMark uint64
@@ -117,24 +123,39 @@ const (
 
 func newShapeMarks() *shapeMarks { return &shapeMarks{seed: maphash.MakeSeed()} }
 
-// slot returns the slot of key and the value a slot holding its mark
-// has, but for the mark (the low two bits).
-func (m *shapeMarks) slot(key rewriteKey) (*atomic.Uint64, uint64) {
+// set returns the set of key and the tag of key's slot: what the slot
+// holds but for the mark (the low two bits).
+func (m *shapeMarks) set(key rewriteKey) (*[shapeMarkWays]atomic.Uint64, uint64) {
 	h := maphash.Comparable(m.seed, key)
-	return &m.slots[h%shapeMarkSlots], h&^3 | 4 // never 0, the empty slot
+	return &m.sets[h%shapeMarkSets], h&^3 | 4 // never 0, the empty slot
 }
 
 func (m *shapeMarks) get(key rewriteKey) shapeMark {
-	s, tag := m.slot(key)
-	if v := s.Load(); v&^3 == tag {
-		return shapeMark(v & 3)
+	set, tag := m.set(key)
+	for i := range set {
+		if v := set[i].Load(); v&^3 == tag {
+			return shapeMark(v & 3)
+		}
 	}
 	return shapeUnseen
 }
 
-func (m *shapeMarks) set(key rewriteKey, mark shapeMark) {
-	s, tag := m.slot(key)
-	s.Store(tag | uint64(mark))
+// mark records key's mark: in its own slot, or an empty one, or else in
+// the slot the tag picks (another shape's mark is lost).
+func (m *shapeMarks) mark(key rewriteKey, mark shapeMark) {
+	set, tag := m.set(key)
+	slot := &set[(tag>>32)%shapeMarkWays] // bits the set index does not use
+	for i := range set {
+		v := set[i].Load()
+		if v&^3 == tag {
+			slot = &set[i]
+			break
+		}
+		if v == 0 && slot.Load() != 0 {
+			slot = &set[i]
+		}
+	}
+	slot.Store(tag | uint64(mark))
 }
 
 // maybeRead reports whether query may be a read: it opens, after blanks

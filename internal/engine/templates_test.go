@@ -158,8 +158,8 @@ func TestShapesSeenOnceTakeNoCacheEntry(t *testing.T) {
 	}
 }
 
-// TestShapeMarks: a mark is found under its own key only; a key whose
-// slot another key took reads as unseen.
+// TestShapeMarks: a mark is found under its own key only; a set holds
+// four shapes' marks, and a fifth takes one of them.
 func TestShapeMarks(t *testing.T) {
 	m := newShapeMarks()
 	a := rewriteKey{query: "a", fingerprint: "f", shape: true}
@@ -167,11 +167,11 @@ func TestShapeMarks(t *testing.T) {
 	if m.get(a) != shapeUnseen {
 		t.Fatal("a new table has a mark")
 	}
-	m.set(a, shapeSeen)
+	m.mark(a, shapeSeen)
 	if m.get(a) != shapeSeen {
 		t.Fatal("a's mark is lost")
 	}
-	m.set(a, shapeWithoutTemplate)
+	m.mark(a, shapeWithoutTemplate)
 	if m.get(a) != shapeWithoutTemplate {
 		t.Fatal("a's mark is not replaced")
 	}
@@ -180,20 +180,38 @@ func TestShapeMarks(t *testing.T) {
 	if m.get(b) != shapeUnseen && m.get(other) != shapeUnseen {
 		t.Fatal("keys never marked read as marked")
 	}
-	// Find a key that shares a's slot: it takes the slot over.
-	sa, _ := m.slot(a)
-	for i := 0; ; i++ {
+	// Four more keys of a's set: the first three and a fill the set and
+	// keep their marks; the fourth takes one slot.
+	sa, _ := m.set(a)
+	var same []rewriteKey
+	for i := 0; len(same) < 4; i++ {
 		k := rewriteKey{query: fmt.Sprint("c", i), shape: true}
-		if sk, _ := m.slot(k); sk != sa {
-			continue
+		if sk, _ := m.set(k); sk == sa {
+			same = append(same, k)
 		}
+	}
+	for _, k := range same[:3] {
 		if m.get(k) != shapeUnseen {
-			t.Fatal("a key sharing a's slot reads a's mark")
+			t.Fatal("a key of a's set reads a mark before it was marked")
 		}
-		m.set(k, shapeSeen)
-		if m.get(a) != shapeUnseen || m.get(k) != shapeSeen {
-			t.Fatalf("after a collision: a %v, the other %v", m.get(a), m.get(k))
+		m.mark(k, shapeSeen)
+	}
+	if m.get(a) != shapeWithoutTemplate {
+		t.Fatal("a's mark was lost in a set with room")
+	}
+	for _, k := range same[:3] {
+		if m.get(k) != shapeSeen {
+			t.Fatal("a mark was lost in a set with room")
 		}
-		break
+	}
+	m.mark(same[3], shapeSeen)
+	kept := 0
+	for _, k := range append([]rewriteKey{a}, same[:3]...) {
+		if m.get(k) != shapeUnseen {
+			kept++
+		}
+	}
+	if m.get(same[3]) != shapeSeen || kept != 3 {
+		t.Fatalf("a fifth key in a full set: its mark %v, %d of the four others kept, want 3", m.get(same[3]), kept)
 	}
 }
