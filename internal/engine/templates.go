@@ -88,6 +88,7 @@ func (e *Engine) learnShape(ctx context.Context, req *rewriter.Request, c *cache
 	base := *c
 	base.result, base.template, base.sqlFingerprint = &res, tmpl, ""
 	e.cache.put(shape, &base)
+	e.shapes.forget(shape)
 }
 
 // shapeMarks remembers which shapes were seen once and which were found
@@ -156,6 +157,17 @@ func (m *shapeMarks) mark(key rewriteKey, mark shapeMark) {
 		}
 	}
 	slot.Store(tag | uint64(mark))
+}
+
+// forget frees key's slot (its template is built: the cache entry now
+// answers for the shape).
+func (m *shapeMarks) forget(key rewriteKey) {
+	set, tag := m.set(key)
+	for i := range set {
+		if set[i].Load()&^3 == tag {
+			set[i].Store(0)
+		}
+	}
 }
 
 // maybeRead reports whether query may be a read: it opens, after blanks

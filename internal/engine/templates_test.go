@@ -141,13 +141,23 @@ func TestShapesSeenOnceTakeNoCacheEntry(t *testing.T) {
 		}
 	}
 	entries := func() int { k, _ := e.cache.held(); return k }
+	marks := func() (k int) {
+		for i := range e.shapes.sets {
+			for j := range e.shapes.sets[i] {
+				if e.shapes.sets[i][j].Load() != 0 {
+					k++
+				}
+			}
+		}
+		return k
+	}
 	round(1)
-	if got := entries(); got != n {
-		t.Fatalf("after one statement of each of %d shapes the cache holds %d entries, want %d", n, got, n)
+	if got := entries(); got != n || marks() != n {
+		t.Fatalf("after one statement of each of %d shapes the cache holds %d entries and the table %d marks, want %d and %d", n, got, marks(), n, n)
 	}
 	round(100)
-	if got := entries(); got != 3*n {
-		t.Fatalf("after two statements of each shape the cache holds %d entries, want %d (two rewrites and a template each)", got, 3*n)
+	if got := entries(); got != 3*n || marks() != 0 {
+		t.Fatalf("after two statements of each shape the cache holds %d entries (want %d: two rewrites and a template each) and the table %d marks (want none)", got, 3*n, marks())
 	}
 	if hits := e.Stats().RewriteTemplateHits; hits != 0 {
 		t.Fatalf("%d template hits before any template was built", hits)
@@ -213,5 +223,22 @@ func TestShapeMarks(t *testing.T) {
 	}
 	if m.get(same[3]) != shapeSeen || kept != 3 {
 		t.Fatalf("a fifth key in a full set: its mark %v, %d of the four others kept, want 3", m.get(same[3]), kept)
+	}
+	// In a full set, a forgotten key frees its slot for the next: no
+	// other mark is lost.
+	m = &shapeMarks{seed: m.seed} // empty, the same sets
+	full := append([]rewriteKey{a}, same[:3]...)
+	for _, k := range full {
+		m.mark(k, shapeSeen)
+	}
+	m.forget(same[2])
+	if m.get(same[2]) != shapeUnseen {
+		t.Fatal("a forgotten key keeps its mark")
+	}
+	m.mark(same[3], shapeSeen)
+	for _, k := range append(full[:3], same[3]) {
+		if m.get(k) != shapeSeen {
+			t.Fatalf("after a key was forgotten, a new mark took another's slot: %v", k.query)
+		}
 	}
 }
