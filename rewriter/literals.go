@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -239,7 +240,7 @@ func BuildTemplate(rewrite func(*Request) (*Result, error), req *Request, d Lite
 	sreq := *req
 	sreq.SQL = in
 	sres, err := rewrite(&sreq)
-	if err != nil || !TemplateResult(sres) || !sameTables(sres, res) {
+	if err != nil || !TemplateResult(sres) || !slices.Equal(sres.Tables, res.Tables) {
 		return nil, false
 	}
 	if !tmpl.slotsFrom(d, sres.SQL, sentinels, inert) {
@@ -323,18 +324,6 @@ func replaceLiterals(sql string, lits []TemplateLiteral, with func(i int) string
 	}
 	b.WriteString(sql[prev:])
 	return b.String()
-}
-
-func sameTables(a, b *Result) bool {
-	if len(a.Tables) != len(b.Tables) {
-		return false
-	}
-	for i := range a.Tables {
-		if a.Tables[i] != b.Tables[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // PlainLiteral classifies a number or string token's text (both

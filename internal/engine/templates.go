@@ -141,22 +141,25 @@ func (m *shapeMarks) get(key rewriteKey) shapeMark {
 	return shapeUnseen
 }
 
-// mark records key's mark: in its own slot, or an empty one, or else in
-// the slot the tag picks (another shape's mark is lost).
+// mark records key's mark: in its own slot, or else an empty one, or
+// else the slot the tag's high bits pick (another shape's mark is lost).
 func (m *shapeMarks) mark(key rewriteKey, mark shapeMark) {
 	set, tag := m.set(key)
-	slot := &set[(tag>>32)%shapeMarkWays] // bits the set index does not use
+	slot := -1
 	for i := range set {
 		v := set[i].Load()
 		if v&^3 == tag {
-			slot = &set[i]
+			slot = i
 			break
 		}
-		if v == 0 && slot.Load() != 0 {
-			slot = &set[i]
+		if v == 0 && slot < 0 {
+			slot = i
 		}
 	}
-	slot.Store(tag | uint64(mark))
+	if slot < 0 {
+		slot = int(tag>>32) % shapeMarkWays // bits the set index does not use
+	}
+	set[slot].Store(tag | uint64(mark))
 }
 
 // forget frees key's slot (its template is built: the cache entry now

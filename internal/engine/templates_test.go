@@ -185,10 +185,10 @@ func TestShapeMarks(t *testing.T) {
 	if m.get(a) != shapeWithoutTemplate {
 		t.Fatal("a's mark is not replaced")
 	}
-	other := b
+	other := a
 	other.fingerprint = "g"
-	if m.get(b) != shapeUnseen && m.get(other) != shapeUnseen {
-		t.Fatal("keys never marked read as marked")
+	if m.get(b) != shapeUnseen || m.get(other) != shapeUnseen {
+		t.Fatal("a key never marked reads a mark")
 	}
 	// Four more keys of a's set: the first three and a fill the set and
 	// keep their marks; the fourth takes one slot.

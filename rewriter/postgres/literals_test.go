@@ -2,11 +2,10 @@ package postgres
 
 import (
 	"context"
-
-	"github.com/sqe-project/sqe/rewriter"
 	"testing"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
