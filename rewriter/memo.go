@@ -85,7 +85,12 @@ func maskSQL(t udf.Target, maskType string, args []string, expr string) (string,
 // memoKey joins parts into one key that no other list of parts gives:
 // each part is preceded by its length.
 func memoKey(parts []string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 4
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, p := range parts {
 		b.WriteString(strconv.Itoa(len(p)))
 		b.WriteByte(':')

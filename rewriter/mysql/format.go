@@ -29,7 +29,7 @@ func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
 			return
 		case *sqlparser.Literal:
 			if n.Type == sqlparser.StrVal {
-				buf.WriteString(quoteString(n.Val, noBackslashEscapes))
+				writeQuoted(buf.Builder, n.Val, noBackslashEscapes)
 				return
 			}
 		case *sqlparser.Limit:
@@ -69,15 +69,21 @@ func argIndex(e sqlparser.Expr) int {
 	return i
 }
 
-// quoteString returns s as a MySQL string literal. A quote is always
+// quoteString returns s as a MySQL string literal (see writeQuoted).
+func quoteString(s string, noBackslashEscapes bool) string {
+	var b strings.Builder
+	writeQuoted(&b, s, noBackslashEscapes)
+	return b.String()
+}
+
+// writeQuoted writes s to b as a MySQL string literal. A quote is always
 // doubled (valid in every mode); a backslash is doubled only when it is an
 // escape character.
-func quoteString(s string, noBackslashEscapes bool) string {
+func writeQuoted(b *strings.Builder, s string, noBackslashEscapes bool) {
 	special := "'"
 	if !noBackslashEscapes {
 		special = "'\\\x00"
 	}
-	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('\'')
 	for {
@@ -98,5 +104,4 @@ func quoteString(s string, noBackslashEscapes bool) string {
 	}
 	b.WriteString(s)
 	b.WriteByte('\'')
-	return b.String()
 }

@@ -293,13 +293,37 @@ func reservedAsName(sql string) (int, int) {
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w in
-// any case. It runs on every statement that parses, so it compares whole
-// words only where the first letter matches.
+// any case. It runs on every statement that parses, the printed ones
+// with their masks' long literals included, so it finds the candidates,
+// the word's first letter in either case, with strings.IndexByte and
+// compares whole words only there.
 func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+	lower, upper := w[0], w[0]&^0x20
+	nextLower, nextUpper := indexFrom(s, lower, 0), indexFrom(s, upper, 0)
+	for {
+		at := nextLower
+		if at < 0 || (nextUpper >= 0 && nextUpper < at) {
+			at = nextUpper
+		}
+		if at < 0 || at+len(w) > len(s) {
+			return false
+		}
+		if strings.EqualFold(s[at:at+len(w)], w) {
 			return true
 		}
+		if at == nextLower {
+			nextLower = indexFrom(s, lower, at+1)
+		} else {
+			nextUpper = indexFrom(s, upper, at+1)
+		}
 	}
-	return false
+}
+
+// indexFrom is the index of the first c in s at or after from, or -1.
+func indexFrom(s string, c byte, from int) int {
+	i := strings.IndexByte(s[from:], c)
+	if i < 0 {
+		return -1
+	}
+	return from + i
 }

@@ -3,6 +3,7 @@ package mysql
 import (
 	"cmp"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,5 +170,41 @@ func TestSetOperationOrderLimitAndPlaceholders(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestContainsFold compares containsFold with a plain loop over every
+// position, on texts built from the words' letters in both cases and
+// some bytes of multi-byte characters.
+func TestContainsFold(t *testing.T) {
+	reference := func(s, w string) bool {
+		for i := 0; i+len(w) <= len(s); i++ {
+			if strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+		return false
+	}
+	pieces := []string{"e", "E", "x", "X", "c", "C", "p", "P", "t", "T", "i", "I", "n", "N", "r", "R", "s", "S", "é", "ſ", " ", "except", "INTERSECT"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(14); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for _, w := range []string{"except", "intersect"} {
+			want := reference(s, w)
+			if got := containsFold(s, w); got != want {
+				t.Fatalf("containsFold(%q, %q) = %v, want %v", s, w, got, want)
+			}
+			if want {
+				found++
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no text contained a word: the comparison tested only misses")
 	}
 }
