@@ -375,10 +375,20 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 					}
 					return errors.New("a filtered table with unguarded masks is unfenced under an unknown position")
 				}
+				afterStar := false
 				for _, t := range sel.TargetList[:pos] {
 					if cr := t.GetResTarget().GetVal().GetColumnRef(); cr != nil && isStar(cr) {
-						return errors.New("a filtered table is unfenced under a position after a star")
+						afterStar = true
 					}
+				}
+				if afterStar {
+					// The position names some column of the star's
+					// expansion, or an entry after it: harmless where every
+					// mask is guarded (as above).
+					if !anyMasked {
+						continue
+					}
+					return errors.New("a filtered table with unguarded masks is unfenced under a position after a star")
 				}
 				if err := readsMask(sel.TargetList[pos-1]); err != nil {
 					return err
