@@ -242,6 +242,24 @@ func rewriteAll(ctx context.Context, req *rewriter.Request) (*rewriter.Result, e
 // rewriteOne rewrites one parsed statement in place, proves that it
 // covered every table reference, and prints it.
 func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps *stringTables) (*rewriter.Result, error) {
+	r, res, want, err := rewriteTree(ctx, req, stmt, temps)
+	if err != nil {
+		return nil, err
+	}
+	text, err := r.print(stmt, want, req.SQL)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.record(stmt); err != nil {
+		return nil, err
+	}
+	r.Finish(res, text)
+	return res, nil
+}
+
+// rewriteTree is rewriteOne up to the print: it rewrites stmt in place and
+// returns what the print must keep of it.
+func rewriteTree(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps *stringTables) (*rewrite, *rewriter.Result, rewriter.Printed, error) {
 	r := newRewrite(ctx, req, temps)
 	// Decided on the statement as the application wrote it.
 	sel := stmt.GetSelectStmt()
@@ -262,30 +280,19 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, stmt *pg.Node, temps
 		if res != nil {
 			rewriter.SetStatementKind(err, res.Kind)
 		}
-		return nil, err
+		return nil, nil, rewriter.Printed{}, err
 	}
 	if len(r.guards) > 0 {
 		if sel.WhereClause, err = guardConjuncts(sel.WhereClause, r.fallible, r.guards, r.guardOrder); err != nil {
-			return nil, err
+			return nil, nil, rewriter.Printed{}, err
 		}
 	}
 	if err := r.refuseLikeOnNondeterministic(stmt); err != nil {
-		return nil, err
+		return nil, nil, rewriter.Printed{}, err
 	}
 	want, err := r.verify(stmt)
 	if err != nil {
-		return nil, err
+		return nil, nil, rewriter.Printed{}, err
 	}
-	text, err := deparse(stmt)
-	if err != nil {
-		return nil, err
-	}
-	if err := verifyPrinted(want, text); err != nil {
-		return nil, err
-	}
-	if err := r.record(stmt); err != nil {
-		return nil, err
-	}
-	r.Finish(res, text)
-	return res, nil
+	return r, res, want, nil
 }

@@ -54,6 +54,9 @@ type rewrite struct {
 	// temps are the temporary tables the earlier statements of the
 	// string create, drop or change (shared by the string's statements).
 	temps *stringTables
+	// readForms are the tables' read forms the rewrite placed (see
+	// derivedTable), whose targets print splices (splice.go).
+	readForms []*pg.SelectStmt
 }
 
 // newRewrite starts the rewrite of one statement of req's string; temps
@@ -674,6 +677,7 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*
 	if r.needsFence(plan, sel.WhereClause, sc) {
 		sel.LimitOffset = fenceOffset()
 	}
+	r.readForms = append(r.readForms, sel)
 	return sel, nil
 }
 
