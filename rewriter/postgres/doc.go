@@ -17,7 +17,8 @@
 // row), the filter and guard of a write, the masks of a write's target. It
 // prints the tree with the PostgreSQL deparser, never the application's
 // text, and checks that every relation of the printed statement is one it
-// produced or checked.
+// produced or checked (the read forms' mask expressions are printed and
+// checked once each and spliced into that check's skeleton: splice.go).
 //
 // It also owns what differs on a PostgreSQL server (rewriter.Server):
 // reading the connection's session state (search path,

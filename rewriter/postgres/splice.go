@@ -73,7 +73,7 @@ var targetTexts = struct {
 }{}
 
 // maxTargetTexts bounds targetTexts (a policy set has far fewer masks).
-const maxTargetTexts = 2048
+const maxTargetTexts = 1024
 
 // print prints the rewritten statement stmt of the text query and
 // verifies the print against want (what the print must keep of the tree):
