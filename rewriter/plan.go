@@ -406,9 +406,15 @@ func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 					Detail: "mask expression is not a single SQL expression"}
 			}
 			if guardMasks && where != "" {
-				b.WriteString("CASE WHEN " + where + " THEN (" + canon + ") END")
+				b.WriteString("CASE WHEN ")
+				b.WriteString(where)
+				b.WriteString(" THEN (")
+				b.WriteString(canon)
+				b.WriteString(") END")
 			} else {
-				b.WriteString("(" + canon + ")")
+				b.WriteByte('(')
+				b.WriteString(canon)
+				b.WriteByte(')')
 			}
 		}
 		b.WriteString(" AS ")
