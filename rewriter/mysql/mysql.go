@@ -315,6 +315,14 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
+	if _, tc := transactionCharacteristics(rd.stmt); rd.mod == nil && !(tc && rd.node == sqlparser.SQLNode(rd.stmt)) {
+		text, err := printVerified(out, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB)
+		if err != nil {
+			return nil, err
+		}
+		r.Finish(res, text)
+		return res, nil
+	}
 	text, err := format(out, r.session.NoBackslashEscapes)
 	if err != nil {
 		return nil, err

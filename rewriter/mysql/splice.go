@@ -1,0 +1,238 @@
+package mysql
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
+)
+
+// Verifying a print with spliced select-list entries.
+//
+// A rewritten statement is printed and the print is parsed again to check
+// that it is the statement sqe decided about (verifyPrinted). Most of
+// that parse, on a cold rewrite, goes to the masks in select lists (the
+// entries of a flattened read, the targets of a read form): dozens of
+// nodes and long literals, the same for every statement that reads the
+// table. So printVerified prints each large aliased select-list entry on
+// its own and checks that text once (by its bytes) by parsing it again as
+// exactly one expression that names no table, holds no subquery and no
+// placeholder; it prints the statement with a placeholder column in each
+// entry's place (a quoted name carrying a random token of this process),
+// verifies that skeleton as a whole print would be verified, and puts
+// each entry's text in its placeholder's place.
+//
+// Why the result verifies as the whole print would: the placeholder is
+// one token, between a space and " as", and the text a complete token
+// sequence (it parsed on its own), so the spliced print's tokens are the
+// skeleton's with the placeholder's replaced by the text's; the
+// placeholder is a column and the text one expression, both a select
+// expression followed by AS, so the spliced print parses as the skeleton
+// does with that expression in the placeholder's place: of the same kind,
+// naming the same tables, since the text names none. Anything else (a
+// statement whose text holds the token, a placeholder printed other than
+// once or between other bytes, an entry whose text does not parse as such
+// an expression, a statement printed for NO_BACKSLASH_ESCAPES or with
+// words put back around the parser) is printed and verified whole. The
+// spliced print is byte for byte the whole print (vitess prints a select
+// expression the same way wherever it stands); the package's tests check
+// that on every statement they rewrite (spliceCrossCheck).
+
+// spliceToken marks this process's placeholders; a statement cannot name
+// it without knowing it.
+var spliceToken = sync.OnceValue(func() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "SQE_SPLICE_" + hex.EncodeToString(b[:]) + "_"
+})
+
+// spliceCrossCheck makes printVerified compare every spliced print with
+// the whole statement's print and refuse the statement when they differ
+// (set by the package's tests).
+var spliceCrossCheck bool
+
+// minSpliced is the length below which an entry is printed in place: a
+// short one costs the check little.
+const minSpliced = 256
+
+// checkedEntries holds the texts of entries checked to parse as one
+// self-contained expression (true) or not (false).
+var checkedEntries = struct {
+	sync.RWMutex
+	m map[string]bool
+}{}
+
+// maxCheckedEntries bounds checkedEntries (a policy set has far fewer
+// masks).
+const maxCheckedEntries = 1024
+
+// spliced is one select-list entry printed by its text.
+type spliced struct {
+	entry *sqlparser.AliasedExpr
+	expr  sqlparser.Expr
+	text  string
+	token string
+	at    int
+}
+
+// printVerified prints the statement node (the rewritten tree, as the
+// connection's server reads it unless noBackslashEscapes) of the text
+// query and verifies the print against want: spliced when it can be
+// (see above), else whole. check is the print the verification read (the
+// same text unless noBackslashEscapes).
+func printVerified(node sqlparser.SQLNode, want rewriter.Printed, query string, noBackslashEscapes, mariaDB bool) (string, error) {
+	if !noBackslashEscapes {
+		if text, ok := printSpliced(node, want, query, mariaDB); ok {
+			if spliceCrossCheck {
+				whole, err := format(node, false)
+				if err != nil || whole != text {
+					return "", rewriter.Unsupported("the spliced print differs from the whole print")
+				}
+			}
+			return text, nil
+		}
+	}
+	text, err := format(node, noBackslashEscapes)
+	if err != nil {
+		return "", err
+	}
+	check := text
+	if noBackslashEscapes {
+		// The parser reads backslashes as escapes: check the same tree
+		// printed for it (literals differ only in how they are escaped).
+		if check, err = format(node, false); err != nil {
+			return "", err
+		}
+	}
+	if err := verifyPrinted(want, check, mariaDB); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// printSpliced is printVerified's spliced print; ok is false when it
+// cannot be used.
+func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, mariaDB bool) (string, bool) {
+	stmt, plain := node.(sqlparser.Statement)
+	if !plain || strings.Contains(query, spliceToken()) {
+		return "", false
+	}
+	var entries []spliced
+	failed := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		ae, ok := n.(*sqlparser.AliasedExpr)
+		if !ok || ae.As.IsEmpty() {
+			return true, nil
+		}
+		switch ae.Expr.(type) {
+		case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.Argument, *sqlparser.NullVal:
+			return true, nil
+		}
+		text, err := format(ae.Expr, false)
+		if err != nil {
+			failed = true
+			return false, nil
+		}
+		if len(text) >= minSpliced && selfContained(text, mariaDB) {
+			entries = append(entries, spliced{entry: ae, expr: ae.Expr, text: text})
+			return false, nil
+		}
+		return true, nil
+	}, stmt)
+	if failed || len(entries) == 0 {
+		return "", false
+	}
+	for i := range entries {
+		name := spliceToken() + strconv.Itoa(i)
+		entries[i].token = "`" + name + "`"
+		entries[i].entry.Expr = &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(name)}
+	}
+	skeleton, err := format(node, false)
+	for _, e := range entries {
+		e.entry.Expr = e.expr
+	}
+	if err != nil {
+		return "", false
+	}
+	size := len(skeleton)
+	for i := range entries {
+		e := &entries[i]
+		e.at = strings.Index(skeleton, e.token)
+		end := e.at + len(e.token)
+		if e.at < 1 || strings.Contains(skeleton[end:], e.token) || skeleton[e.at-1] != ' ' ||
+			!strings.HasPrefix(skeleton[end:], " as ") {
+			return "", false
+		}
+		size += len(e.text) - len(e.token)
+	}
+	if verifyPrinted(want, skeleton, mariaDB) != nil {
+		return "", false
+	}
+	slices.SortFunc(entries, func(a, b spliced) int { return a.at - b.at })
+	var out strings.Builder
+	out.Grow(size)
+	from := 0
+	for _, e := range entries {
+		out.WriteString(skeleton[from:e.at])
+		out.WriteString(e.text)
+		from = e.at + len(e.token)
+	}
+	out.WriteString(skeleton[from:])
+	return out.String(), true
+}
+
+// selfContained reports whether text, printed from a select-list entry,
+// parses as exactly one expression that names no table and holds no
+// subquery and no placeholder, with no reserved word read as a name.
+func selfContained(text string, mariaDB bool) bool {
+	checkedEntries.RLock()
+	ok, found := checkedEntries.m[text]
+	checkedEntries.RUnlock()
+	if found {
+		return ok
+	}
+	ok = checkEntry(text, mariaDB)
+	checkedEntries.Lock()
+	if checkedEntries.m == nil {
+		checkedEntries.m = map[string]bool{}
+	}
+	if len(checkedEntries.m) < maxCheckedEntries {
+		checkedEntries.m[text] = ok
+	}
+	checkedEntries.Unlock()
+	return ok
+}
+
+// checkEntry is selfContained without the memo.
+func checkEntry(text string, mariaDB bool) bool {
+	if strings.Contains(text, spliceToken()) {
+		return false
+	}
+	rd, err := read("select "+text, mariaDB)
+	if err != nil || rd.node != sqlparser.SQLNode(rd.stmt) {
+		return false
+	}
+	e, err := parseExprUncached(text)
+	if err != nil {
+		return false
+	}
+	clean := true
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n.(type) {
+		case *sqlparser.ColName:
+			return false, nil // its qualifier names the table it reads, nothing else
+		case *sqlparser.Subquery, sqlparser.TableName, *sqlparser.TableName, *sqlparser.Argument,
+			*sqlparser.AliasedTableExpr, *sqlparser.Select, *sqlparser.Union:
+			clean = false
+			return false, nil
+		}
+		return true, nil
+	}, e)
+	return clean
+}

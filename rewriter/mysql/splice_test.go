@@ -1,0 +1,108 @@
+package mysql
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
+)
+
+// splicedDecisions mask customers with Hive's string masks, whose SQL is
+// what splicing is for, under a row filter.
+func splicedDecisions() map[string]*policy.Decision {
+	d := dialecttest.CustomersDecision()
+	d.Masks = map[string]policy.Mask{
+		"ssn":   {Type: "MASK_SHOW_LAST_4", Policy: "ssn-last4"},
+		"email": {Type: "MASK", Policy: "email-mask"},
+	}
+	return map[string]*policy.Decision{"shop.customers": d}
+}
+
+// TestSplicedPrintIsTheWholePrint: rewritten statements that read masked
+// columns in several places, read again as trees, print spliced byte for
+// byte as they print whole, with no placeholder left and the tree the
+// same afterwards.
+func TestSplicedPrintIsTheWholePrint(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT id, name, ssn, email FROM customers WHERE id = 1",
+		"SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.total > 3",
+		"SELECT ssn FROM customers WHERE id IN (SELECT customer_id FROM orders) UNION SELECT email FROM customers",
+		"WITH x AS (SELECT ssn, email FROM customers) SELECT * FROM x, customers c WHERE c.email LIKE 'a%'",
+		"SELECT (SELECT max(ssn) FROM customers c2 WHERE c2.id = c.id) AS m, c.email FROM customers c LEFT JOIN orders o ON upper(c.ssn) = o.id",
+	} {
+		out, err := rewriteSQL(t, sql, splicedDecisions())
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		rd, err := read(out, false)
+		if err != nil {
+			t.Fatalf("%s: the rewrite does not read again: %v", sql, err)
+		}
+		want := rd.printed(tableRefs(rd.node))
+		whole, err := format(rd.node, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spliced, ok := printSpliced(rd.node, want, out, false)
+		if !ok {
+			t.Fatalf("%s: not spliced", sql)
+		}
+		if spliced != whole {
+			t.Fatalf("%s: spliced print differs from the whole print:\n%s\n%s", sql, short(spliced), short(whole))
+		}
+		if after, _ := format(rd.node, false); after != whole {
+			t.Fatalf("%s: the spliced print left the tree changed", sql)
+		}
+		if strings.Contains(spliced, spliceToken()) {
+			t.Fatalf("%s: a placeholder is left", sql)
+		}
+	}
+}
+
+// TestSpliceFallsBackToTheWholePrint: a statement whose text holds the
+// placeholders' token is printed whole, and so is one printed for
+// NO_BACKSLASH_ESCAPES.
+func TestSpliceFallsBackToTheWholePrint(t *testing.T) {
+	out, err := rewriteSQL(t, "SELECT id, ssn, email FROM customers", splicedDecisions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := read(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rd.printed(tableRefs(rd.node))
+	if _, ok := printSpliced(rd.node, want, out+" -- "+spliceToken(), false); ok {
+		t.Fatal("spliced a statement holding the token")
+	}
+	whole, err := format(rd.node, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := printVerified(rd.node, want, out, true, false)
+	if err != nil || got != whole {
+		t.Fatalf("NO_BACKSLASH_ESCAPES print: %v\n%s\n%s", err, short(got), short(whole))
+	}
+}
+
+// TestSplicedEntryIsSelfContained: an entry's text is spliced only when
+// it is one expression that names no table and holds no subquery and no
+// placeholder.
+func TestSplicedEntryIsSelfContained(t *testing.T) {
+	for text, want := range map[string]bool{
+		"case when `shop`.`customers`.`region` = 'EU' then upper(`shop`.`customers`.`ssn`) end": true,
+		"concat(`c`.`name`, (select 'x'))":                false,
+		"(select max(`id`) from `shop`.`orders`)":         false,
+		"exists (select 1 from dual)":                     false,
+		"`ssn` in (select `ssn` from `shop`.`customers`)": false,
+		"concat(`name`, ?)":                               false,
+		"`a`, `b`":                                        false,
+		"`a` as `b`":                                      false,
+		"upper(`name`) from `shop`.`customers` where `id` = 1 union": false,
+	} {
+		if got := checkEntry(text, false); got != want {
+			t.Fatalf("%s: spliced %v, want %v", text, got, want)
+		}
+	}
+}
