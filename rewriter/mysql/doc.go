@@ -12,8 +12,10 @@
 // filter and guard of a write, the masks of a write's target. It then
 // prints the tree, never the application's text (comments, hints and
 // executable comments are refused or dropped), checks that every table of
-// the printed statement is one it produced or checked, and names the
-// result columns as the server would have named the application's.
+// the printed statement is one it produced or checked (large select-list
+// entries, the masks, are checked once each and spliced into that check's
+// skeleton: splice.go), and names the result columns as the server would
+// have named the application's.
 //
 // It also owns what differs on a MySQL server (rewriter.Server): reading
 // the connection's session state (current database, sql_mode, character
