@@ -1,9 +1,6 @@
 package mysql
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,13 +41,8 @@ import (
 // expression the same way wherever it stands); the package's tests check
 // that on every statement they rewrite (spliceCrossCheck).
 
-// spliceToken marks this process's placeholders; a statement cannot name
-// it without knowing it.
-var spliceToken = sync.OnceValue(func() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "SQE_SPLICE_" + hex.EncodeToString(b[:]) + "_"
-})
+// spliceToken marks this process's placeholders (rewriter.SpliceToken).
+var spliceToken = rewriter.SpliceToken
 
 // spliceCrossCheck makes printVerified compare every spliced print with
 // the whole statement's print and refuse the statement when they differ
@@ -77,8 +69,6 @@ type spliced struct {
 	entry *sqlparser.AliasedExpr
 	expr  sqlparser.Expr
 	text  string
-	token string
-	at    int
 }
 
 // printVerified prints the statement node (the rewritten tree, as the
@@ -148,43 +138,24 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	if failed || len(entries) == 0 {
 		return "", false
 	}
-	for i := range entries {
+	placed := make([]rewriter.Splice, len(entries))
+	for i, e := range entries {
 		name := spliceToken() + strconv.Itoa(i)
-		entries[i].token = "`" + name + "`"
-		entries[i].entry.Expr = &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(name)}
+		placed[i] = rewriter.Splice{Placeholder: "`" + name + "`", Text: e.text}
+		e.entry.Expr = &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(name)}
 	}
 	skeleton, err := format(node, false)
 	for _, e := range entries {
 		e.entry.Expr = e.expr
 	}
-	if err != nil {
+	if err != nil || verifyPrinted(want, skeleton, mariaDB) != nil {
 		return "", false
 	}
-	size := len(skeleton)
-	for i := range entries {
-		e := &entries[i]
-		e.at = strings.Index(skeleton, e.token)
-		end := e.at + len(e.token)
-		if e.at < 1 || strings.Contains(skeleton[end:], e.token) || skeleton[e.at-1] != ' ' ||
-			!strings.HasPrefix(skeleton[end:], " as ") {
-			return "", false
-		}
-		size += len(e.text) - len(e.token)
-	}
-	if verifyPrinted(want, skeleton, mariaDB) != nil {
-		return "", false
-	}
-	slices.SortFunc(entries, func(a, b spliced) int { return a.at - b.at })
-	var out strings.Builder
-	out.Grow(size)
-	from := 0
-	for _, e := range entries {
-		out.WriteString(skeleton[from:e.at])
-		out.WriteString(e.text)
-		from = e.at + len(e.token)
-	}
-	out.WriteString(skeleton[from:])
-	return out.String(), true
+	// An entry is printed after SELECT or a comma and a space, and before
+	// " as `alias`".
+	return rewriter.SpliceInto(skeleton, placed, func(before byte, after string) bool {
+		return before == ' ' && strings.HasPrefix(after, " as ")
+	})
 }
 
 // selfContained reports whether text, printed from a select-list entry,

@@ -1,9 +1,6 @@
 package postgres
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,13 +43,8 @@ import (
 // prints a select list's target the same way at any depth); the package's
 // tests check that on every statement they rewrite (spliceCrossCheck).
 
-// spliceToken marks this process's placeholders; a statement cannot name
-// it without knowing it.
-var spliceToken = sync.OnceValue(func() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "SQE_SPLICE_" + hex.EncodeToString(b[:]) + "_"
-})
+// spliceToken marks this process's placeholders (rewriter.SpliceToken).
+var spliceToken = rewriter.SpliceToken
 
 // spliceCrossCheck makes print compare every spliced print with the
 // whole statement's print and refuse the statement when they differ (set
@@ -103,8 +95,6 @@ type splice struct {
 	target *pg.ResTarget
 	val    *pg.Node
 	text   string
-	token  string
-	at     int
 }
 
 // printSpliced is print with the read forms' targets spliced; ok is false
@@ -128,44 +118,25 @@ func (r *rewrite) printSpliced(stmt *pg.Node, want rewriter.Printed, query strin
 	if len(splices) == 0 {
 		return "", false
 	}
-	for i := range splices {
+	placed := make([]rewriter.Splice, len(splices))
+	for i, s := range splices {
 		name := spliceToken() + strconv.Itoa(i)
-		splices[i].token = `"` + name + `"`
-		splices[i].target.Val = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		placed[i] = rewriter.Splice{Placeholder: `"` + name + `"`, Text: s.text}
+		s.target.Val = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
 			Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}}}}}
 	}
 	skeleton, err := deparse(stmt)
 	for _, s := range splices {
 		s.target.Val = s.val
 	}
-	if err != nil {
+	if err != nil || verifyPrinted(want, skeleton) != nil {
 		return "", false
 	}
-	size := len(skeleton)
-	for i := range splices {
-		s := &splices[i]
-		s.at = strings.Index(skeleton, s.token)
-		end := s.at + len(s.token)
-		if s.at < 1 || strings.Contains(skeleton[end:], s.token) || skeleton[s.at-1] != ' ' ||
-			end >= len(skeleton) || (skeleton[end] != ' ' && skeleton[end] != ',') {
-			return "", false
-		}
-		size += len(s.text) - len(s.token)
-	}
-	if verifyPrinted(want, skeleton) != nil {
-		return "", false
-	}
-	slices.SortFunc(splices, func(a, b splice) int { return a.at - b.at })
-	var out strings.Builder
-	out.Grow(size)
-	from := 0
-	for _, s := range splices {
-		out.WriteString(skeleton[from:s.at])
-		out.WriteString(s.text)
-		from = s.at + len(s.token)
-	}
-	out.WriteString(skeleton[from:])
-	return out.String(), true
+	// A target is printed after SELECT or a comma and a space, and before
+	// " AS name".
+	return rewriter.SpliceInto(skeleton, placed, func(before byte, after string) bool {
+		return before == ' ' && (strings.HasPrefix(after, " ") || strings.HasPrefix(after, ","))
+	})
 }
 
 // textOfTarget returns the text of a read-form target's expression: the
