@@ -28,12 +28,12 @@ import (
 // would be, and each placeholder is replaced by its target's text.
 //
 // Why the result is what the whole print would verify as: the placeholder
-// is one token, between a space and a space or comma, and the text is a
+// is one token, between a space and " AS ", and the text is a
 // complete token sequence (it parsed on its own), so the spliced print's
 // tokens are the skeleton's with the placeholder's replaced by the
 // text's; the placeholder is a column reference and the text one
-// expression, both in the target position of a select list (before AS,
-// a comma or FROM), so the spliced print parses as the skeleton does
+// expression, both in the target position of a select list before AS
+// (an aliased target), so the spliced print parses as the skeleton does
 // with that expression in the placeholder's place. It is of the same kind
 // and names the same relations, since the text names none. Anything else
 // (a placeholder printed other than once or elsewhere than between those
@@ -135,7 +135,7 @@ func (r *rewrite) printSpliced(stmt *pg.Node, want rewriter.Printed, query strin
 	// A target is printed after SELECT or a comma and a space, and before
 	// " AS name".
 	return rewriter.SpliceInto(skeleton, placed, func(before byte, after string) bool {
-		return before == ' ' && (strings.HasPrefix(after, " ") || strings.HasPrefix(after, ","))
+		return before == ' ' && strings.HasPrefix(after, " AS ")
 	})
 }
 
