@@ -310,43 +310,12 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	} else {
 		nameColumns()
 	}
-	out := rd.node
 	want, err := r.verify(rd)
 	if err != nil {
 		return nil, err
 	}
-	if _, tc := transactionCharacteristics(rd.stmt); rd.mod == nil && !(tc && rd.node == sqlparser.SQLNode(rd.stmt)) {
-		text, err := printVerified(out, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB)
-		if err != nil {
-			return nil, err
-		}
-		r.Finish(res, text)
-		return res, nil
-	}
-	text, err := format(out, r.session.NoBackslashEscapes)
+	text, err := printVerified(rd, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB)
 	if err != nil {
-		return nil, err
-	}
-	if t, ok := transactionCharacteristics(rd.stmt); ok && rd.node == sqlparser.SQLNode(rd.stmt) {
-		text = t
-	}
-	check := text
-	if r.session.NoBackslashEscapes {
-		// The parser reads backslashes as escapes: check the same tree
-		// printed for it (literals differ only in how they are escaped).
-		if check, err = format(out, false); err != nil {
-			return nil, err
-		}
-	}
-	if rd.mod != nil {
-		if text, err = rd.mod.print(text, r.session.NoBackslashEscapes); err != nil {
-			return nil, err
-		}
-		if check, err = rd.mod.print(check, false); err != nil {
-			return nil, err
-		}
-	}
-	if err := verifyPrinted(want, check, sess.MariaDB); err != nil {
 		return nil, err
 	}
 	r.Finish(res, text)

@@ -3,7 +3,6 @@ package mysql
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -53,16 +52,10 @@ var spliceCrossCheck bool
 // short one costs the check little.
 const minSpliced = 256
 
-// checkedEntries holds the texts of entries checked to parse as one
-// self-contained expression (true) or not (false).
-var checkedEntries = struct {
-	sync.RWMutex
-	m map[string]bool
-}{}
-
-// maxCheckedEntries bounds checkedEntries (a policy set has far fewer
-// masks).
-const maxCheckedEntries = 1024
+// checkedEntries remembers the texts of entries checked by checkEntry:
+// the text itself when it may be spliced, "" when not; at most 1,024 (a
+// policy set has far fewer masks).
+var checkedEntries = rewriter.TextMemo{Max: 1024}
 
 // spliced is one select-list entry printed by its text.
 type spliced struct {
@@ -71,13 +64,18 @@ type spliced struct {
 	text  string
 }
 
-// printVerified prints the statement node (the rewritten tree, as the
-// connection's server reads it unless noBackslashEscapes) of the text
-// query and verifies the print against want: spliced when it can be
-// (see above), else whole. check is the print the verification read (the
-// same text unless noBackslashEscapes).
-func printVerified(node sqlparser.SQLNode, want rewriter.Printed, query string, noBackslashEscapes, mariaDB bool) (string, error) {
-	if !noBackslashEscapes {
+// printVerified prints the statement as read (rd, its tree rewritten) of
+// the text query for the connection's server, and verifies the print
+// against want: spliced when it can be (see above), else whole. A
+// statement printed for NO_BACKSLASH_ESCAPES is verified as printed for
+// the parser, which reads backslashes as escapes (the two prints differ
+// only in how literals are escaped); a schema change's words are put back
+// into both.
+func printVerified(rd reading, want rewriter.Printed, query string, noBackslashEscapes, mariaDB bool) (string, error) {
+	node := rd.node
+	characteristics, isCharacteristics := transactionCharacteristics(rd.stmt)
+	isCharacteristics = isCharacteristics && node == sqlparser.SQLNode(rd.stmt)
+	if !noBackslashEscapes && rd.mod == nil && !isCharacteristics {
 		if text, ok := printSpliced(node, want, query, mariaDB); ok {
 			if spliceCrossCheck {
 				whole, err := format(node, false)
@@ -92,11 +90,20 @@ func printVerified(node sqlparser.SQLNode, want rewriter.Printed, query string, 
 	if err != nil {
 		return "", err
 	}
+	if isCharacteristics {
+		text = characteristics
+	}
 	check := text
 	if noBackslashEscapes {
-		// The parser reads backslashes as escapes: check the same tree
-		// printed for it (literals differ only in how they are escaped).
 		if check, err = format(node, false); err != nil {
+			return "", err
+		}
+	}
+	if rd.mod != nil {
+		if text, err = rd.mod.print(text, noBackslashEscapes); err != nil {
+			return "", err
+		}
+		if check, err = rd.mod.print(check, false); err != nil {
 			return "", err
 		}
 	}
@@ -129,7 +136,7 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 			failed = true
 			return false, nil
 		}
-		if len(text) >= minSpliced && selfContained(text, mariaDB) {
+		if len(text) >= minSpliced && selfContained(text) {
 			entries = append(entries, spliced{entry: ae, expr: ae.Expr, text: text})
 			return false, nil
 		}
@@ -161,32 +168,22 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 // selfContained reports whether text, printed from a select-list entry,
 // parses as exactly one expression that names no table and holds no
 // subquery and no placeholder, with no reserved word read as a name.
-func selfContained(text string, mariaDB bool) bool {
-	checkedEntries.RLock()
-	ok, found := checkedEntries.m[text]
-	checkedEntries.RUnlock()
-	if found {
-		return ok
-	}
-	ok = checkEntry(text, mariaDB)
-	checkedEntries.Lock()
-	if checkedEntries.m == nil {
-		checkedEntries.m = map[string]bool{}
-	}
-	if len(checkedEntries.m) < maxCheckedEntries {
-		checkedEntries.m[text] = ok
-	}
-	checkedEntries.Unlock()
-	return ok
+func selfContained(text string) bool {
+	checked, _ := checkedEntries.Do(text, func(text string) (string, error) {
+		if checkEntry(text) {
+			return text, nil
+		}
+		return "", nil
+	})
+	return checked != ""
 }
 
 // checkEntry is selfContained without the memo.
-func checkEntry(text string, mariaDB bool) bool {
+func checkEntry(text string) bool {
 	if strings.Contains(text, spliceToken()) {
 		return false
 	}
-	rd, err := read("select "+text, mariaDB)
-	if err != nil || rd.node != sqlparser.SQLNode(rd.stmt) {
+	if start, _ := reservedAsName("select " + text); start >= 0 {
 		return false
 	}
 	e, err := parseExprUncached(text)

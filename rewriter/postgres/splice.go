@@ -3,7 +3,6 @@ package postgres
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -51,21 +50,10 @@ var spliceToken = rewriter.SpliceToken
 // by the package's tests).
 var spliceCrossCheck bool
 
-// targetText is a read-form target's text, or ok false when it cannot be
-// spliced.
-type targetText struct {
-	text string
-	ok   bool
-}
-
-// targetTexts keeps the texts of read-form targets by their encoding.
-var targetTexts = struct {
-	sync.RWMutex
-	m map[string]targetText
-}{}
-
-// maxTargetTexts bounds targetTexts (a policy set has far fewer masks).
-const maxTargetTexts = 1024
+// targetTexts remembers the texts of read-form targets by their encoding
+// ("": the target is printed in place), at most 1,024 (a policy set has
+// far fewer masks).
+var targetTexts = rewriter.TextMemo{Max: 1024}
 
 // print prints the rewritten statement stmt of the text query and
 // verifies the print against want (what the print must keep of the tree):
@@ -110,8 +98,8 @@ func (r *rewrite) printSpliced(stmt *pg.Node, want rewriter.Printed, query strin
 			if rt == nil || rt.Name == "" || rt.Val == nil || rt.Val.GetColumnRef() != nil {
 				continue
 			}
-			if t := textOfTarget(rt.Val); t.ok {
-				splices = append(splices, splice{target: rt, val: rt.Val, text: t.text})
+			if text := textOfTarget(rt.Val); text != "" {
+				splices = append(splices, splice{target: rt, val: rt.Val, text: text})
 			}
 		}
 	}
@@ -142,48 +130,34 @@ func (r *rewrite) printSpliced(stmt *pg.Node, want rewriter.Printed, query strin
 // textOfTarget returns the text of a read-form target's expression: the
 // deparser's print of SELECT val without its SELECT, when that parses
 // again as exactly one expression naming no relation and holding no
-// subquery.
-func textOfTarget(val *pg.Node) targetText {
+// subquery; "" otherwise.
+func textOfTarget(val *pg.Node) string {
 	sel := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: val}}}}}
 	encoded, err := marshalParseResult(&pg.ParseResult{Version: treeVersion(),
 		Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
 	if err != nil {
-		return targetText{}
+		return ""
 	}
-	targetTexts.RLock()
-	t, found := targetTexts.m[string(encoded)]
-	targetTexts.RUnlock()
-	if found {
-		return t
-	}
-	t = printTarget(encoded)
-	targetTexts.Lock()
-	if targetTexts.m == nil {
-		targetTexts.m = map[string]targetText{}
-	}
-	if len(targetTexts.m) < maxTargetTexts {
-		targetTexts.m[string(encoded)] = t
-	}
-	targetTexts.Unlock()
-	return t
+	text, _ := targetTexts.Do(string(encoded), printTarget)
+	return text
 }
 
 // printTarget is textOfTarget for a SELECT of one target, encoded.
-func printTarget(encoded []byte) targetText {
-	text, err := parser.DeparseFromProtobuf(encoded)
+func printTarget(encoded string) (string, error) {
+	text, err := parser.DeparseFromProtobuf([]byte(encoded))
 	const prefix = "SELECT "
 	if err != nil || !strings.HasPrefix(text, prefix) {
-		return targetText{}
+		return "", nil
 	}
 	text = text[len(prefix):]
 	if strings.IndexByte(text, 0) >= 0 || strings.Contains(text, spliceToken()) {
-		return targetText{}
+		return "", nil
 	}
 	again, err := parseExprUncached(text)
 	if err != nil || !selfContained(again) {
-		return targetText{}
+		return "", nil
 	}
-	return targetText{text: text, ok: true}
+	return text, nil
 }
 
 // selfContained reports whether an expression names no relation and holds
