@@ -11,9 +11,10 @@ import (
 // TextMemo remembers the results of a pure function of SQL text (a
 // dialect's canonical form of an expression), so that a policy's masks and
 // filters, printed again for every statement that misses the rewrite
-// cache, are parsed and printed once. It holds at most Max results; past
-// that, results are computed each time (a policy set has far fewer
-// expressions). Errors are not remembered. The zero value with Max set is
+// cache, are parsed and printed once. It holds at most Max results (a
+// policy set has far fewer expressions) and starts over when it is full,
+// so that the texts of policies replaced since do not keep the new ones
+// out. Errors are not remembered. The zero value with Max set is
 // ready to use and safe for concurrent use.
 type TextMemo struct {
 	Max int
@@ -37,9 +38,10 @@ func (m *TextMemo) Do(text string, f func(string) (string, error)) (string, erro
 	if m.m == nil {
 		m.m = map[string]string{}
 	}
-	if len(m.m) < m.Max {
-		m.m[text] = out
+	if len(m.m) >= m.Max {
+		clear(m.m)
 	}
+	m.m[text] = out
 	m.mu.Unlock()
 	return out, nil
 }

@@ -30,10 +30,16 @@ func TestTextMemo(t *testing.T) {
 			t.Fatalf("%s: %q %v", in, out, err)
 		}
 	}
-	// a and b are remembered; c (past Max) and the failing text are
-	// computed each time.
-	if calls != 6 {
-		t.Fatalf("calls = %d, want 6", calls)
+	// a and b are remembered; c fills the memo past Max, which starts
+	// over with c; the failing text is computed each time.
+	if calls != 5 {
+		t.Fatalf("calls = %d, want 5", calls)
+	}
+	if out, _ := m.Do("c", upper); out != "C" || calls != 5 {
+		t.Fatalf("c was not remembered: %q, %d calls", out, calls)
+	}
+	if out, _ := m.Do("a", upper); out != "A" || calls != 6 {
+		t.Fatalf("a was remembered past the start over: %q, %d calls", out, calls)
 	}
 }
 
@@ -103,9 +109,10 @@ func TestExprForm(t *testing.T) {
 			t.Fatalf("%q: %q %v", in, out, err)
 		}
 	}
-	// "a  b" is remembered; "c" is past the bound and parsed each time.
-	if parses != 3 {
-		t.Fatalf("%d parses, want 3", parses)
+	// "a  b" is remembered; "c" takes its place (a memo of one starts
+	// over) and is remembered in turn.
+	if parses != 2 {
+		t.Fatalf("%d parses, want 2", parses)
 	}
 	if _, err := f.Of(""); err == nil {
 		t.Fatal("a parse error was not returned")

@@ -72,8 +72,8 @@ var exprCache struct {
 	m map[string]sqlparser.Expr
 }
 
-// maxCachedExprs bounds exprCache; past it, expressions are parsed each
-// time (a policy set has far fewer).
+// maxCachedExprs bounds exprCache; when it is full it starts over (a
+// policy set has far fewer; texts of policies replaced since are dropped).
 const maxCachedExprs = 4096
 
 // parseExpr parses exactly one expression: the text is placed in a SELECT
@@ -95,9 +95,10 @@ func parseExpr(text string) (sqlparser.Expr, error) {
 	if exprCache.m == nil {
 		exprCache.m = map[string]sqlparser.Expr{}
 	}
-	if len(exprCache.m) < maxCachedExprs {
-		exprCache.m[text] = deepClone(e)
+	if len(exprCache.m) >= maxCachedExprs {
+		clear(exprCache.m)
 	}
+	exprCache.m[text] = deepClone(e)
 	exprCache.Unlock()
 	return e, nil
 }

@@ -16,8 +16,7 @@ var readForms struct {
 	m map[string]sqlparser.Statement
 }
 
-// maxCachedReadForms bounds readForms; past it, read forms are parsed
-// each time.
+// maxCachedReadForms bounds readForms; when it is full it starts over.
 const maxCachedReadForms = 1024
 
 // parseReadForm parses a table's read form. The caller owns the tree it
@@ -37,9 +36,10 @@ func parseReadForm(text string) (sqlparser.Statement, error) {
 	if readForms.m == nil {
 		readForms.m = map[string]sqlparser.Statement{}
 	}
-	if len(readForms.m) < maxCachedReadForms {
-		readForms.m[text] = deepCloneStatement(stmt)
+	if len(readForms.m) >= maxCachedReadForms {
+		clear(readForms.m)
 	}
+	readForms.m[text] = deepCloneStatement(stmt)
 	readForms.Unlock()
 	return stmt, nil
 }

@@ -65,8 +65,9 @@ func parse(text string) (*pg.ParseResult, error) {
 
 // parsedTexts remembers the trees a parse of text gave, by text, and
 // hands out copies (a copy of a tree costs a fraction of the parse, which
-// crosses into C and decodes protobuf). It holds at most max trees; past
-// that, texts are parsed each time. Failures are not remembered.
+// crosses into C and decodes protobuf). It holds at most max trees, and
+// starts over when it is full (texts of policies replaced since are
+// dropped). Failures are not remembered.
 type parsedTexts[T proto.Message] struct {
 	max int
 	// copy is the typed deep copy of a tree (copyNode, …: tree_gen.go).
@@ -91,9 +92,10 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 	if c.m == nil {
 		c.m = map[string]T{}
 	}
-	if len(c.m) < c.max {
-		c.m[text] = c.copy(t)
+	if len(c.m) >= c.max {
+		clear(c.m)
 	}
+	c.m[text] = c.copy(t)
 	c.mu.Unlock()
 	return t, nil
 }
