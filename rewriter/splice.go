@@ -27,9 +27,10 @@ type Splice struct {
 
 // SpliceInto replaces each placeholder of skeleton by its text. Each
 // placeholder must be printed exactly once, and bounded says whether the
-// byte before it and the text after it are what the dialect's argument
-// needs; ok is false otherwise, and the statement is then printed whole.
-func SpliceInto(skeleton string, splices []Splice, bounded func(before byte, after string) bool) (string, bool) {
+// text before splices[i]'s placeholder and the text after it are what the
+// dialect's argument needs; ok is false otherwise, and the statement is
+// then printed whole.
+func SpliceInto(skeleton string, splices []Splice, bounded func(i int, before, after string) bool) (string, bool) {
 	type at struct {
 		i   int
 		pos int
@@ -39,7 +40,7 @@ func SpliceInto(skeleton string, splices []Splice, bounded func(before byte, aft
 	for i, s := range splices {
 		p := strings.Index(skeleton, s.Placeholder)
 		end := p + len(s.Placeholder)
-		if p < 1 || strings.Contains(skeleton[end:], s.Placeholder) || !bounded(skeleton[p-1], skeleton[end:]) {
+		if p < 1 || strings.Contains(skeleton[end:], s.Placeholder) || !bounded(i, skeleton[:p], skeleton[end:]) {
 			return "", false
 		}
 		found[i] = at{i, p}

@@ -1,11 +1,16 @@
 package rewriter
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSpliceInto: placeholders printed once between the bytes the
 // dialect asks for are replaced, in any order; anything else is refused.
 func TestSpliceInto(t *testing.T) {
-	bounded := func(before byte, after string) bool { return before == ' ' && len(after) > 0 && after[0] == ' ' }
+	bounded := func(_ int, before, after string) bool {
+		return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " ")
+	}
 	splices := []Splice{{"`p1`", "f(b)"}, {"`p0`", "g(a, 'x')"}}
 	got, ok := SpliceInto("select `p0` as a, `p1` as b", splices, bounded)
 	if !ok || got != "select g(a, 'x') as a, f(b) as b" {

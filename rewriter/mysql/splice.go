@@ -160,8 +160,8 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	}
 	// An entry is printed after SELECT or a comma and a space, and before
 	// " as `alias`".
-	return rewriter.SpliceInto(skeleton, placed, func(before byte, after string) bool {
-		return before == ' ' && strings.HasPrefix(after, " as ")
+	return rewriter.SpliceInto(skeleton, placed, func(_ int, before, after string) bool {
+		return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " as ")
 	})
 }
 

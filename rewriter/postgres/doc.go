@@ -17,8 +17,12 @@
 // row), the filter and guard of a write, the masks of a write's target. It
 // prints the tree with the PostgreSQL deparser, never the application's
 // text, and checks that every relation of the printed statement is one it
-// produced or checked (the read forms' mask expressions are printed and
+// produced or checked (the read forms' mask expressions, and the whole
+// select of a read form that reads its table only, are printed and
 // checked once each and spliced into that check's skeleton: splice.go).
+// A read form is parsed once, and the masks the policy rewrite can only
+// qualify are rewritten once and shared by every statement that places
+// the form (readform.go).
 //
 // It also owns what differs on a PostgreSQL server (rewriter.Server):
 // reading the connection's session state (search path,

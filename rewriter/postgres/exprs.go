@@ -656,8 +656,7 @@ func (r *rewrite) policyColumn(c *pg.ColumnRef, names []string, star bool, sc *s
 		return rewriter.Unsupported("policy expression outside its scope")
 	}
 	base := root.base
-	unknown := &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: base.table.String(),
-		Detail: "a policy expression names a column or table it does not read"}
+	unknown := unknownPolicyColumn(base)
 	if star && len(names) == 0 {
 		return nil
 	}

@@ -439,7 +439,7 @@ func checkRelations(stmt *pg.Node, dec map[string]*policy.Decision) error {
 		switch e := m.(type) {
 		case *pg.RangeSubselect:
 			if sel := e.Subquery.GetSelectStmt(); sel != nil && len(sel.FromClause) == 1 {
-				if rv := sel.FromClause[0].GetRangeVar(); rv != nil && readForm(sel, rv, dec) {
+				if rv := sel.FromClause[0].GetRangeVar(); rv != nil && isReadForm(sel, rv, dec) {
 					allowed[rv] = true
 				}
 			}
@@ -487,10 +487,10 @@ func checkRelations(stmt *pg.Node, dec map[string]*policy.Decision) error {
 	return nil
 }
 
-// readForm reports whether a derived table's query over one relation is
+// isReadForm reports whether a derived table's query over one relation is
 // the policy's read form of it: filtered when the policy filters, no
 // masked column selected raw, no restricted column read at all, no star.
-func readForm(sel *pg.SelectStmt, rv *pg.RangeVar, dec map[string]*policy.Decision) bool {
+func isReadForm(sel *pg.SelectStmt, rv *pg.RangeVar, dec map[string]*policy.Decision) bool {
 	d := dec[policy.TableName{Schema: rv.Schemaname, Table: rv.Relname}.Key()]
 	if d == nil {
 		return true

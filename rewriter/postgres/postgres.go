@@ -100,23 +100,6 @@ func (c *parsedTexts[T]) get(text string, parse func(string) (T, error)) (T, err
 	return t, nil
 }
 
-// readForms keeps the read forms parseReadForm read: a table's read form
-// is the same text for every statement that misses the rewrite cache
-// until its policy or columns change.
-var readForms = parsedTexts[*pg.ParseResult]{max: 1024, copy: copyParseResult}
-
-// parseReadForm parses a table's read form (TablePlan.DerivedSelect).
-// The caller owns the tree it gets.
-func parseReadForm(text string) (*pg.ParseResult, error) {
-	return readForms.get(text, func(text string) (*pg.ParseResult, error) {
-		tree, err := parse(text)
-		if err == nil && len(tree.Stmts) == 1 {
-			keepGuardedTypes(tree.Stmts[0].GetStmt().GetSelectStmt())
-		}
-		return tree, err
-	})
-}
-
 // exprCache keeps the expressions parseExpr read: the policy's filters,
 // masks and conditions are parsed again on every rewrite that is not
 // cached.

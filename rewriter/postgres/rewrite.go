@@ -56,7 +56,7 @@ type rewrite struct {
 	temps *stringTables
 	// readForms are the tables' read forms the rewrite placed (see
 	// derivedTable), whose targets print splices (splice.go).
-	readForms []*pg.SelectStmt
+	readForms []placedForm
 }
 
 // newRewrite starts the rewrite of one statement of req's string; temps
@@ -640,6 +640,7 @@ func (r *rewrite) tableRef(n *pg.Node, rv *pg.RangeVar, sc *scope) error {
 		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: derived}},
 		Alias:    alias,
 	}}
+	r.readForms[len(r.readForms)-1].from = n
 	return nil
 }
 
@@ -652,33 +653,57 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, inh bool, sc *scope) (*
 		return nil, err
 	}
 	bad := &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a plain select of the table"}
-	tree, err := parseReadForm(text)
-	if err != nil || len(tree.Stmts) != 1 {
+	form, ok := readFormOf(text)
+	if !ok || len(form.targets) != len(plan.Columns) {
 		return nil, bad
 	}
-	sel := tree.Stmts[0].GetStmt().GetSelectStmt()
-	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.FromClause) != 1 ||
-		len(sel.TargetList) != len(plan.Columns) || len(sel.GroupClause) > 0 || sel.HavingClause != nil ||
-		len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.DistinctClause) > 0 ||
-		len(sel.WindowClause) > 0 || len(sel.LockingClause) > 0 || sel.IntoClause != nil || len(sel.ValuesLists) > 0 {
-		return nil, bad
-	}
+	sel, frozen := form.instance()
 	base := sel.FromClause[0].GetRangeVar()
-	if base == nil || base.Alias != nil || base.Catalogname != "" || base.Schemaname != plan.Table.Schema || base.Relname != plan.Table.Table {
+	if base.Schemaname != plan.Table.Schema || base.Relname != plan.Table.Table {
 		return nil, bad
 	}
 	base.Inh = inh
 	r.Sanction(base)
 	ref := &tableRef{alias: plan.Table.Table, table: plan.Table, plan: plan,
 		qualifier: []string{plan.Table.Schema, plan.Table.Table}}
-	if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
+	if frozen == nil {
+		if err := r.policyExprs(ref, sel, "from_clause"); err != nil {
+			return nil, err
+		}
+		form.freeze(sel)
+	} else if err := r.policyExprsUnfrozen(ref, sel, form, frozen); err != nil {
 		return nil, err
 	}
 	if r.needsFence(plan, sel.WhereClause, sc) {
 		sel.LimitOffset = fenceOffset()
 	}
-	r.readForms = append(r.readForms, sel)
+	r.readForms = append(r.readForms, placedForm{form: form, sel: sel, frozen: frozen})
 	return sel, nil
+}
+
+// policyExprsUnfrozen is policyExprs over an instance of form whose
+// frozen targets are placed: it checks that the table has every column
+// they name, which is all the policy rewrite does with them, and rewrites
+// the rest.
+func (r *rewrite) policyExprsUnfrozen(ref *tableRef, sel *pg.SelectStmt, form *readForm, frozen []*frozenTarget) error {
+	cols, known := r.columnsOf(ref)
+	all := sel.TargetList
+	rest := make([]*pg.Node, 0, len(all))
+	for i, t := range all {
+		if frozen[i] == nil {
+			rest = append(rest, t)
+			continue
+		}
+		for _, c := range form.columns[i] {
+			if !known || !hasColumn(cols, c) {
+				return unknownPolicyColumn(ref)
+			}
+		}
+	}
+	sel.TargetList = rest
+	err := r.policyExprs(ref, sel, "from_clause")
+	sel.TargetList = all
+	return err
 }
 
 // policyExprs rewrites the expressions a table's policy contributes, in a

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/sqe-project/sqe/rewriter"
 )
 
-// Printing with spliced read-form targets.
+// Printing with spliced read forms.
 //
 // A rewritten statement is printed by the deparser and the print is
 // parsed again to check that it is the statement sqe decided about
@@ -41,6 +42,16 @@ import (
 // The print is byte for byte the whole statement's print (the deparser
 // prints a select list's target the same way at any depth); the package's
 // tests check that on every statement they rewrite (spliceCrossCheck).
+//
+// A read form that reads its table and nothing else (its filter holds no
+// subquery) goes one step further: its whole select stands in the
+// skeleton as one placeholder table, the FROM item's alias kept, and its
+// print, the select printed with its frozen targets (readform.go) as
+// placeholder columns, verified as a select of that table, and those
+// spliced, is computed once per form and per encoding of that select
+// (printForm). The skeleton is then the statement as the application
+// wrote it with one relation per table, and its print and parse cost
+// about what the application's statement costs.
 
 // spliceToken marks this process's placeholders (rewriter.SpliceToken).
 var spliceToken = rewriter.SpliceToken
@@ -59,6 +70,9 @@ var targetTexts = rewriter.TextMemo{Max: 1024}
 // verifies the print against want (what the print must keep of the tree):
 // spliced when it can be (see above), else whole.
 func (r *rewrite) print(stmt *pg.Node, want rewriter.Printed, query string) (string, error) {
+	if spliceCrossCheck && frozenChanged(r.readForms) {
+		return "", rewriter.Unsupported("a frozen read-form target was changed")
+	}
 	if text, ok := r.printSpliced(stmt, want, query); ok {
 		if spliceCrossCheck {
 			whole, err := deparse(stmt)
@@ -78,53 +92,203 @@ func (r *rewrite) print(stmt *pg.Node, want rewriter.Printed, query string) (str
 	return text, nil
 }
 
-// splice is one read-form target printed by its text.
-type splice struct {
-	target *pg.ResTarget
-	val    *pg.Node
-	text   string
-}
-
-// printSpliced is print with the read forms' targets spliced; ok is false
-// when it cannot be (the statement is then printed whole).
+// printSpliced is print with the read forms spliced; ok is false when it
+// cannot be (the statement is then printed whole). A read form that reads
+// its table only stands in the skeleton as one placeholder table
+// (printForm); another has its targets spliced one by one.
 func (r *rewrite) printSpliced(stmt *pg.Node, want rewriter.Printed, query string) (string, bool) {
 	if len(r.readForms) == 0 || strings.Contains(query, spliceToken()) {
 		return "", false
 	}
-	var splices []splice
-	for _, sel := range r.readForms {
-		for _, n := range sel.TargetList {
+	var placed []rewriter.Splice
+	var tables []bool // by splice: a placeholder table, else a target
+	var undo []func()
+	defer func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}()
+	skeletonWant := rewriter.Printed{Kind: want.Kind, Tables: slices.Clone(want.Tables)}
+	for _, pf := range r.readForms {
+		if text, entry, ok := printForm(pf); ok {
+			if j := slices.Index(skeletonWant.Tables, entry); j >= 0 {
+				name := spliceToken() + "t" + strconv.Itoa(len(placed))
+				skeletonWant.Tables[j] = printedTable("", "", name, true, "p")
+				placed = append(placed, rewriter.Splice{Placeholder: `"` + name + `"`, Text: "(" + text + ")"})
+				tables = append(tables, true)
+				from, held := pf.from, pf.from.Node
+				from.Node = &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: name, Inh: true, Relpersistence: "p",
+					Alias: from.GetRangeSubselect().Alias}}
+				undo = append(undo, func() { from.Node = held })
+				continue
+			}
+		}
+		for i, n := range pf.sel.TargetList {
 			rt := n.GetResTarget()
 			if rt == nil || rt.Name == "" || rt.Val == nil || rt.Val.GetColumnRef() != nil {
 				continue
 			}
-			if text := textOfTarget(rt.Val); text != "" {
-				splices = append(splices, splice{target: rt, val: rt.Val, text: text})
+			var text string
+			if ft := frozenAt(pf, i, rt); ft != nil {
+				text = ft.text
+			} else {
+				text = textOfTarget(rt.Val)
 			}
+			if text == "" {
+				continue
+			}
+			name := spliceToken() + strconv.Itoa(len(placed))
+			placed = append(placed, rewriter.Splice{Placeholder: `"` + name + `"`, Text: text})
+			tables = append(tables, false)
+			val := rt.Val
+			rt.Val = placeholderColumn(name)
+			undo = append(undo, func() { rt.Val = val })
 		}
 	}
-	if len(splices) == 0 {
+	if len(placed) == 0 {
 		return "", false
-	}
-	placed := make([]rewriter.Splice, len(splices))
-	for i, s := range splices {
-		name := spliceToken() + strconv.Itoa(i)
-		placed[i] = rewriter.Splice{Placeholder: `"` + name + `"`, Text: s.text}
-		s.target.Val = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-			Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}}}}}
 	}
 	skeleton, err := deparse(stmt)
-	for _, s := range splices {
-		s.target.Val = s.val
-	}
-	if err != nil || verifyPrinted(want, skeleton) != nil {
+	if err != nil || verifyPrinted(skeletonWant, skeleton) != nil {
 		return "", false
 	}
-	// A target is printed after SELECT or a comma and a space, and before
-	// " AS name".
-	return rewriter.SpliceInto(skeleton, placed, func(before byte, after string) bool {
-		return before == ' ' && strings.HasPrefix(after, " AS ")
+	return rewriter.SpliceInto(skeleton, placed, func(i int, before, after string) bool {
+		if tables[i] {
+			return fromItemBoundary(before, after)
+		}
+		return targetBoundary(before, after)
 	})
+}
+
+// targetBoundary reports whether a placeholder column stands as a target
+// is printed: after SELECT or a comma and a space, before " AS name".
+func targetBoundary(before, after string) bool {
+	return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " AS ")
+}
+
+// fromItemBoundary reports whether a placeholder table stands as an item
+// of a FROM list, a join or a USING clause is printed: after the keyword
+// or a comma and a space, before a space and its alias.
+func fromItemBoundary(before, after string) bool {
+	return (strings.HasSuffix(before, " FROM ") || strings.HasSuffix(before, ", ") ||
+		strings.HasSuffix(before, " JOIN ") || strings.HasSuffix(before, " USING ")) &&
+		strings.HasPrefix(after, " ") && len(after) > 1 && after[1] != ' '
+}
+
+// placeholderColumn is a column named name.
+func placeholderColumn(name string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}}}}}}
+}
+
+// frozenAt is the frozen target a placed form shares at target i, when rt
+// still holds it.
+func frozenAt(pf placedForm, i int, rt *pg.ResTarget) *frozenTarget {
+	if i < len(pf.frozen) && pf.frozen[i] != nil && pf.frozen[i].val == rt.Val {
+		return pf.frozen[i]
+	}
+	return nil
+}
+
+// formTexts remembers the prints of read-form selects by their form and
+// the encoding of the select with its frozen targets as placeholders.
+var formTexts = rewriter.TextMemo{Max: 1024}
+
+// printForm returns the print of a placed read form's select, with its
+// frozen targets spliced in, when the form can stand in the skeleton as a
+// placeholder table: held by the FROM item tableRef made for it, not
+// LATERAL, reading its table and nothing else (no subquery, no other
+// relation, nothing but its FROM naming a relation). entry is its table
+// as the printed check lists it.
+//
+// Why a placeholder table is sound: it is one token where the deparser
+// prints a FROM item, followed by the item's alias, and the select's text
+// (the deparser's print of it as a statement, parsed again and checked to
+// be a select naming that table only) in parentheses is a subquery in
+// that FROM item's place; so the spliced print parses as the skeleton
+// with the read form in the placeholder's place: the same kind, and the
+// skeleton's relations with the placeholder replaced by the table. The
+// deparser prints a subquery in FROM as its statement's print in
+// parentheses, so the print is byte for byte the whole one (which the
+// tests check on every statement).
+func printForm(pf placedForm) (text, entry string, ok bool) {
+	if pf.from == nil || pf.form == nil {
+		return "", "", false
+	}
+	rs := pf.from.GetRangeSubselect()
+	if rs == nil || rs.Lateral || rs.Alias == nil || rs.Subquery.GetSelectStmt() != pf.sel ||
+		len(pf.sel.FromClause) != 1 || !readsItsTableOnly(pf) {
+		return "", "", false
+	}
+	base := pf.sel.FromClause[0].GetRangeVar()
+	if base == nil {
+		return "", "", false
+	}
+	entry = printedTable(base.Catalogname, base.Schemaname, base.Relname, base.Inh, base.Relpersistence)
+	var inner []rewriter.Splice
+	var held []*pg.Node
+	for i, n := range pf.sel.TargetList {
+		rt := n.GetResTarget()
+		ft := frozenAt(pf, i, rt)
+		if ft == nil || ft.text == "" {
+			held = append(held, nil)
+			continue
+		}
+		name := spliceToken() + "f" + strconv.Itoa(i)
+		inner = append(inner, rewriter.Splice{Placeholder: `"` + name + `"`, Text: ft.text})
+		held = append(held, rt.Val)
+		rt.Val = placeholderColumn(name)
+	}
+	defer func() {
+		for i, val := range held {
+			if val != nil {
+				pf.sel.TargetList[i].GetResTarget().Val = val
+			}
+		}
+	}()
+	node := &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: pf.sel}}
+	encoded, err := marshalParseResult(&pg.ParseResult{Version: treeVersion(), Stmts: []*pg.RawStmt{{Stmt: node}}})
+	if err != nil {
+		return "", "", false
+	}
+	key := strconv.FormatUint(pf.form.id, 36) + ":" + string(encoded)
+	text, _ = formTexts.Do(key, func(string) (string, error) {
+		skeleton, err := parser.DeparseFromProtobuf(encoded)
+		if err != nil || verifyPrinted(printed(node), skeleton) != nil {
+			return "", nil
+		}
+		text, ok := rewriter.SpliceInto(skeleton, inner, func(_ int, before, after string) bool {
+			return targetBoundary(before, after)
+		})
+		if !ok || strings.Contains(text, spliceToken()) {
+			return "", nil
+		}
+		return text, nil
+	})
+	return text, entry, text != ""
+}
+
+// readsItsTableOnly reports whether nothing of a placed form's select but
+// its FROM names a relation or holds a subquery (its frozen targets hold
+// neither, by what makes them frozenable).
+func readsItsTableOnly(pf placedForm) bool {
+	found := false
+	find := func(m protoMessage, _ *pg.Node) (bool, error) {
+		switch m.(type) {
+		case *pg.RangeVar, *pg.SubLink, *pg.SelectStmt, *pg.RangeSubselect, *pg.RangeFunction,
+			*pg.RangeTableFunc, *pg.JsonTable, *pg.WithClause:
+			found = true
+			return false, nil
+		}
+		return true, nil
+	}
+	for i, n := range pf.sel.TargetList {
+		if frozenAt(pf, i, n.GetResTarget()) == nil {
+			_ = walk(n, find)
+		}
+	}
+	_ = walkFields(pf.sel, find, "target_list", "from_clause")
+	return !found && pf.sel.FromClause[0].GetRangeVar() != nil
 }
 
 // textOfTarget returns the text of a read-form target's expression: the
