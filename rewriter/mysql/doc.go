@@ -14,7 +14,8 @@
 // executable comments are refused or dropped), checks that every table of
 // the printed statement is one it produced or checked (large select-list
 // entries, the masks, are checked once each and spliced into that check's
-// skeleton: splice.go), and names the result columns as the server would
+// skeleton: splice.go; a mask the policy rewrite can only qualify is
+// rewritten once and shared: frozen.go), and names the result columns as the server would
 // have named the application's.
 //
 // It also owns what differs on a MySQL server (rewriter.Server): reading

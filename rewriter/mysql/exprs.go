@@ -397,14 +397,32 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 	if err != nil {
 		return nil, err
 	}
+	key := frozenKey{qualifier: target.qualifier, text: text}
+	if fm := frozenMaskOf(key); fm != nil {
+		// What policyExprs checks of any mask: that it is not one of a
+		// policy reaching its own table again.
+		if err := r.EnterPolicy(target.plan.Table); err != nil {
+			return nil, err
+		}
+		r.LeavePolicy()
+		r.frozenUse(fm)
+		if target.guard != nil {
+			return guardMask(target.guard, fm.expr), nil
+		}
+		return fm.expr, nil
+	}
 	e, err := parseExpr(text)
 	if err != nil {
 		m, _ := target.plan.Mask(name)
 		return nil, &rewriter.Error{Kind: policy.ErrPolicy, Table: target.table.String(), Column: name, Policy: m.Policy,
 			Detail: "mask expression is not a single SQL expression"}
 	}
+	frozenable := frozenableMask(e)
 	if err := r.policyExprs(target.plan, target.qualifier, e, nil); err != nil {
 		return nil, err
+	}
+	if frozenable {
+		freezeMask(key, e)
 	}
 	if target.guard != nil {
 		e = guardMask(target.guard, e)

@@ -315,7 +315,10 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
-	text, err := printVerified(rd, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB)
+	text, err := printVerified(rd, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB, r.frozen)
+	if spliceCrossCheck && err == nil && frozenChanged(r.frozenPlaced) {
+		err = rewriter.Unsupported("a frozen mask was changed")
+	}
 	if err != nil {
 		return nil, err
 	}

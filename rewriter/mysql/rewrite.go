@@ -34,6 +34,11 @@ type rewrite struct {
 	// filters of the tables they read instead of fencing the tables
 	// (joinguard.go); nil otherwise.
 	joinGuard *joinGuard
+	// frozen are the prints of the frozen masks the statement placed, by
+	// node (frozen.go); frozenPlaced the masks themselves, under the
+	// tests' check.
+	frozen       map[sqlparser.Expr]frozenPrint
+	frozenPlaced []*frozenMask
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {

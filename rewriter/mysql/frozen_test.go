@@ -1,0 +1,190 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/policy"
+)
+
+// frozenDecisions mask customers with Hive's masks and one that reads the
+// caller, under a row filter.
+func frozenDecisions() map[string]*policy.Decision {
+	d := splicedDecisions()
+	d["shop.customers"].Masks["name"] = policy.Mask{Type: "CUSTOM", Expr: "concat({col}, CURRENT_USER())", Policy: "name-user"}
+	return d
+}
+
+// rewriteAs rewrites sql as user, and counts what its print spliced.
+func rewriteAs(t *testing.T, user, sql string) (text string, entries, thens int) {
+	t.Helper()
+	req := request(sql, frozenDecisions())
+	req.User.Name = user
+	var mu sync.Mutex
+	onSplice = func(e []spliced, w []splicedThen) {
+		mu.Lock()
+		entries, thens = entries+len(e), thens+len(w)
+		mu.Unlock()
+	}
+	defer func() { onSplice = nil }()
+	res, err := Dialect{}.Rewrite(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return res.SQL, entries, thens
+}
+
+// TestFrozenMasksAreShared: from a mask's second use on, the statement
+// places the frozen tree and splices its print (whole entries, an entry
+// composed around a guarded mask, a guarded mask inside an expression);
+// the statement prints as it did; a mask that reads the caller is
+// rewritten for each caller.
+func TestFrozenMasksAreShared(t *testing.T) {
+	for _, tc := range []struct {
+		sql           string
+		entries, then int
+	}{
+		// ssn and email are guarded masks standing as entries.
+		{"SELECT id, ssn, email FROM customers WHERE id = %d", 2, 0},
+		// Inside an expression, the guarded masks are spliced as the
+		// results of their CASEs.
+		{"SELECT upper(ssn) AS u, concat(email, 'x') AS e FROM customers WHERE id = %d", 2, 0},
+		{"SELECT id FROM customers WHERE ssn LIKE '%%12%%' AND id > %d ORDER BY email", 0, 2},
+	} {
+		first, _, _ := rewriteAs(t, "alice", fmt.Sprintf(tc.sql, 1))
+		again, entries, thens := rewriteAs(t, "alice", fmt.Sprintf(tc.sql, 1))
+		if again != first {
+			t.Fatalf("%s: the second rewrite prints otherwise:\n%s\n%s", tc.sql, short(first), short(again))
+		}
+		if entries != tc.entries || thens != tc.then {
+			t.Fatalf("%s: spliced %d entries and %d results, want %d and %d:\n%s", tc.sql, entries, thens, tc.entries, tc.then, short(again))
+		}
+	}
+	const sql = "SELECT name, ssn FROM customers WHERE id = 1"
+	rewriteAs(t, "alice", sql)
+	alice, _, _ := rewriteAs(t, "alice", sql)
+	bob, _, _ := rewriteAs(t, "bob", sql)
+	if !strings.Contains(alice, "'alice'") || !strings.Contains(bob, "'bob'") || strings.Contains(bob, "alice") {
+		t.Fatalf("the mask reading the caller was shared:\n%s\n%s", short(alice), short(bob))
+	}
+}
+
+// TestFrozenMasksUnderConcurrency: statements sharing frozen masks from
+// several goroutines print what one statement alone prints (and, under
+// -race, read the shared trees only).
+func TestFrozenMasksUnderConcurrency(t *testing.T) {
+	want := map[string]string{}
+	for i := range 5 {
+		for _, shape := range []string{
+			"SELECT id, ssn, email, name FROM customers WHERE id = %d",
+			"SELECT upper(ssn) AS u FROM customers WHERE email LIKE 'a%%' AND id > %d",
+			"SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.total > %d",
+		} {
+			sql := fmt.Sprintf(shape, i)
+			res, err := Dialect{}.Rewrite(context.Background(), request(sql, frozenDecisions()))
+			if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			want[sql] = res.SQL
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Go(func() {
+			for sql, text := range want {
+				res, err := Dialect{}.Rewrite(context.Background(), request(sql, frozenDecisions()))
+				if err != nil || res.SQL != text {
+					errs <- fmt.Sprintf("%s: %v", sql, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}
+
+// TestFrozenableMasks: which masks are rewritten once.
+func TestFrozenableMasks(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"`shop`.`customers`.`ssn`":                                         true,
+		"concat(left(ssn, 2), repeat('x', 3))":                             true,
+		"case when ssn is null then null else sha2(ssn, 256) end":          true,
+		"convert(cast(ssn as char(11)) using utf8mb4) collate utf8mb4_bin": true,
+		"regexp_replace(ssn, '[0-9]', 'x')":                                true,
+		"ifnull(ssn, ssn = ssn)":                                           true,
+		"not (ssn > 'a' and ssn < 'b' or ssn = _utf8mb4'c')":               true,
+		"concat(ssn, current_user())":                                      false,
+		"concat(ssn, user())":                                              false,
+		"session_attribute('dept')":                                        false,
+		"is_role_in_session('admin')":                                      false,
+		"(select max(ssn) from customers)":                                 false,
+		"exists (select 1)":                                                false,
+		"concat(ssn, @v)":                                                  false,
+		"concat(ssn, ?)":                                                   false,
+		"load_file('/etc/passwd')":                                         false,
+		"db.f(ssn)":                                                        false,
+		"sum(ssn)":                                                         false,
+		"ssn in (1, 2)":                                                    false,
+	} {
+		e, err := parseExprUncached(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := frozenableMask(e); got != want {
+			t.Fatalf("%s: frozenable %v, want %v", expr, got, want)
+		}
+	}
+}
+
+// TestFrozenChanged: the tests' check that no statement changes a frozen
+// mask sees a change.
+func TestFrozenChanged(t *testing.T) {
+	e, err := parseExprUncached("upper(`shop`.`customers`.`ssn`)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	print, err := format(e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := []*frozenMask{{expr: e, print: print}}
+	if frozenChanged(placed) {
+		t.Fatal("an unchanged mask reads as changed")
+	}
+	e.(*sqlparser.FuncExpr).Name = sqlparser.NewIdentifierCI("lower")
+	if !frozenChanged(placed) {
+		t.Fatal("a changed mask reads as unchanged")
+	}
+}
+
+// TestThenBoundary: a WHEN's result is spliced only where the printer
+// puts one.
+func TestThenBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		before, after string
+		ok            bool
+	}{
+		{"case when x then ", " end", true},
+		{"case when x then ", " end as `a`", true},
+		{"case when x then ", " when y then 1 end", true},
+		{"case when x then ", " else 1 end", true},
+		{"case when x then ", " as `a`", false},
+		{"case when x then ", ", 1", false},
+		{"select ", " end", false},
+		{"case when x then(", " end", false},
+	} {
+		if got := thenBoundary(tc.before, tc.after); got != tc.ok {
+			t.Fatalf("%q|%q: %v", tc.before, tc.after, got)
+		}
+	}
+}
