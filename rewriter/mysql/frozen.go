@@ -79,20 +79,9 @@ func frozenMaskOf(key frozenKey) *frozenMask {
 // freezeMask keeps a copy of e, a mask as the policy rewrite left it, under
 // key.
 func freezeMask(key frozenKey, e sqlparser.Expr) {
-	e = deepClone(e)
-	fm := &frozenMask{expr: e, texts: map[sqlparser.Expr]frozenPrint{}}
-	text, err := format(e, false)
-	if err != nil {
+	fm := newFrozenMask(e)
+	if fm == nil {
 		return
-	}
-	fm.print = text
-	if selfContained(text) {
-		fm.texts[e] = newFrozenPrint(text)
-	}
-	if m, _, ok := nullableAsColumn(e); ok {
-		if mt, err := format(m, false); err == nil && selfContained(mt) {
-			fm.texts[m] = newFrozenPrint(mt)
-		}
 	}
 	frozenMasks.mu.Lock()
 	defer frozenMasks.mu.Unlock()
@@ -102,6 +91,32 @@ func freezeMask(key frozenKey, e sqlparser.Expr) {
 	if _, ok := frozenMasks.m[key]; !ok {
 		frozenMasks.m[key] = fm
 	}
+}
+
+// newFrozenMask is a frozen copy of e, a mask as the policy rewrite left
+// it, with its prints; nil if it does not print.
+func newFrozenMask(e sqlparser.Expr) *frozenMask {
+	e = deepClone(e)
+	fm := &frozenMask{expr: e, texts: map[sqlparser.Expr]frozenPrint{}}
+	text, err := format(e, false)
+	if err != nil {
+		return nil
+	}
+	fm.print = text
+	switch e.(type) {
+	case *sqlparser.ColName, *sqlparser.Literal, *sqlparser.NullVal:
+		// Printed in place: a placeholder would cost more.
+	default:
+		if selfContained(text) {
+			fm.texts[e] = newFrozenPrint(text)
+		}
+	}
+	if m, _, ok := nullableAsColumn(e); ok {
+		if mt, err := format(m, false); err == nil && selfContained(mt) {
+			fm.texts[m] = newFrozenPrint(mt)
+		}
+	}
+	return fm
 }
 
 // frozenableMask reports whether e, a mask's SQL as parsed, is one the

@@ -188,3 +188,65 @@ func TestThenBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFormsShareFrozenEntries: from a read form's second instance on,
+// its mask entries are the frozen trees, spliced by their prints, and the
+// statement prints as it did; an entry that reads the caller is rewritten
+// for each caller.
+func TestReadFormsShareFrozenEntries(t *testing.T) {
+	const sql = "SELECT c.name, c.ssn, c.email, o.total FROM customers c LEFT JOIN orders o ON o.customer_id = c.id"
+	first, _, _ := rewriteAs(t, "alice", sql)
+	if !strings.Contains(first, "(select ") {
+		t.Fatalf("the statement does not read customers through its read form: %s", short(first))
+	}
+	again, entries, _ := rewriteAs(t, "alice", sql)
+	if again != first {
+		t.Fatalf("the second rewrite prints otherwise:\n%s\n%s", short(first), short(again))
+	}
+	// ssn and email, spliced whole; the name reads the caller.
+	if entries != 2 {
+		t.Fatalf("%d entries spliced, want 2: %s", entries, short(again))
+	}
+	form, err := readFormOf(readFormText(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, frozen := form.instance()
+	if frozen == nil {
+		t.Fatal("the read form has no frozen entry")
+	}
+	for i, se := range sel.SelectExprs.Exprs {
+		name := se.(*sqlparser.AliasedExpr).As.String()
+		if want := name != "name"; (frozen[i] != nil) != want {
+			t.Fatalf("entry %s frozen: %v", name, frozen[i] != nil)
+		}
+	}
+	bob, _, _ := rewriteAs(t, "bob", sql)
+	if !strings.Contains(bob, "'bob'") || strings.Contains(bob, "alice") {
+		t.Fatalf("the entry reading the caller was shared: %s", short(bob))
+	}
+}
+
+// readFormText is the text of the customers read form the policy of
+// frozenDecisions gives.
+func readFormText(t *testing.T) string {
+	t.Helper()
+	for text, f := range readFormsSnapshot() {
+		if strings.Contains(text, "FROM `shop`.`customers`") && len(f.entries) > 0 && strings.Contains(text, "CURRENT_USER()") {
+			return text
+		}
+	}
+	t.Fatal("no customers read form was parsed")
+	return ""
+}
+
+// readFormsSnapshot copies the read-form cache.
+func readFormsSnapshot() map[string]*readForm {
+	readForms.RLock()
+	defer readForms.RUnlock()
+	out := map[string]*readForm{}
+	for k, v := range readForms.m {
+		out[k] = v
+	}
+	return out
+}

@@ -163,7 +163,7 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 		switch e := n.(type) {
 		case *sqlparser.DerivedTable:
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(sel.From) == 1 && sel.Where != nil && sel.Limit != nil {
-				if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok && readForm(sel, ate, dec) {
+				if ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr); ok && isReadForm(sel, ate, dec) {
 					allowed[ate] = true
 				}
 			}
@@ -223,10 +223,10 @@ func checkTables(stmt sqlparser.Statement, dec map[string]*policy.Decision) erro
 	return bad
 }
 
-// readForm reports whether a derived table's query over one table is the
+// isReadForm reports whether a derived table's query over one table is the
 // policy's read form of it: no masked column selected raw, no restricted
 // column read at all.
-func readForm(sel *sqlparser.Select, ate *sqlparser.AliasedTableExpr, dec map[string]*policy.Decision) bool {
+func isReadForm(sel *sqlparser.Select, ate *sqlparser.AliasedTableExpr, dec map[string]*policy.Decision) bool {
 	tn, ok := ate.Expr.(sqlparser.TableName)
 	if !ok {
 		return false
@@ -433,7 +433,7 @@ func mergedReads(stmt sqlparser.Statement, dec map[string]*policy.Decision) map[
 					}
 					cols[strings.ToLower(ae.As.String())] = true
 				}
-				if !readForm(inner, ate, dec) {
+				if !isReadForm(inner, ate, dec) {
 					return false
 				}
 				filters[strings.ToLower(t.As.String())] = inner.Where.Expr

@@ -1,7 +1,9 @@
 package mysql
 
 import (
+	"errors"
 	"sync"
+	"sync/atomic"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -13,35 +15,105 @@ import (
 // remembered.
 var readForms struct {
 	sync.RWMutex
-	m map[string]sqlparser.Statement
+	m map[string]*readForm
 }
 
 // maxCachedReadForms bounds readForms; when it is full it starts over.
 const maxCachedReadForms = 1024
 
-// parseReadForm parses a table's read form. The caller owns the tree it
-// gets (a copy of the cached one).
-func parseReadForm(text string) (sqlparser.Statement, error) {
+// readForm is a parsed read form: the select without its entries, and
+// the entries, hoistGuardedMasks applied; neither is handed out. An entry
+// whose expression is a mask the policy rewrite can only qualify
+// (frozenableMask) is frozen by the form's first rewrite and shared by
+// the later ones, as a flattened read's masks are (frozen.go).
+type readForm struct {
+	rest       *sqlparser.Select
+	entries    []*sqlparser.AliasedExpr
+	frozenable []bool
+	frozen     atomic.Pointer[[]*frozenMask]
+}
+
+// readFormOf parses a table's read form: a select whose entries are all
+// aliased expressions.
+func readFormOf(text string) (*readForm, error) {
 	readForms.RLock()
-	stmt, ok := readForms.m[text]
+	f, ok := readForms.m[text]
 	readForms.RUnlock()
 	if ok {
-		return deepCloneStatement(stmt), nil
+		return f, nil
 	}
 	stmt, err := parse(text)
 	if err != nil {
 		return nil, err
 	}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || sel.SelectExprs == nil {
+		return nil, errNotAReadForm
+	}
+	hoistGuardedMasks(sel)
+	f = &readForm{rest: sel}
+	for _, se := range sel.SelectExprs.Exprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok {
+			return nil, errNotAReadForm
+		}
+		f.entries = append(f.entries, ae)
+		f.frozenable = append(f.frozenable, frozenableMask(ae.Expr))
+	}
+	sel.SelectExprs = nil
 	readForms.Lock()
 	if readForms.m == nil {
-		readForms.m = map[string]sqlparser.Statement{}
+		readForms.m = map[string]*readForm{}
 	}
 	if len(readForms.m) >= maxCachedReadForms {
 		clear(readForms.m)
 	}
-	readForms.m[text] = deepCloneStatement(stmt)
+	if old, ok := readForms.m[text]; ok {
+		f = old
+	} else {
+		readForms.m[text] = f
+	}
 	readForms.Unlock()
-	return stmt, nil
+	return f, nil
+}
+
+// errNotAReadForm is readFormOf's refusal of another statement.
+var errNotAReadForm = errors.New("not a read form")
+
+// instance is a select of the form the caller owns, and the frozen masks
+// placed in it by entry (nil before the form's first rewrite).
+func (f *readForm) instance() (*sqlparser.Select, []*frozenMask) {
+	sel := deepCloneStatement(f.rest).(*sqlparser.Select)
+	var frozen []*frozenMask
+	if p := f.frozen.Load(); p != nil {
+		frozen = *p
+	}
+	sel.SelectExprs = &sqlparser.SelectExprs{}
+	for i, ae := range f.entries {
+		if frozen != nil && frozen[i] != nil {
+			sel.SelectExprs.Exprs = append(sel.SelectExprs.Exprs, &sqlparser.AliasedExpr{Expr: frozen[i].expr, As: ae.As})
+			continue
+		}
+		sel.SelectExprs.Exprs = append(sel.SelectExprs.Exprs, &sqlparser.AliasedExpr{Expr: deepClone(ae.Expr), As: ae.As})
+	}
+	return sel, frozen
+}
+
+// freeze keeps the frozenable entries of sel, an instance the policy
+// rewrite walked whole, for the form's later instances.
+func (f *readForm) freeze(sel *sqlparser.Select) {
+	if f.frozen.Load() != nil || sel.SelectExprs == nil || len(sel.SelectExprs.Exprs) != len(f.entries) {
+		return
+	}
+	frozen := make([]*frozenMask, len(f.entries))
+	for i, se := range sel.SelectExprs.Exprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok || !f.frozenable[i] {
+			continue
+		}
+		frozen[i] = newFrozenMask(ae.Expr)
+	}
+	f.frozen.CompareAndSwap(nil, &frozen)
 }
 
 // deepCloneStatement copies stmt entirely, column references included

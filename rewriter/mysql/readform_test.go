@@ -40,40 +40,46 @@ func pointerNodes(n sqlparser.SQLNode) map[sqlparser.SQLNode]bool {
 	return out
 }
 
-// TestReadFormsAreCopies: a read form handed out by the cache equals the
-// parse of its text, shares no node with the cached tree or another
-// copy, and changing it (column references, literals, clauses) changes
-// no later answer.
+// TestReadFormsAreCopies: an instance of a read form handed out by the
+// cache equals the parse of its text (guarded masks hoisted), shares no
+// node with the cached tree or another instance, and changing it (column
+// references, literals, clauses) changes no later answer.
 func TestReadFormsAreCopies(t *testing.T) {
+	forms := 0
 	for _, text := range selectCorpus(t) {
 		want, err := parse(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := parseReadForm(text)
+		hoistGuardedMasks(want.(*sqlparser.Select))
+		form, err := readFormOf(text)
+		if err == errNotAReadForm {
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := parseReadForm(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readForms.RLock()
-		cached := readForms.m[text]
-		readForms.RUnlock()
+		forms++
+		a, _ := form.instance()
+		b, _ := form.instance()
 		for name, got := range map[string]sqlparser.Statement{"first": a, "second": b} {
 			if !sqlparser.Equals.SQLNode(got, want) || sqlparser.String(got) != sqlparser.String(want) {
-				t.Fatalf("%s: the %s copy is not the parse", text, name)
+				t.Fatalf("%s: the %s instance is not the parse:\n%s\n%s", text, name, sqlparser.String(got), sqlparser.String(want))
 			}
 		}
-		inB, inCached := pointerNodes(b), pointerNodes(cached)
+		inB, inCached := pointerNodes(b), pointerNodes(form.rest)
+		for _, ae := range form.entries {
+			for n := range pointerNodes(ae) {
+				inCached[n] = true
+			}
+		}
 		for n := range pointerNodes(a) {
 			if inB[n] || inCached[n] {
 				t.Fatalf("%s: two copies share a %T", text, n)
 			}
 		}
 		// Change everything the rewrite changes in place, and more.
-		sel := a.(*sqlparser.Select)
+		sel := a
 		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 			switch n := n.(type) {
 			case *sqlparser.ColName:
@@ -87,12 +93,12 @@ func TestReadFormsAreCopies(t *testing.T) {
 		sel.Where = nil
 		sel.Limit = &sqlparser.Limit{Rowcount: sqlparser.NewIntLiteral("1")}
 		sel.SelectExprs = nil
-		again, err := parseReadForm(text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		again, _ := form.instance()
 		if !sqlparser.Equals.SQLNode(again, want) || sqlparser.String(again) != sqlparser.String(want) {
 			t.Fatalf("%s: a change to a handed-out read form reached the cache", text)
 		}
+	}
+	if forms < 200 {
+		t.Fatalf("only %d read forms in the corpus", forms)
 	}
 }

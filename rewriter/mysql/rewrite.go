@@ -513,12 +513,12 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parseReadForm(text)
+	form, err := readFormOf(text)
 	if err != nil {
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form does not parse"}
 	}
-	sel, ok := stmt.(*sqlparser.Select)
-	if !ok || len(sel.From) != 1 {
+	sel, frozen := form.instance()
+	if len(sel.From) != 1 {
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
 	}
 	inner, ok := sel.From[0].(*sqlparser.AliasedTableExpr)
@@ -526,12 +526,26 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 		return nil, &rewriter.Error{Kind: rewriter.ErrUnsupported, Table: plan.Table.String(), Detail: "policy read form is not a select"}
 	}
 	r.Sanction(inner)
-	hoistGuardedMasks(sel)
+	// A frozen entry is the policy rewrite's result already: the walk
+	// skips it.
+	placed := map[*sqlparser.AliasedExpr]bool{}
+	for i, fm := range frozen {
+		if fm != nil {
+			placed[sel.SelectExprs.Exprs[i].(*sqlparser.AliasedExpr)] = true
+			r.frozenUse(fm)
+		}
+	}
 	if err := r.policyExprs(plan, qualified(plan.Table), sel, func(n, parent sqlparser.SQLNode) bool {
+		if ae, ok := n.(*sqlparser.AliasedExpr); ok && placed[ae] {
+			return true
+		}
 		_, isFrom := n.(sqlparser.TableExpr)
 		return isFrom && parent == sel
 	}); err != nil {
 		return nil, err
+	}
+	if frozen == nil {
+		form.freeze(sel)
 	}
 	if r.needsFence(plan, outer) {
 		fence(sel)
