@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,32 +19,66 @@ import (
 // ready to use and safe for concurrent use.
 type TextMemo struct {
 	Max int
-	mu  sync.RWMutex
-	m   map[string]string
+	m   Bounded[string, string]
 }
 
 // Do returns f(text), from memory when it was computed before.
 func (m *TextMemo) Do(text string, f func(string) (string, error)) (string, error) {
-	m.mu.RLock()
-	out, ok := m.m[text]
-	m.mu.RUnlock()
-	if ok {
+	if out, ok := m.m.Get(text); ok {
 		return out, nil
 	}
 	out, err := f(text)
 	if err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	if m.m == nil {
-		m.m = map[string]string{}
-	}
-	if len(m.m) >= m.Max {
-		clear(m.m)
-	}
-	m.m[text] = out
-	m.mu.Unlock()
+	m.m.put(text, out, m.Max)
 	return out, nil
+}
+
+// Bounded is a map of at most Max entries that starts over when it is
+// full, for what the dialects remember of a policy's texts (parsed read
+// forms, frozen masks): a policy set has far fewer, and starting over lets
+// a replaced policy's entries go. The zero value with Max set is ready to
+// use and safe for concurrent use.
+type Bounded[K comparable, V any] struct {
+	Max int
+	mu  sync.RWMutex
+	m   map[K]V
+}
+
+// Get returns the value under k.
+func (b *Bounded[K, V]) Get(k K) (V, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	v, ok := b.m[k]
+	return v, ok
+}
+
+// Snapshot is a copy of the entries.
+func (b *Bounded[K, V]) Snapshot() map[K]V {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return maps.Clone(b.m)
+}
+
+// Put keeps v under k unless k holds a value already, and returns the
+// value k holds.
+func (b *Bounded[K, V]) Put(k K, v V) V {
+	return b.put(k, v, b.Max)
+}
+
+// put is Put with the bound given.
+func (b *Bounded[K, V]) put(k K, v V, bound int) V {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if old, ok := b.m[k]; ok {
+		return old
+	}
+	if b.m == nil || len(b.m) >= bound {
+		b.m = map[K]V{}
+	}
+	b.m[k] = v
+	return v
 }
 
 // ExprForm is a dialect's canonical form of an expression (Syntax's

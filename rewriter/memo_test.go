@@ -118,3 +118,25 @@ func TestExprForm(t *testing.T) {
 		t.Fatal("a parse error was not returned")
 	}
 }
+
+// TestBounded: a full map starts over; a key keeps its first value.
+func TestBounded(t *testing.T) {
+	b := Bounded[string, int]{Max: 2}
+	if got := b.Put("a", 1); got != 1 {
+		t.Fatalf("put a: %d", got)
+	}
+	if got := b.Put("a", 2); got != 1 {
+		t.Fatalf("a second put of a replaced it: %d", got)
+	}
+	b.Put("b", 2)
+	if len(b.Snapshot()) != 2 {
+		t.Fatalf("entries: %v", b.Snapshot())
+	}
+	b.Put("c", 3)
+	if _, ok := b.Get("a"); ok {
+		t.Fatal("a full map did not start over")
+	}
+	if v, ok := b.Get("c"); !ok || v != 3 {
+		t.Fatalf("c: %d %v", v, ok)
+	}
+}

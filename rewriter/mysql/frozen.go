@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -30,12 +29,7 @@ import (
 
 // frozenMasks keeps the frozen masks by qualifier and SQL, at most 1,024;
 // when it is full it starts over.
-var frozenMasks = struct {
-	mu sync.RWMutex
-	m  map[frozenKey]*frozenMask
-}{}
-
-const maxFrozenMasks = 1024
+var frozenMasks = rewriter.Bounded[frozenKey, *frozenMask]{Max: 1024}
 
 // frozenMask is a mask as the policy rewrite leaves it.
 type frozenMask struct {
@@ -71,9 +65,8 @@ type frozenKey struct {
 
 // frozenMaskOf returns the frozen mask of key, or nil.
 func frozenMaskOf(key frozenKey) *frozenMask {
-	frozenMasks.mu.RLock()
-	defer frozenMasks.mu.RUnlock()
-	return frozenMasks.m[key]
+	fm, _ := frozenMasks.Get(key)
+	return fm
 }
 
 // freezeMask keeps a copy of e, a mask as the policy rewrite left it, under
@@ -83,14 +76,7 @@ func freezeMask(key frozenKey, e sqlparser.Expr) {
 	if fm == nil {
 		return
 	}
-	frozenMasks.mu.Lock()
-	defer frozenMasks.mu.Unlock()
-	if frozenMasks.m == nil || len(frozenMasks.m) >= maxFrozenMasks {
-		frozenMasks.m = map[frozenKey]*frozenMask{}
-	}
-	if _, ok := frozenMasks.m[key]; !ok {
-		frozenMasks.m[key] = fm
-	}
+	frozenMasks.Put(key, fm)
 }
 
 // newFrozenMask is a frozen copy of e, a mask as the policy rewrite left

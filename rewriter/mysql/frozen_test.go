@@ -231,22 +231,11 @@ func TestReadFormsShareFrozenEntries(t *testing.T) {
 // frozenDecisions gives.
 func readFormText(t *testing.T) string {
 	t.Helper()
-	for text, f := range readFormsSnapshot() {
+	for text, f := range readForms.Snapshot() {
 		if strings.Contains(text, "FROM `shop`.`customers`") && len(f.entries) > 0 && strings.Contains(text, "CURRENT_USER()") {
 			return text
 		}
 	}
 	t.Fatal("no customers read form was parsed")
 	return ""
-}
-
-// readFormsSnapshot copies the read-form cache.
-func readFormsSnapshot() map[string]*readForm {
-	readForms.RLock()
-	defer readForms.RUnlock()
-	out := map[string]*readForm{}
-	for k, v := range readForms.m {
-		out[k] = v
-	}
-	return out
 }

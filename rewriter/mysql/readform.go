@@ -2,10 +2,11 @@ package mysql
 
 import (
 	"errors"
-	"sync"
 	"sync/atomic"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sqe-project/sqe/rewriter"
 )
 
 // readForms keeps the read forms derivedTable parsed, by text: a table's
@@ -13,13 +14,7 @@ import (
 // that misses the rewrite cache until its policy or its columns change,
 // and a copy of the tree costs a fraction of the parse. Failures are not
 // remembered.
-var readForms struct {
-	sync.RWMutex
-	m map[string]*readForm
-}
-
-// maxCachedReadForms bounds readForms; when it is full it starts over.
-const maxCachedReadForms = 1024
+var readForms = rewriter.Bounded[string, *readForm]{Max: 1024}
 
 // readForm is a parsed read form: the select without its entries, and
 // the entries, hoistGuardedMasks applied; neither is handed out. An entry
@@ -36,10 +31,7 @@ type readForm struct {
 // readFormOf parses a table's read form: a select whose entries are all
 // aliased expressions.
 func readFormOf(text string) (*readForm, error) {
-	readForms.RLock()
-	f, ok := readForms.m[text]
-	readForms.RUnlock()
-	if ok {
+	if f, ok := readForms.Get(text); ok {
 		return f, nil
 	}
 	stmt, err := parse(text)
@@ -51,7 +43,7 @@ func readFormOf(text string) (*readForm, error) {
 		return nil, errNotAReadForm
 	}
 	hoistGuardedMasks(sel)
-	f = &readForm{rest: sel}
+	f := &readForm{rest: sel}
 	for _, se := range sel.SelectExprs.Exprs {
 		ae, ok := se.(*sqlparser.AliasedExpr)
 		if !ok {
@@ -61,20 +53,7 @@ func readFormOf(text string) (*readForm, error) {
 		f.frozenable = append(f.frozenable, frozenableMask(ae.Expr))
 	}
 	sel.SelectExprs = nil
-	readForms.Lock()
-	if readForms.m == nil {
-		readForms.m = map[string]*readForm{}
-	}
-	if len(readForms.m) >= maxCachedReadForms {
-		clear(readForms.m)
-	}
-	if old, ok := readForms.m[text]; ok {
-		f = old
-	} else {
-		readForms.m[text] = f
-	}
-	readForms.Unlock()
-	return f, nil
+	return readForms.Put(text, f), nil
 }
 
 // errNotAReadForm is readFormOf's refusal of another statement.

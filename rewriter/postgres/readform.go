@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -33,12 +32,7 @@ import (
 
 // readFormCache keeps the parsed read forms by text, at most 1,024 (a
 // policy set has far fewer tables); when it is full it starts over.
-var readFormCache = struct {
-	mu sync.RWMutex
-	m  map[string]*readForm
-}{}
-
-const maxReadForms = 1024
+var readFormCache = rewriter.Bounded[string, *readForm]{Max: 1024}
 
 // readForm is one read form as parsed.
 type readForm struct {
@@ -85,10 +79,7 @@ type placedForm struct {
 // readFormOf returns the parsed read form of text: a plain select of one
 // table with no other clause than WHERE.
 func readFormOf(text string) (*readForm, bool) {
-	readFormCache.mu.RLock()
-	f, ok := readFormCache.m[text]
-	readFormCache.mu.RUnlock()
-	if ok {
+	if f, ok := readFormCache.Get(text); ok {
 		return f, true
 	}
 	tree, err := parse(text)
@@ -107,25 +98,12 @@ func readFormOf(text string) (*readForm, bool) {
 		return nil, false
 	}
 	keepGuardedTypes(sel)
-	f = &readForm{sel: sel, targets: sel.TargetList, columns: make([][]string, len(sel.TargetList)), id: readFormIDs.Add(1)}
+	f := &readForm{sel: sel, targets: sel.TargetList, columns: make([][]string, len(sel.TargetList)), id: readFormIDs.Add(1)}
 	sel.TargetList = nil
 	for i, t := range f.targets {
 		f.columns[i] = frozenableColumns(t, base.Schemaname, base.Relname)
 	}
-	readFormCache.mu.Lock()
-	if readFormCache.m == nil {
-		readFormCache.m = map[string]*readForm{}
-	}
-	if old, ok := readFormCache.m[text]; ok {
-		f = old
-	} else {
-		if len(readFormCache.m) >= maxReadForms {
-			clear(readFormCache.m)
-		}
-		readFormCache.m[text] = f
-	}
-	readFormCache.mu.Unlock()
-	return f, true
+	return readFormCache.Put(text, f), true
 }
 
 // instance returns a select of the form the caller owns, and the frozen
