@@ -152,6 +152,9 @@ func (r *rewrite) frozenUse(fm *frozenMask) {
 	if r.frozen == nil {
 		r.frozen = map[sqlparser.Expr]frozenPrint{}
 	}
+	// The mask itself is marked even without a print, so that the
+	// spliced print never walks into the shared tree.
+	r.frozen[fm.expr] = frozenPrint{}
 	for n, text := range fm.texts {
 		r.frozen[n] = text
 	}

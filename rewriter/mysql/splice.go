@@ -143,7 +143,7 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	visit = func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
 		case *sqlparser.When:
-			if text, ok := frozenText(frozen, x.Val); ok {
+			if text, ok := frozenText(frozen, x.Val); ok && text != "" {
 				thens = append(thens, splicedThen{when: x, val: x.Val, text: text})
 				_ = sqlparser.Walk(visit, x.Cond)
 				return false, nil
@@ -154,7 +154,9 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 				return true, nil
 			}
 			if text, ok := frozenText(frozen, x.Expr); ok {
-				entries = append(entries, spliced{entry: x, expr: x.Expr, text: text})
+				if text != "" {
+					entries = append(entries, spliced{entry: x, expr: x.Expr, text: text})
+				}
 				return false, nil
 			}
 			switch x.Expr.(type) {
@@ -240,7 +242,9 @@ type splicedThen struct {
 }
 
 // frozenText is the print of e when it is a frozen mask the statement
-// placed (only a node held by pointer can be one).
+// placed (only a node held by pointer can be one); "" for one printed in
+// place. A frozen mask is shared: the print never walks into one to
+// splice inside it.
 func frozenText(frozen map[sqlparser.Expr]frozenPrint, e sqlparser.Expr) (string, bool) {
 	p, ok := frozenPrintOf(frozen, e)
 	return p.text, ok
@@ -294,7 +298,7 @@ func composedEntry(e sqlparser.Expr, frozen map[sqlparser.Expr]frozenPrint) (str
 	}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		if w, ok := n.(*sqlparser.When); ok {
-			if p, ok := frozenPrintOf(frozen, w.Val); ok {
+			if p, ok := frozenPrintOf(frozen, w.Val); ok && p.text != "" {
 				thens = append(thens, splicedThen{when: w, val: w.Val, text: p.text})
 				prints = append(prints, p)
 				return false, sqlparser.Walk(notFrozen, w.Cond)
