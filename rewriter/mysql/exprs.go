@@ -101,7 +101,8 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 				err = r.checkColumn(e, &scope{parent: sc.parent, ctes: sc.ctes, tables: sc.tables, policy: sc.policy})
 				return false
 			}
-			if repl, rerr := r.column(e, sc); rerr != nil {
+			_, entry := c.Parent().(*sqlparser.AliasedExpr)
+			if repl, rerr := r.column(e, sc, entry); rerr != nil {
 				err = rerr
 			} else if repl != nil {
 				if _, isMatch := c.Parent().(*sqlparser.MatchExpr); isMatch {
@@ -292,12 +293,13 @@ func (r *rewrite) stripSchema(q *sqlparser.TableName, sc *scope) {
 
 // checkColumn refuses a restricted column named by the application.
 func (r *rewrite) checkColumn(c *sqlparser.ColName, sc *scope) error {
-	_, err := r.column(c, sc)
+	_, err := r.column(c, sc, false)
 	return err
 }
 
-// column checks one column reference and returns its replacement, if any.
-func (r *rewrite) column(c *sqlparser.ColName, sc *scope) (sqlparser.Expr, error) {
+// column checks one column reference and returns its replacement, if any;
+// entry says that the reference is a whole select-list entry.
+func (r *rewrite) column(c *sqlparser.ColName, sc *scope, entry bool) (sqlparser.Expr, error) {
 	if sc.policy {
 		if sc.base != nil && c.Qualifier.IsEmpty() {
 			c.Qualifier = *sc.base
@@ -326,13 +328,14 @@ func (r *rewrite) column(c *sqlparser.ColName, sc *scope) (sqlparser.Expr, error
 			}
 		}
 	}
-	return r.maskedTargetColumn(c, owner, sc)
+	return r.maskedTargetColumn(c, owner, sc, entry)
 }
 
 // maskedTargetColumn returns the mask expression that replaces a reference
 // to a masked column of a write's target, so that a write reads the value
-// the caller may see.
-func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *scope) (sqlparser.Expr, error) {
+// the caller may see. entry says that the reference is a whole
+// select-list entry (where a guarded frozen mask is placed whole).
+func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *scope, entry bool) (sqlparser.Expr, error) {
 	var targets []*tableRef
 	depth := 0
 	for s := sc; s != nil; s = s.parent {
@@ -405,10 +408,17 @@ func (r *rewrite) maskedTargetColumn(c *sqlparser.ColName, owner *tableRef, sc *
 			return nil, err
 		}
 		r.LeavePolicy()
-		r.frozenUse(fm)
 		if target.guard != nil {
+			if entry {
+				if g := guardedFrozenMask(target, fm); g != nil {
+					r.frozenUse(g)
+					return g.expr, nil
+				}
+			}
+			r.frozenUse(fm)
 			return guardMask(target.guard, fm.expr), nil
 		}
+		r.frozenUse(fm)
 		return fm.expr, nil
 	}
 	e, err := parseExpr(text)

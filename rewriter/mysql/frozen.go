@@ -25,7 +25,10 @@ import (
 // walking their own. Its print is computed and checked once with it, and
 // the spliced print (splice.go) puts that text where the tree stands as a
 // select-list entry or as the result of a CASE's WHEN, without printing
-// the mask again.
+// the mask again. A frozen mask guarded by a flattened read's filter and
+// standing as a whole select-list entry is frozen once more with its guard
+// (guardedFrozenMask), so that the print splices the entry whole instead
+// of formatting the guard around the mask on every statement.
 
 // frozenMasks keeps the frozen masks by qualifier and SQL, at most 1,024;
 // when it is full it starts over.
@@ -61,6 +64,44 @@ func newFrozenPrint(text string) frozenPrint {
 type frozenKey struct {
 	qualifier sqlparser.TableName
 	text      string
+}
+
+// guardedMasks keeps the frozen guarded masks of flattened reads by the
+// guard's print and the frozen mask, at most 1,024; when it is full it
+// starts over.
+var guardedMasks = rewriter.Bounded[guardedKey, *frozenMask]{Max: 1024}
+
+// guardedKey is a guard's print and the frozen mask it guards.
+type guardedKey struct {
+	guard string
+	mask  *frozenMask
+}
+
+// guardedFrozenMask is fm guarded by ref's guard (guardMask), frozen and
+// shared by every statement whose guard prints the same: placed as a whole
+// select-list entry, its checked print is spliced there, where the mask
+// guarded in place would make the print format the guard around it on
+// every statement. nil when the guard does not print or the guarded mask
+// has no checked print (the caller guards fm in place).
+func guardedFrozenMask(ref *tableRef, fm *frozenMask) *frozenMask {
+	if !ref.guardPrinted {
+		ref.guardPrinted = true
+		if text, err := format(ref.guard, false); err == nil {
+			ref.guardText = text
+		}
+	}
+	if ref.guardText == "" {
+		return nil
+	}
+	key := guardedKey{guard: ref.guardText, mask: fm}
+	if g, ok := guardedMasks.Get(key); ok {
+		return g
+	}
+	g := newFrozenMask(guardMask(ref.guard, fm.expr))
+	if g == nil || g.texts[g.expr].text == "" {
+		g = nil
+	}
+	return guardedMasks.Put(key, g)
 }
 
 // frozenMaskOf returns the frozen mask of key, or nil.

@@ -239,3 +239,57 @@ func readFormText(t *testing.T) string {
 	t.Fatal("no customers read form was parsed")
 	return ""
 }
+
+// TestGuardedMasksAreShared: a guarded mask standing as a whole entry of a
+// flattened read is placed as one frozen tree, shared by every statement
+// whose guard prints the same, and spliced without formatting the guard;
+// a guard that prints otherwise (another caller's filter, another alias)
+// gets its own.
+func TestGuardedMasksAreShared(t *testing.T) {
+	entriesOf := func(region, sql string) (string, []sqlparser.Expr) {
+		t.Helper()
+		d := splicedDecisions()
+		d["shop.customers"].RowFilters = []policy.RowFilter{{Expr: "region = '" + region + "'", Policy: "region-" + region}}
+		var got []sqlparser.Expr
+		onSplice = func(e []spliced, _ []splicedThen) {
+			for _, s := range e {
+				got = append(got, s.expr)
+			}
+		}
+		defer func() { onSplice = nil }()
+		res, err := Dialect{}.Rewrite(context.Background(), request(sql, d))
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return res.SQL, got
+	}
+	guardOf := func(e sqlparser.Expr) string {
+		if m, _, ok := nullableAsColumn(e); ok {
+			e = m
+		}
+		if c, ok := e.(*sqlparser.CaseExpr); ok && len(c.Whens) == 1 {
+			return sqlparser.String(c.Whens[0].Cond)
+		}
+		return ""
+	}
+	const shape = "SELECT id, ssn, email FROM customers WHERE id = %d"
+	entriesOf("EU", fmt.Sprintf(shape, 1))
+	_, second := entriesOf("EU", fmt.Sprintf(shape, 2))
+	text, third := entriesOf("EU", fmt.Sprintf(shape, 3))
+	if len(second) != 2 || len(third) != 2 || second[0] != third[0] || second[1] != third[1] {
+		t.Fatalf("the guarded masks are not shared: %v / %v", second, third)
+	}
+	for _, e := range third {
+		if g := guardOf(e); !strings.Contains(g, "'EU'") {
+			t.Fatalf("entry %.60s is not guarded by the filter:\n%s", sqlparser.String(e), short(text))
+		}
+	}
+	usText, us := entriesOf("US", fmt.Sprintf(shape, 4))
+	if len(us) != 2 || us[0] == third[0] || us[1] == third[1] || !strings.Contains(guardOf(us[0]), "'US'") || strings.Contains(usText, "'EU'") {
+		t.Fatalf("a statement under another filter took the EU guarded masks:\n%s", short(usText))
+	}
+	_, aliased := entriesOf("EU", "SELECT c.id, c.ssn AS ssn, c.email AS email FROM customers c WHERE c.id = 6")
+	if len(aliased) != 2 || aliased[0] == third[0] || !strings.Contains(guardOf(aliased[0]), "c.region") {
+		t.Fatalf("another qualifier shared the guarded masks: %v", aliased)
+	}
+}

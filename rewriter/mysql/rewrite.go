@@ -68,6 +68,10 @@ type tableRef struct {
 	// that replaces a column reference is computed only where it holds
 	// (see rewriter.TablePlan.DerivedSelect).
 	guard sqlparser.Expr
+	// guardText is guard's print, once it has been asked for
+	// (guardedFrozenMask); guardPrinted says that it has.
+	guardText    string
+	guardPrinted bool
 }
 
 // scope is one level of name visibility: the CTEs defined at this level

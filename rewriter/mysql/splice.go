@@ -42,6 +42,7 @@ import (
 // that on every statement they rewrite (spliceCrossCheck).
 //
 // A frozen mask (frozen.go) is never printed again: an entry that is one
+// (a guarded mask standing as a whole entry is one, guardedFrozenMask)
 // takes its checked print; an entry holding guarded frozen masks is
 // printed with a placeholder as each one's WHEN result and their prints
 // put in (composedEntry, checked once per such print); and a guarded
