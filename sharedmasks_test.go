@@ -12,7 +12,8 @@ import (
 
 // sharedMasksPolicy masks accounts with a built-in mask (rewritten once and
 // shared by every statement) and with one that reads the caller (rewritten
-// for each), under a simple row filter; visits are filtered by the caller.
+// for each), under a simple row filter; visits are filtered by the caller;
+// ledger has a built-in mask under a simple filter of each caller's own.
 const sharedMasksPolicy = `version: 1
 default: deny
 tables:
@@ -29,14 +30,23 @@ tables:
       - {name: read, principals: [public], allow: [select]}
     row_filters:
       - {name: own, principals: [public], filter: "note = current_user"}
+  %[1]s.ledger:
+    access:
+      - {name: read, principals: [public], allow: [select]}
+    row_filters:
+      - {name: alice-eu, principals: ["user:alice"], filter: "region = 'EU'"}
+      - {name: bob-us, principals: ["user:bob"], filter: "region = 'US'"}
+    masks:
+      - {name: ledger-ssn, principals: [public], column: ssn, type: MASK_SHOW_LAST_4}
 `
 
 // TestSharedMasksServeEveryCaller: statements that miss the rewrite cache
 // (a new literal each time), from callers taking turns, in the shapes
 // whose masks are shared between statements (a flattened read, a join of
-// read forms, a mask in a condition and in an expression): each caller
-// gets the built-in mask, its own name where the mask reads the caller,
-// its own rows, and never the hidden row.
+// read forms, a mask in a condition and in an expression, a flattened
+// read's guarded masks under each caller's own filter): each caller gets
+// the built-in mask, its own name where the mask reads the caller, its
+// own rows, and never the hidden row.
 func TestSharedMasksServeEveryCaller(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
@@ -46,7 +56,9 @@ func TestSharedMasksServeEveryCaller(t *testing.T) {
 				"CREATE TABLE visits (id INT PRIMARY KEY, account_id INT, note VARCHAR(40))",
 				"INSERT INTO accounts VALUES (1, 'alice', 'EU', '123-45-6789', 'alice@x.org'), "+
 					"(2, 'bob', 'EU', '987-65-4321', 'bob@y.org'), (3, 'carol', 'US', '555-12-1289', 'hidden-carol@z.org')",
-				"INSERT INTO visits VALUES (1, 1, 'alice'), (2, 2, 'bob'), (3, 1, 'bob'), (4, 3, 'alice')")
+				"INSERT INTO visits VALUES (1, 1, 'alice'), (2, 2, 'bob'), (3, 1, 'bob'), (4, 3, 'alice')",
+				"CREATE TABLE ledger (id INT PRIMARY KEY, region VARCHAR(8), ssn VARCHAR(11))",
+				"INSERT INTO ledger VALUES (1, 'EU', '111-22-3301'), (2, 'US', '444-55-6602')")
 			shapes := []struct {
 				sql  string
 				want func(user string) [][]string
@@ -62,6 +74,12 @@ func TestSharedMasksServeEveryCaller(t *testing.T) {
 				}},
 				{"SELECT upper(email) AS e FROM accounts WHERE ssn LIKE '%%89' AND id <> %d", func(u string) [][]string {
 					return [][]string{r("AL/" + strings.ToUpper(u))}
+				}},
+				{"SELECT id, ssn FROM ledger WHERE id <> %d ORDER BY id", func(u string) [][]string {
+					if u == "alice" {
+						return [][]string{r("1", "xxx-xx-3301")}
+					}
+					return [][]string{r("2", "xxx-xx-6602")}
 				}},
 				{"SELECT a.email FROM accounts a LEFT JOIN visits v ON v.account_id = a.id AND v.id <> %d WHERE v.id IS NULL ORDER BY a.id", func(u string) [][]string {
 					if u == "alice" {
@@ -83,7 +101,8 @@ func TestSharedMasksServeEveryCaller(t *testing.T) {
 						}
 						for _, row := range rows {
 							for _, cell := range row {
-								if strings.Contains(cell, "carol") || strings.Contains(cell, "1289") || strings.Contains(cell, "@") {
+								if strings.Contains(cell, "carol") || strings.Contains(cell, "1289") || strings.Contains(cell, "@") ||
+									strings.Contains(cell, "111-22") || strings.Contains(cell, "444-55") {
 									t.Fatalf("round %d, %s: %s returned a protected value %q", round, user, q, cell)
 								}
 							}
