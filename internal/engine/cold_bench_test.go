@@ -42,7 +42,10 @@ func BenchmarkColdStatement(b *testing.B) {
 	}
 	for _, dialect := range []string{"mysql", "postgres"} {
 		cat := coldCatalog(dialect)
-		newEngine := func(noTemplates bool) *Engine {
+		// Each shape's engines are closed and dropped when its benchmark
+		// ends, so that one shape's caches do not weigh on the next's
+		// collections.
+		newEngine := func(b *testing.B, noTemplates bool) *Engine {
 			src := policy.NewMemorySource()
 			if _, err := src.Publish(file); err != nil {
 				b.Fatal(err)
@@ -59,7 +62,7 @@ func BenchmarkColdStatement(b *testing.B) {
 		ctx := session.NewContext(context.Background(), session.User{Name: "analyst"})
 		for name, shape := range benchshapes.Cold() {
 			b.Run(dialect+"/"+name, func(b *testing.B) {
-				templated, plain := newEngine(false), newEngine(true)
+				templated, plain := newEngine(b, false), newEngine(b, true)
 				tcs, pcs := NewConnState(nil), NewConnState(nil)
 				plan := func(e *Engine, cs *ConnState, q string) {
 					p, err := e.Plan(ctx, cs, q)
