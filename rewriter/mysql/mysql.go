@@ -315,7 +315,7 @@ func rewriteOne(ctx context.Context, req *rewriter.Request, sql string, at int) 
 	if err != nil {
 		return nil, err
 	}
-	text, err := printVerified(rd, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB, r.frozen)
+	text, err := printVerified(rd, want, req.SQL, r.session.NoBackslashEscapes, sess.MariaDB, placed{frozen: r.frozen, forms: r.staticForms})
 	if spliceCrossCheck && err == nil && frozenChanged(r.frozenPlaced) {
 		err = rewriter.Unsupported("a frozen mask was changed")
 	}

@@ -26,6 +26,10 @@ type readForm struct {
 	entries    []*sqlparser.AliasedExpr
 	frozenable []bool
 	frozen     atomic.Pointer[[]*frozenMask]
+	// static says that the policy rewrite leaves every instance of the
+	// form the same select (staticForm): its print is then the form's,
+	// computed once (formText).
+	static bool
 }
 
 // readFormOf parses a table's read form: a select whose entries are all
@@ -53,7 +57,39 @@ func readFormOf(text string) (*readForm, error) {
 		f.frozenable = append(f.frozenable, frozenableMask(ae.Expr))
 	}
 	sel.SelectExprs = nil
+	f.static = staticForm(f)
 	return readForms.Put(text, f), nil
+}
+
+// staticForm reports whether the policy rewrite can do nothing to an
+// instance of f but qualify its columns with its table: a select of one
+// table, without alias, hints or partitions, whose filter and entries are
+// columns or hold only the nodes frozenableMask lists (no context or
+// session function, subquery, variable or placeholder), and with no other
+// clause. Every instance then prints the same.
+func staticForm(f *readForm) bool {
+	sel := f.rest
+	if len(sel.From) != 1 || sel.With != nil || sel.Distinct || sel.GroupBy != nil || sel.Having != nil ||
+		len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Into != nil || sel.Windows != nil || sel.Lock != sqlparser.NoLock ||
+		sel.StraightJoinHint || sel.SQLCalcFoundRows || sel.Comments != nil {
+		return false
+	}
+	ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr)
+	if !ok || !ate.As.IsEmpty() || ate.Hints != nil || ate.Partitions != nil || ate.Columns != nil {
+		return false
+	}
+	if _, ok := ate.Expr.(sqlparser.TableName); !ok {
+		return false
+	}
+	if sel.Where != nil && (sel.Where.Type != sqlparser.WhereClause || !frozenableMask(sel.Where.Expr)) {
+		return false
+	}
+	for i, ae := range f.entries {
+		if _, col := ae.Expr.(*sqlparser.ColName); !col && !f.frozenable[i] {
+			return false
+		}
+	}
+	return len(f.entries) > 0
 }
 
 // errNotAReadForm is readFormOf's refusal of another statement.

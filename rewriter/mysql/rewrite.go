@@ -39,6 +39,9 @@ type rewrite struct {
 	// tests' check.
 	frozen       map[sqlparser.Expr]frozenPrint
 	frozenPlaced []*frozenMask
+	// staticForms are the instances of static read forms the statement
+	// placed, by select (readform.go, formText).
+	staticForms map[*sqlparser.Select]*readForm
 }
 
 func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
@@ -550,6 +553,12 @@ func (r *rewrite) derivedTable(plan *rewriter.TablePlan, outer *scope) (*sqlpars
 	}
 	if frozen == nil {
 		form.freeze(sel)
+	}
+	if form.static {
+		if r.staticForms == nil {
+			r.staticForms = map[*sqlparser.Select]*readForm{}
+		}
+		r.staticForms[sel] = form
 	}
 	if r.needsFence(plan, outer) {
 		fence(sel)

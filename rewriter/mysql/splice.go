@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,11 @@ import (
 // found once after " then " and before " when ", " else " or " end":
 // a complete expression stands as a WHEN's result whatever it is, so the
 // spliced print parses as the skeleton with the mask in its place.
+//
+// A static read form (readform.go), a derived table every instance of
+// which prints the same, stands in the skeleton as one placeholder table
+// and its checked print, once per form and fence, is put in its place
+// (formText).
 
 // spliceToken marks this process's placeholders (rewriter.SpliceToken).
 var spliceToken = rewriter.SpliceToken
@@ -69,8 +75,11 @@ const minSpliced = 256
 var checkedEntries = rewriter.TextMemo{Max: 1024}
 
 // onSplice, when set (by the package's tests), is told what each spliced
-// print splices.
-var onSplice func(entries []spliced, thens []splicedThen)
+// print splices; onSplicedTables how many placeholder tables it held.
+var (
+	onSplice        func(entries []spliced, thens []splicedThen)
+	onSplicedTables func(n int)
+)
 
 // spliced is one select-list entry printed by its text.
 type spliced struct {
@@ -86,12 +95,12 @@ type spliced struct {
 // the parser, which reads backslashes as escapes (the two prints differ
 // only in how literals are escaped); a schema change's words are put back
 // into both.
-func printVerified(rd reading, want rewriter.Printed, query string, noBackslashEscapes, mariaDB bool, frozen map[sqlparser.Expr]frozenPrint) (string, error) {
+func printVerified(rd reading, want rewriter.Printed, query string, noBackslashEscapes, mariaDB bool, shared placed) (string, error) {
 	node := rd.node
 	characteristics, isCharacteristics := transactionCharacteristics(rd.stmt)
 	isCharacteristics = isCharacteristics && node == sqlparser.SQLNode(rd.stmt)
 	if !noBackslashEscapes && rd.mod == nil && !isCharacteristics {
-		if text, ok := printSpliced(node, want, query, mariaDB, frozen); ok {
+		if text, ok := printSpliced(node, want, query, mariaDB, shared); ok {
 			if spliceCrossCheck {
 				whole, err := format(node, false)
 				if err != nil || whole != text {
@@ -128,21 +137,38 @@ func printVerified(rd reading, want rewriter.Printed, query string, noBackslashE
 	return text, nil
 }
 
+// placed is what a statement placed that other statements share: the
+// prints of its frozen masks, by node (frozen.go), and its static read
+// forms, by their select (readform.go).
+type placed struct {
+	frozen map[sqlparser.Expr]frozenPrint
+	forms  map[*sqlparser.Select]*readForm
+}
+
 // printSpliced is printVerified's spliced print; ok is false when it
-// cannot be used. frozen are the prints of the frozen masks the statement
-// placed, by node (frozen.go): an entry or a WHEN's result that is one of
-// them is spliced with that text, without printing it.
-func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, mariaDB bool, frozen map[sqlparser.Expr]frozenPrint) (string, bool) {
+// cannot be used. An entry or a WHEN's result that is a frozen mask the
+// statement placed is spliced with its print, without printing it; a
+// derived table that is a static read form stands in the skeleton as a
+// placeholder table, its select's print (formText) spliced in.
+func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, mariaDB bool, shared placed) (string, bool) {
 	stmt, plain := node.(sqlparser.Statement)
 	if !plain || strings.Contains(query, spliceToken()) {
 		return "", false
 	}
+	frozen := shared.frozen
 	var entries []spliced
 	var thens []splicedThen
+	var tables []splicedTable
 	failed := false
 	var visit func(n sqlparser.SQLNode) (bool, error)
 	visit = func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
+		case *sqlparser.AliasedTableExpr:
+			if t, ok := placedFormTable(x, shared.forms); ok {
+				tables = append(tables, t)
+				return false, nil
+			}
+			return true, nil
 		case *sqlparser.When:
 			if text, ok := frozenText(frozen, x.Val); ok && text != "" {
 				thens = append(thens, splicedThen{when: x, val: x.Val, text: text})
@@ -189,23 +215,43 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 		return true, nil
 	}
 	_ = sqlparser.Walk(visit, stmt)
-	if failed || len(entries)+len(thens) == 0 {
+	if failed || len(entries)+len(thens)+len(tables) == 0 {
 		return "", false
 	}
 	if onSplice != nil {
 		onSplice(entries, thens)
 	}
-	placed := make([]rewriter.Splice, 0, len(entries)+len(thens))
-	placeholder := func(text string) *sqlparser.ColName {
-		name := spliceToken() + strconv.Itoa(len(placed))
-		placed = append(placed, rewriter.Splice{Placeholder: "`" + name + "`", Text: text})
-		return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(name)}
+	if onSplicedTables != nil {
+		onSplicedTables(len(tables))
+	}
+	splices := make([]rewriter.Splice, 0, len(entries)+len(thens)+len(tables))
+	placeholder := func(text string) string {
+		name := spliceToken() + strconv.Itoa(len(splices))
+		splices = append(splices, rewriter.Splice{Placeholder: "`" + name + "`", Text: text})
+		return name
+	}
+	column := func(text string) *sqlparser.ColName {
+		return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(placeholder(text))}
 	}
 	for _, e := range entries {
-		e.entry.Expr = placeholder(e.text)
+		e.entry.Expr = column(e.text)
 	}
 	for _, t := range thens {
-		t.when.Val = placeholder(t.text)
+		t.when.Val = column(t.text)
+	}
+	skeletonWant := want
+	if len(tables) > 0 {
+		skeletonWant.Tables = slices.Clone(want.Tables)
+	}
+	for _, t := range tables {
+		name := placeholder("(" + t.text + ")")
+		j := slices.Index(skeletonWant.Tables, t.entry)
+		if j < 0 {
+			failed = true
+			continue
+		}
+		skeletonWant.Tables[j] = "\x00" + name
+		t.ate.Expr = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}
 	}
 	skeleton, err := format(node, false)
 	for _, e := range entries {
@@ -214,17 +260,31 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	for _, t := range thens {
 		t.when.Val = t.val
 	}
-	if err != nil || verifyPrinted(want, skeleton, mariaDB) != nil {
+	for _, t := range tables {
+		t.ate.Expr = t.expr
+	}
+	if failed || err != nil || verifyPrinted(skeletonWant, skeleton, mariaDB) != nil {
 		return "", false
 	}
-	return rewriter.SpliceInto(skeleton, placed, func(i int, before, after string) bool {
-		if i < len(entries) {
+	return rewriter.SpliceInto(skeleton, splices, func(i int, before, after string) bool {
+		switch {
+		case i < len(entries):
 			// An entry is printed after SELECT or a comma and a space, and
 			// before " as `alias`".
 			return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " as ")
+		case i < len(entries)+len(thens):
+			return thenBoundary(before, after)
 		}
-		return thenBoundary(before, after)
+		return fromItemBoundary(before, after)
 	})
+}
+
+// fromItemBoundary reports whether a placeholder table stands as an item
+// of a FROM list or a join is printed: after FROM, a comma or a join's
+// keyword and a space, before " as " and its alias.
+func fromItemBoundary(before, after string) bool {
+	return (strings.HasSuffix(before, " from ") || strings.HasSuffix(before, ", ") ||
+		strings.HasSuffix(before, "join ")) && strings.HasPrefix(after, " as `")
 }
 
 // thenBoundary reports whether a placeholder stands as a WHEN's result is
@@ -379,4 +439,124 @@ func checkEntry(text string) bool {
 		return true, nil
 	}, e)
 	return clean
+}
+
+// splicedTable is a static read form's derived table printed as its
+// select's checked print: ate holds it (expr, while the skeleton is
+// printed with a placeholder table), entry is its table as the printed
+// check lists it.
+type splicedTable struct {
+	ate         *sqlparser.AliasedTableExpr
+	expr        sqlparser.SimpleTableExpr
+	text, entry string
+}
+
+// placedFormTable reads ate as a derived table that is an instance of a
+// static read form the statement placed, and returns its splice.
+func placedFormTable(ate *sqlparser.AliasedTableExpr, forms map[*sqlparser.Select]*readForm) (splicedTable, bool) {
+	dt, ok := ate.Expr.(*sqlparser.DerivedTable)
+	if !ok || len(forms) == 0 || dt.Lateral || ate.As.IsEmpty() || ate.Columns != nil || ate.Hints != nil || ate.Partitions != nil {
+		return splicedTable{}, false
+	}
+	sel, ok := dt.Select.(*sqlparser.Select)
+	if !ok || forms[sel] == nil {
+		return splicedTable{}, false
+	}
+	text, entry, ok := formText(forms[sel], sel)
+	return splicedTable{ate: ate, expr: ate.Expr, text: text, entry: entry}, ok
+}
+
+// formTexts remembers the checked prints of static read forms, by form
+// and fence (a form's instance is fenced or not); a print that cannot be
+// spliced is remembered as "".
+var formTexts = rewriter.Bounded[formKey, formPrint]{Max: 1024}
+
+type formKey struct {
+	form   *readForm
+	fenced bool
+}
+
+// formPrint is a static read form's checked print and its table as the
+// printed check lists it.
+type formPrint struct {
+	text, entry string
+}
+
+// formText is the print of sel, an instance of the static form f, as the
+// form's first such instance printed it, when it can stand in the
+// skeleton in a placeholder table's place: sel is still a select of one
+// table without hints or partitions, with no clause the form does not
+// have but the fence, and its print parses again, alone, as a select that
+// reads that table and nothing else.
+//
+// Why a placeholder table is sound: the placeholder is one token printed
+// where a FROM item's table stands, followed by " as " and the item's
+// alias; the text is a whole select naming one table and holding no
+// subquery, so "(" text ")" in its place is a derived table with that
+// alias, and the spliced print parses as the skeleton with the form in
+// the placeholder's place: of the same kind, and naming the skeleton's
+// tables with the placeholder replaced by the form's. A static form's
+// instances all print the same (staticForm); the package's tests compare
+// every spliced print with the whole print.
+func formText(f *readForm, sel *sqlparser.Select) (text, entry string, ok bool) {
+	fenced := false
+	if sel.Limit != nil {
+		lit, isLit := sel.Limit.Rowcount.(*sqlparser.Literal)
+		if sel.Limit.Offset != nil || !isLit || lit.Val != maxRows {
+			return "", "", false
+		}
+		fenced = true
+	}
+	if len(sel.From) != 1 || sel.Where == nil && f.rest.Where != nil || sel.GroupBy != nil || sel.Having != nil ||
+		len(sel.OrderBy) > 0 || sel.Into != nil || sel.With != nil {
+		return "", "", false
+	}
+	inner, isATE := sel.From[0].(*sqlparser.AliasedTableExpr)
+	if !isATE || inner.Hints != nil || inner.Partitions != nil || !inner.As.IsEmpty() {
+		return "", "", false
+	}
+	tn, isName := inner.Expr.(sqlparser.TableName)
+	if !isName {
+		return "", "", false
+	}
+	key := formKey{form: f, fenced: fenced}
+	fp, known := formTexts.Get(key)
+	if !known {
+		fp = formTexts.Put(key, printForm(sel))
+	}
+	if fp.text == "" || fp.entry != tn.Qualifier.String()+"\x00"+tn.Name.String() {
+		return "", "", false
+	}
+	return fp.text, fp.entry, true
+}
+
+// printForm prints a static form's instance and checks the print: one
+// select, parsed again alone, naming one table and holding no subquery
+// or derived table.
+func printForm(sel *sqlparser.Select) formPrint {
+	text, err := format(sel, false)
+	if err != nil || strings.Contains(text, spliceToken()) {
+		return formPrint{}
+	}
+	rd, err := read(text, false)
+	if err != nil || rd.mod != nil {
+		return formPrint{}
+	}
+	again, isSelect := rd.node.(*sqlparser.Select)
+	if !isSelect {
+		return formPrint{}
+	}
+	nested := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch n.(type) {
+		case *sqlparser.Subquery, *sqlparser.DerivedTable, *sqlparser.JSONTableExpr, *sqlparser.With:
+			nested = true
+		}
+		return !nested, nil
+	}, again)
+	p := printedOf(again, tableRefs(again))
+	if nested || len(p.Tables) != 1 || p.Kind != statementName(sel) {
+		return formPrint{}
+	}
+	return formPrint{text: text, entry: p.Tables[0]}
 }

@@ -44,7 +44,7 @@ func TestSplicedPrintIsTheWholePrint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spliced, ok := printSpliced(rd.node, want, out, false, nil)
+		spliced, ok := printSpliced(rd.node, want, out, false, placed{})
 		if !ok {
 			t.Fatalf("%s: not spliced", sql)
 		}
@@ -78,7 +78,7 @@ func TestSpliceFallsBackToTheWholePrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := rd.printed(tableRefs(rd.node))
-	if _, ok := printSpliced(rd.node, want, out+" -- "+spliceToken(), false, nil); ok {
+	if _, ok := printSpliced(rd.node, want, out+" -- "+spliceToken(), false, placed{}); ok {
 		t.Fatal("spliced a statement holding the token")
 	}
 	whole, err := format(rd.node, true)
@@ -88,7 +88,7 @@ func TestSpliceFallsBackToTheWholePrint(t *testing.T) {
 	if !strings.Contains(whole, "x\\', ") {
 		t.Fatalf("the backslash is not in the print: %s", short(whole))
 	}
-	got, err := printVerified(rd, want, out, true, false, nil)
+	got, err := printVerified(rd, want, out, true, false, placed{})
 	if err != nil || got != whole {
 		t.Fatalf("NO_BACKSLASH_ESCAPES print: %v\n%s\n%s", err, short(got), short(whole))
 	}
