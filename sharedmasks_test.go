@@ -44,7 +44,8 @@ tables:
 // (a new literal each time), from callers taking turns, in the shapes
 // whose masks are shared between statements (a flattened read, a join of
 // read forms, a mask in a condition and in an expression, a flattened
-// read's guarded masks under each caller's own filter): each caller gets
+// read's guarded masks and a join's read form under each caller's own
+// filter): each caller gets
 // the built-in mask, its own name where the mask reads the caller, its
 // own rows, and never the hidden row.
 func TestSharedMasksServeEveryCaller(t *testing.T) {
@@ -80,6 +81,12 @@ func TestSharedMasksServeEveryCaller(t *testing.T) {
 						return [][]string{r("1", "xxx-xx-3301")}
 					}
 					return [][]string{r("2", "xxx-xx-6602")}
+				}},
+				{"SELECT l.id, l.ssn, v.note FROM ledger l JOIN visits v ON v.account_id = l.id WHERE v.id <> %d ORDER BY l.id", func(u string) [][]string {
+					if u == "alice" {
+						return [][]string{r("1", "xxx-xx-3301", "alice")}
+					}
+					return [][]string{r("2", "xxx-xx-6602", "bob")}
 				}},
 				{"SELECT a.email FROM accounts a LEFT JOIN visits v ON v.account_id = a.id AND v.id <> %d WHERE v.id IS NULL ORDER BY a.id", func(u string) [][]string {
 					if u == "alice" {
