@@ -63,10 +63,11 @@ func readFormOf(text string) (*readForm, error) {
 
 // staticForm reports whether the policy rewrite can do nothing to an
 // instance of f but qualify its columns with its table: a select of one
-// table, without alias, hints or partitions, whose filter and entries are
-// columns or hold only the nodes frozenableMask lists (no context or
-// session function, subquery, variable or placeholder), and with no other
-// clause. Every instance then prints the same.
+// table, without alias, hints or partitions, whose filter and entries
+// hold only the nodes frozenableMask lists (columns, constants, operators,
+// calls of functions that are not context or session functions: no
+// subquery, variable or placeholder), and with no other clause. Every
+// instance then prints the same.
 func staticForm(f *readForm) bool {
 	sel := f.rest
 	if len(sel.From) != 1 || sel.With != nil || sel.Distinct || sel.GroupBy != nil || sel.Having != nil ||
@@ -84,8 +85,8 @@ func staticForm(f *readForm) bool {
 	if sel.Where != nil && (sel.Where.Type != sqlparser.WhereClause || !frozenableMask(sel.Where.Expr)) {
 		return false
 	}
-	for i, ae := range f.entries {
-		if _, col := ae.Expr.(*sqlparser.ColName); !col && !f.frozenable[i] {
+	for _, frozenable := range f.frozenable {
+		if !frozenable {
 			return false
 		}
 	}
