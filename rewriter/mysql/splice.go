@@ -507,7 +507,7 @@ func formText(f *readForm, sel *sqlparser.Select) (text, entry string, ok bool) 
 		}
 		fenced = true
 	}
-	if len(sel.From) != 1 || sel.Where == nil && f.rest.Where != nil || sel.GroupBy != nil || sel.Having != nil ||
+	if len(sel.From) != 1 || (sel.Where == nil) != (f.rest.Where == nil) || sel.GroupBy != nil || sel.Having != nil ||
 		len(sel.OrderBy) > 0 || sel.Into != nil || sel.With != nil {
 		return "", "", false
 	}
