@@ -15,7 +15,9 @@
 // the printed statement is one it produced or checked (large select-list
 // entries, the masks, are checked once each and spliced into that check's
 // skeleton: splice.go; a mask the policy rewrite can only qualify is
-// rewritten once and shared: frozen.go), and names the result columns as the server would
+// rewritten once and shared: frozen.go; a read form it cannot change at
+// all stands in that skeleton as one placeholder table, its print checked
+// once: readform.go), and names the result columns as the server would
 // have named the application's.
 //
 // It also owns what differs on a MySQL server (rewriter.Server): reading
