@@ -10,6 +10,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sqe-project/sqe/policy"
+	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
 )
 
 // frozenDecisions mask customers with Hive's masks and one that reads the
@@ -78,39 +79,28 @@ func TestFrozenMasksAreShared(t *testing.T) {
 // several goroutines print what one statement alone prints (and, under
 // -race, read the shared trees only).
 func TestFrozenMasksUnderConcurrency(t *testing.T) {
-	want := map[string]string{}
+	rewrites := map[string]func() (string, error){}
+	add := func(sql string, decisions func() map[string]*policy.Decision) {
+		rewrites[sql] = func() (string, error) {
+			res, err := Dialect{}.Rewrite(context.Background(), request(sql, decisions()))
+			if err != nil {
+				return "", err
+			}
+			return res.SQL, nil
+		}
+	}
 	for i := range 5 {
 		for _, shape := range []string{
 			"SELECT id, ssn, email, name FROM customers WHERE id = %d",
 			"SELECT upper(ssn) AS u FROM customers WHERE email LIKE 'a%%' AND id > %d",
 			"SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.total > %d",
 		} {
-			sql := fmt.Sprintf(shape, i)
-			res, err := Dialect{}.Rewrite(context.Background(), request(sql, frozenDecisions()))
-			if err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-			want[sql] = res.SQL
+			add(fmt.Sprintf(shape, i), frozenDecisions)
 		}
+		// Built-in masks only: the join reads a static read form.
+		add(fmt.Sprintf("SELECT c.ssn, c.email, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.id < %d", i), splicedDecisions)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for range 8 {
-		wg.Go(func() {
-			for sql, text := range want {
-				res, err := Dialect{}.Rewrite(context.Background(), request(sql, frozenDecisions()))
-				if err != nil || res.SQL != text {
-					errs <- fmt.Sprintf("%s: %v", sql, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	dialecttest.SameUnderConcurrency(t, rewrites)
 }
 
 // TestFrozenableMasks: which masks are rewritten once.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -90,38 +89,26 @@ func TestFrozenTargetsAreShared(t *testing.T) {
 // several goroutines print what one rewrite alone prints (and, under
 // -race, read the shared trees only).
 func TestFrozenTargetsUnderConcurrency(t *testing.T) {
-	shapes := []string{
+	rewrites := map[string]func() (string, error){}
+	for _, shape := range []string{
 		"SELECT id, ssn, email FROM customers WHERE id = %d",
 		"SELECT c.ssn, o.total FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.total > %d",
 		"SELECT email FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE total = %d)",
-	}
-	want := map[string]string{}
-	for _, shape := range shapes {
+	} {
 		for i := range 5 {
 			sql := fmt.Sprintf(shape, i)
-			_, want[sql] = rewriteAs(t, "alice", sql)
-		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for range 8 {
-		wg.Go(func() {
-			for sql, text := range want {
+			rewrites[sql] = func() (string, error) {
 				req := request(sql, frozenDecisions())
 				req.User.Name, req.User.PrimaryRole = "alice", "alice-role"
 				res, err := Dialect{}.Rewrite(context.Background(), req)
-				if err != nil || res.SQL != text {
-					errs <- fmt.Sprintf("%s: %v\n%s", sql, err, dialecttest.Short(res.SQL))
-					return
+				if err != nil {
+					return "", err
 				}
+				return res.SQL, nil
 			}
-		})
+		}
 	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	dialecttest.SameUnderConcurrency(t, rewrites)
 }
 
 // TestFrozenableTargets: which read-form targets are rewritten once.
