@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,30 @@ import (
 //     value means the same to the server as it did to the parser;
 //   - positional arguments are printed as ?, and the statement is refused
 //     if they would come out in another order than they came in.
+//
+// A tree in which none of the three arises (no comment, no placeholder,
+// no string literal with a byte either printer would escape) is printed
+// by vitess's generated fast printer, which prints every node as its
+// Format does; the package's tests compare the two prints of every tree
+// they format (spliceCrossCheck).
 func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
+	if !noBackslashEscapes && fastPrintable(node) {
+		buf := sqlparser.NewTrackedBuffer(nil)
+		buf.SetEscapeAllIdentifiers()
+		node.FormatFast(buf)
+		text := buf.String()
+		if spliceCrossCheck {
+			if slow, err := formatNodes(node, false); err != nil || slow != text {
+				return "", rewriter.Unsupported("the fast print differs from the print")
+			}
+		}
+		return text, nil
+	}
+	return formatNodes(node, noBackslashEscapes)
+}
+
+// formatNodes is format's printer that sees every node.
+func formatNodes(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
 	var args []string
 	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, node sqlparser.SQLNode) {
 		switch n := node.(type) {
@@ -54,6 +78,68 @@ func format(node sqlparser.SQLNode, noBackslashEscapes bool) (string, error) {
 	}
 	return buf.String(), nil
 }
+
+// fastPrintable reports whether node prints the same through vitess's fast
+// printer as through formatNodes: a tree of the usual nodes of a query
+// only (fastNode), holding no comment, no placeholder and no string
+// literal with a byte vitess escapes (NUL, both quotes, backspace,
+// newline, return, tab, control-Z, backslash) where formatNodes doubles a
+// quote. An allow-list of nodes, because the walk does not see every
+// literal of every node (a column definition's default, for one).
+func fastPrintable(node sqlparser.SQLNode) bool {
+	if _, literal := node.(*sqlparser.Literal); !literal && !fastNode(node) {
+		// The walk does not call its function for a node it does not know
+		// (the statements sqe reads around the parser).
+		return false
+	}
+	err := sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.ParsedComments:
+			if x != nil && x.Length() > 0 {
+				return false, errNotFast
+			}
+		case *sqlparser.Literal:
+			if x.Type == sqlparser.StrVal && strings.ContainsAny(x.Val, fastEscaped) {
+				return false, errNotFast
+			}
+		default:
+			if !fastNode(n) {
+				return false, errNotFast
+			}
+		}
+		return true, nil
+	}, node)
+	return err == nil
+}
+
+// fastNode reports whether n is one of the nodes fastPrintable lets the
+// fast printer print: each holds its literals, comments and placeholders
+// only in fields the walk visits.
+func fastNode(n sqlparser.SQLNode) bool {
+	switch n.(type) {
+	case *sqlparser.Select, *sqlparser.SelectExprs, *sqlparser.AliasedExpr, *sqlparser.StarExpr,
+		*sqlparser.AliasedTableExpr, sqlparser.TableName, *sqlparser.JoinTableExpr, *sqlparser.JoinCondition,
+		*sqlparser.DerivedTable, *sqlparser.Subquery, sqlparser.Columns,
+		sqlparser.IdentifierCI, sqlparser.IdentifierCS, *sqlparser.ColName,
+		*sqlparser.Where, *sqlparser.GroupBy, sqlparser.OrderBy, *sqlparser.Order, *sqlparser.Limit,
+		*sqlparser.NullVal, sqlparser.BoolVal, sqlparser.ValTuple,
+		*sqlparser.ComparisonExpr, *sqlparser.AndExpr, *sqlparser.OrExpr, *sqlparser.NotExpr,
+		*sqlparser.IsExpr, *sqlparser.BetweenExpr, *sqlparser.BinaryExpr, *sqlparser.UnaryExpr,
+		*sqlparser.ExistsExpr, *sqlparser.CaseExpr, *sqlparser.When,
+		*sqlparser.FuncExpr, *sqlparser.Exprs, *sqlparser.CastExpr, *sqlparser.ConvertExpr,
+		*sqlparser.ConvertType, *sqlparser.ConvertUsingExpr, *sqlparser.CollateExpr,
+		*sqlparser.CountStar, *sqlparser.Count, *sqlparser.Sum, *sqlparser.Max, *sqlparser.Min, *sqlparser.Avg:
+		return true
+	}
+	return false
+}
+
+// errNotFast stops fastPrintable's walk.
+var errNotFast = errors.New("not printable by the fast printer")
+
+// fastEscaped are the bytes vitess's fast printer escapes in a string
+// literal (sqltypes.SQLEncodeMap).
+const fastEscaped = "\x00'\"\b\n\r\t\x1a\\"
 
 // argIndex returns the position of a placeholder (v1 is 1), or -1 for any
 // other expression.
