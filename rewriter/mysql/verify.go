@@ -15,7 +15,7 @@ import (
 // statement must keep of the tree (printed), read in the same walk: the
 // tree is not changed again before it is printed.
 func (r *rewrite) verify(rd reading) (rewriter.Printed, error) {
-	refs := tableRefs(rd.node)
+	refs := tableRefsOutside(rd.node, r.frozen)
 	if err := r.Verify(slices.Values(refs), func(ate *sqlparser.AliasedTableExpr) string { return sqlparser.String(ate.Expr) }); err != nil {
 		return rewriter.Printed{}, err
 	}
@@ -25,16 +25,35 @@ func (r *rewrite) verify(rd reading) (rewriter.Printed, error) {
 // tableRefs lists the table references (FROM entries naming a table) of
 // stmt, whatever node type they hide in.
 func tableRefs(stmt sqlparser.SQLNode) []*sqlparser.AliasedTableExpr {
+	return tableRefsOutside(stmt, nil)
+}
+
+// tableRefsOutside is tableRefs without walking into the frozen masks
+// placed as entries or WHEN results: a frozen mask reads no table
+// (frozenableMask admits no subquery), and it is the larger part of a
+// masked statement's nodes.
+func tableRefsOutside(stmt sqlparser.SQLNode, frozen map[sqlparser.Expr]frozenPrint) []*sqlparser.AliasedTableExpr {
 	var refs []*sqlparser.AliasedTableExpr
-	for _, part := range parts(stmt) {
-		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-			if ate, ok := node.(*sqlparser.AliasedTableExpr); ok {
-				if _, isName := ate.Expr.(sqlparser.TableName); isName {
-					refs = append(refs, ate)
-				}
+	var visit func(node sqlparser.SQLNode) (bool, error)
+	visit = func(node sqlparser.SQLNode) (bool, error) {
+		switch x := node.(type) {
+		case *sqlparser.AliasedTableExpr:
+			if _, isName := x.Expr.(sqlparser.TableName); isName {
+				refs = append(refs, x)
 			}
-			return true, nil
-		}, part)
+		case *sqlparser.AliasedExpr:
+			if _, ok := frozenPrintOf(frozen, x.Expr); ok {
+				return false, nil
+			}
+		case *sqlparser.When:
+			if _, ok := frozenPrintOf(frozen, x.Val); ok {
+				return false, sqlparser.Walk(visit, x.Cond)
+			}
+		}
+		return true, nil
+	}
+	for _, part := range parts(stmt) {
+		_ = sqlparser.Walk(visit, part)
 	}
 	return refs
 }
