@@ -17,8 +17,11 @@
 // skeleton: splice.go; a mask the policy rewrite can only qualify is
 // rewritten once and shared: frozen.go; a read form it cannot change at
 // all stands in that skeleton as one placeholder table, its print checked
-// once: readform.go), and names the result columns as the server would
-// have named the application's.
+// once: readform.go; a long IN list of plain literals is put in by its
+// text), and names the result columns as the server would have named the
+// application's. A tree of the usual query nodes with no comment,
+// placeholder or escaped string goes through vitess's fast printer
+// (format.go).
 //
 // It also owns what differs on a MySQL server (rewriter.Server): reading
 // the connection's session state (current database, sql_mode, character

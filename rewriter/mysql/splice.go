@@ -75,10 +75,12 @@ const minSpliced = 256
 var checkedEntries = rewriter.TextMemo{Max: 1024}
 
 // onSplice, when set (by the package's tests), is told what each spliced
-// print splices; onSplicedTables how many placeholder tables it held.
+// print splices; onSplicedTables how many placeholder tables it held;
+// onSplicedLists the IN lists it put in by their text.
 var (
 	onSplice        func(entries []spliced, thens []splicedThen)
 	onSplicedTables func(n int)
+	onSplicedLists  func(texts []string)
 )
 
 // spliced is one select-list entry printed by its text.
@@ -159,10 +161,18 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	var entries []spliced
 	var thens []splicedThen
 	var tables []splicedTable
+	var lists []splicedList
 	failed := false
 	var visit func(n sqlparser.SQLNode) (bool, error)
 	visit = func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
+		case *sqlparser.ComparisonExpr:
+			if text, ok := literalList(x); ok {
+				lists = append(lists, splicedList{cmp: x, list: x.Right, text: text})
+				_ = sqlparser.Walk(visit, x.Left)
+				return false, nil
+			}
+			return true, nil
 		case *sqlparser.AliasedTableExpr:
 			if t, ok := placedFormTable(x, shared.forms); ok {
 				tables = append(tables, t)
@@ -215,7 +225,7 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 		return true, nil
 	}
 	_ = sqlparser.Walk(visit, stmt)
-	if failed || len(entries)+len(thens)+len(tables) == 0 {
+	if failed || len(entries)+len(thens)+len(tables)+len(lists) == 0 {
 		return "", false
 	}
 	if onSplice != nil {
@@ -224,27 +234,39 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	if onSplicedTables != nil {
 		onSplicedTables(len(tables))
 	}
-	splices := make([]rewriter.Splice, 0, len(entries)+len(thens)+len(tables))
-	placeholder := func(text string) string {
+	if onSplicedLists != nil {
+		texts := make([]string, len(lists))
+		for i, l := range lists {
+			texts[i] = l.text
+		}
+		onSplicedLists(texts)
+	}
+	splices := make([]rewriter.Splice, 0, len(entries)+len(thens)+len(tables)+len(lists))
+	bounds := make([]func(before, after string) bool, 0, cap(splices))
+	placeholder := func(text string, bounded func(before, after string) bool) string {
 		name := spliceToken() + strconv.Itoa(len(splices))
 		splices = append(splices, rewriter.Splice{Placeholder: "`" + name + "`", Text: text})
+		bounds = append(bounds, bounded)
 		return name
 	}
-	column := func(text string) *sqlparser.ColName {
-		return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(placeholder(text))}
+	column := func(text string, bounded func(before, after string) bool) *sqlparser.ColName {
+		return &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(placeholder(text, bounded))}
 	}
 	for _, e := range entries {
-		e.entry.Expr = column(e.text)
+		e.entry.Expr = column(e.text, entryBoundary)
 	}
 	for _, t := range thens {
-		t.when.Val = column(t.text)
+		t.when.Val = column(t.text, thenBoundary)
+	}
+	for _, l := range lists {
+		l.cmp.Right = sqlparser.ValTuple{column(l.text, listBoundary)}
 	}
 	skeletonWant := want
 	if len(tables) > 0 {
 		skeletonWant.Tables = slices.Clone(want.Tables)
 	}
 	for _, t := range tables {
-		name := placeholder("(" + t.text + ")")
+		name := placeholder("("+t.text+")", fromItemBoundary)
 		j := slices.Index(skeletonWant.Tables, t.entry)
 		if j < 0 {
 			failed = true
@@ -263,20 +285,91 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	for _, t := range tables {
 		t.ate.Expr = t.expr
 	}
+	for _, l := range lists {
+		l.cmp.Right = l.list
+	}
 	if failed || err != nil || verifyPrinted(skeletonWant, skeleton, mariaDB) != nil {
 		return "", false
 	}
 	return rewriter.SpliceInto(skeleton, splices, func(i int, before, after string) bool {
-		switch {
-		case i < len(entries):
-			// An entry is printed after SELECT or a comma and a space, and
-			// before " as `alias`".
-			return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " as ")
-		case i < len(entries)+len(thens):
-			return thenBoundary(before, after)
-		}
-		return fromItemBoundary(before, after)
+		return bounds[i](before, after)
 	})
+}
+
+// entryBoundary reports whether a placeholder stands as a select-list
+// entry is printed: after SELECT or a comma and a space, before
+// " as `alias`".
+func entryBoundary(before, after string) bool {
+	return strings.HasSuffix(before, " ") && strings.HasPrefix(after, " as ")
+}
+
+// listBoundary reports whether a placeholder stands as the one element of
+// an IN list is printed: after "in (", before ")".
+func listBoundary(before, after string) bool {
+	return strings.HasSuffix(before, " in (") && strings.HasPrefix(after, ")")
+}
+
+// splicedList is an IN list of plain literals printed by its text.
+type splicedList struct {
+	cmp  *sqlparser.ComparisonExpr
+	list sqlparser.Expr
+	text string
+}
+
+// minSplicedList is the number of elements below which an IN list is
+// printed and parsed in place.
+const minSplicedList = 16
+
+// literalList is the print of the elements of cmp's list when cmp is an
+// IN or NOT IN of at least minSplicedList literals, each an unsigned
+// integer (digits only) or a string with no byte either printer escapes:
+// the text is then a sequence of integer and string tokens separated by
+// commas, which needs no parse to check. In the skeleton the list holds
+// one placeholder column; the spliced print is the skeleton's tokens with
+// that column's replaced by the literals', inside the same parentheses
+// after the same IN: the same statement, naming the same tables.
+func literalList(cmp *sqlparser.ComparisonExpr) (string, bool) {
+	if cmp.Operator != sqlparser.InOp && cmp.Operator != sqlparser.NotInOp {
+		return "", false
+	}
+	list, ok := cmp.Right.(sqlparser.ValTuple)
+	if !ok || len(list) < minSplicedList {
+		return "", false
+	}
+	var b strings.Builder
+	for i, e := range list {
+		lit, ok := e.(*sqlparser.Literal)
+		if !ok {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch {
+		case lit.Type == sqlparser.IntVal && digits(lit.Val):
+			b.WriteString(lit.Val)
+		case lit.Type == sqlparser.StrVal && !strings.ContainsAny(lit.Val, fastEscaped):
+			b.WriteByte('\'')
+			b.WriteString(lit.Val)
+			b.WriteByte('\'')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // fromItemBoundary reports whether a placeholder table stands as an item

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +113,58 @@ func TestSplicedEntryIsSelfContained(t *testing.T) {
 	} {
 		if got := checkEntry(text); got != want {
 			t.Fatalf("%s: spliced %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestLiteralListsAreSpliced: an IN list of at least minSplicedList
+// unsigned integers or plain strings is put into the print by its text
+// (the skeleton holds one placeholder in its place), byte for byte the
+// whole print; a shorter list, or one with a placeholder, a negative
+// number, an expression or a string either printer escapes, is printed
+// and parsed in place.
+func TestLiteralListsAreSpliced(t *testing.T) {
+	list := func(n int, element func(i int) string) string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = element(i)
+		}
+		return strings.Join(out, ", ")
+	}
+	ints := list(20, func(i int) string { return fmt.Sprint(i * 7) })
+	strs := list(20, func(i int) string { return fmt.Sprintf("'c%dé𐀀%%_'", i) })
+	for _, tc := range []struct {
+		sql   string
+		lists []string
+	}{
+		{"SELECT id, ssn FROM customers WHERE id IN (" + ints + ") AND name <> 'x'", []string{ints}},
+		{"SELECT id FROM customers WHERE name NOT IN (" + strs + ")", []string{strs}},
+		{"SELECT c.ssn FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.id IN (" + ints + ") OR c.id IN (" + ints + ")", []string{ints, ints}},
+		{"SELECT id FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE id IN (" + ints + "))", []string{ints}},
+		{"SELECT id FROM customers WHERE id IN (" + list(15, func(i int) string { return fmt.Sprint(i) }) + ")", nil},
+		{"SELECT id FROM customers WHERE id IN (" + ints + ", ?)", nil},
+		{"SELECT id FROM customers WHERE id IN (" + ints + ", -1)", nil},
+		{"SELECT id FROM customers WHERE id IN (" + ints + ", 1 + 1)", nil},
+		{"SELECT id FROM customers WHERE id IN (" + ints + ", 1.5)", nil},
+		{"SELECT id FROM customers WHERE name IN (" + strs + ", 'it''s')", nil},
+		{"SELECT id FROM customers WHERE name IN (" + strs + ", 'a\\\\b')", nil},
+		{"SELECT id FROM customers WHERE name IN (" + strs + ", 'a\\nb')", nil},
+		{"SELECT id FROM customers WHERE (id, name) IN ((1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e'), (6, 'f'), (7, 'g'), (8, 'h'), (9, 'i'), (10, 'j'), (11, 'k'), (12, 'l'), (13, 'm'), (14, 'n'), (15, 'o'), (16, 'p'))", nil},
+	} {
+		var got []string
+		onSplicedLists = func(texts []string) { got = append(got, texts...) }
+		out, err := rewriteSQL(t, tc.sql, splicedDecisions())
+		onSplicedLists = nil
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if !slices.Equal(got, tc.lists) {
+			t.Fatalf("%s: spliced lists %q, want %q", tc.sql, got, tc.lists)
+		}
+		for _, l := range got {
+			if !strings.Contains(out, " in ("+l+")") {
+				t.Fatalf("%s: the list is not in the print:\n%s", tc.sql, short(out))
+			}
 		}
 	}
 }
