@@ -339,6 +339,15 @@ var advCommon = []advCase{
 
 // advMySQL are MariaDB/MySQL forms.
 var advMySQL = []advCase{
+	// LIMIT and OFFSET take an unsigned integer or a placeholder on the
+	// server; the parser reads any expression there, which sqe refuses
+	// rather than check as a condition and send.
+	refuse("SELECT id, ssn FROM customers WHERE ssn LIKE '{N}%' ORDER BY 1 LIMIT !0"),
+	refuse("SELECT id FROM customers LIMIT (SELECT COUNT(*) FROM customers WHERE ssn = '{N}')"),
+	refuse("SELECT id FROM customers WHERE name <> '{N}' ORDER BY id LIMIT 1 OFFSET 1 + 1"),
+	refuse("DELETE FROM customers WHERE name = '{N}' LIMIT -1"),
+	refuse("UPDATE customers SET name = '{N}' LIMIT 1.5"),
+
 	// Session variables are set and read by allow-list: SET timestamp
 	// would make NOW() in a filter lie, completion_type would make COMMIT
 	// open a transaction sqe does not see, default_regex_flags would

@@ -61,6 +61,9 @@ func (r *rewrite) exprs(node sqlparser.SQLNode, sc *scope, skip func(n, parent s
 		case *sqlparser.Select, *sqlparser.Union:
 			err = r.tableStatement(e.(sqlparser.TableStatement), sc)
 			return false
+		case *sqlparser.Limit:
+			err = checkLimit(e)
+			return err == nil
 		case *sqlparser.DerivedTable:
 			err = r.tableStatement(e.Select, sc)
 			return false

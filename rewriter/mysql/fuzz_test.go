@@ -79,6 +79,7 @@ func FuzzRewrite(f *testing.F) {
 		"SELECT ssn FROM customers WHERE id IN (SELECT customer_id FROM orders) LOCK IN SHARE MODE WAIT 0",
 		"SELECT c.name, c.ssn FROM customers c WHERE c.email LIKE ? ORDER BY c.ssn OFFSET 2 ROWS FETCH NEXT 3 ROWS WITH TIES",
 		"SELECT name, ssn FROM customers WHERE id > ? INTERSECT SELECT name, ssn FROM customers WHERE email = ? ORDER BY 2 DESC, name LIMIT ?, 3",
+		"SELECT c.ssn FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.id NOT IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16) AND c.name IN ('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p')",
 	}, fuzzDecisions, func(sql string, dec map[string]*policy.Decision) (*rewriter.Result, error) {
 		req := request(sql, dec)
 		req.Session = Session{Database: "shop", MariaDB: true} // MariaDB reads the most forms

@@ -128,6 +128,9 @@ func (r *rewrite) update(u *sqlparser.Update, root *scope) error {
 	if err := r.updateChecks(u.Exprs, ref); err != nil {
 		return err
 	}
+	if err := checkLimit(u.Limit); err != nil {
+		return err
+	}
 	return r.whereAndOrder(&u.Where, u.OrderBy, []*tableRef{ref}, sc)
 }
 
@@ -146,6 +149,9 @@ func (r *rewrite) delete(d *sqlparser.Delete, root *scope) error {
 	}
 	sc.tables = []*tableRef{ref}
 	sc.targets = []*tableRef{ref}
+	if err := checkLimit(d.Limit); err != nil {
+		return err
+	}
 	if err := r.whereAndOrder(&d.Where, d.OrderBy, []*tableRef{ref}, sc); err != nil {
 		return err
 	}
@@ -685,4 +691,26 @@ func (r *rewrite) insert(ins *sqlparser.Insert, root *scope) error {
 		}
 	}
 	return r.returningOf(ref, sc)
+}
+
+// checkLimit refuses a LIMIT or OFFSET the server would not take: MySQL
+// and MariaDB read an unsigned integer or a placeholder there, the parser
+// any expression (LIMIT !0, LIMIT (SELECT …)), which sqe would otherwise
+// check as a condition and send.
+func checkLimit(l *sqlparser.Limit) error {
+	if l == nil {
+		return nil
+	}
+	for _, e := range []sqlparser.Expr{l.Offset, l.Rowcount} {
+		switch e := e.(type) {
+		case nil, *sqlparser.Argument:
+		case *sqlparser.Literal:
+			if e.Type != sqlparser.IntVal {
+				return rewriter.Unsupported("LIMIT and OFFSET take an unsigned integer or a placeholder")
+			}
+		default:
+			return rewriter.Unsupported("LIMIT and OFFSET take an unsigned integer or a placeholder")
+		}
+	}
+	return nil
 }
