@@ -167,6 +167,9 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	visit = func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
 		case *sqlparser.ComparisonExpr:
+			if _, ok := frozenText(frozen, x); ok {
+				return false, nil // shared: never changed, not even for the print
+			}
 			if text, ok := literalList(x); ok {
 				lists = append(lists, splicedList{cmp: x, list: x.Right, text: text})
 				_ = sqlparser.Walk(visit, x.Left)

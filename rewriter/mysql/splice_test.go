@@ -168,3 +168,41 @@ func TestLiteralListsAreSpliced(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralListsInFrozenMasksStayPut: a mask that is itself a long IN
+// list, read bare in a condition of a table without a row filter, is a
+// frozen tree other statements share once it is frozen; the print takes
+// it whole and never puts a placeholder into it (under -race, statements
+// in parallel would otherwise write the shared node).
+func TestLiteralListsInFrozenMasksStayPut(t *testing.T) {
+	dec := splicedDecisions()
+	d := dec["shop.customers"]
+	d.RowFilters = nil
+	values := make([]string, 20)
+	for i := range values {
+		values[i] = fmt.Sprintf("'v%d'", i)
+	}
+	d.Masks = map[string]policy.Mask{"email": {Type: "CUSTOM", Policy: "email-in", Expr: "{col} NOT IN (" + strings.Join(values, ", ") + ")"}}
+	for i := range 4 {
+		var lists []string
+		onSplicedLists = func(texts []string) { lists = append(lists, texts...) }
+		out, err := rewriteSQL(t, fmt.Sprintf("SELECT id FROM customers WHERE email = %d AND id IN (%s)", i, strings.Repeat("1, ", 19)+"1"), dec)
+		onSplicedLists = nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first statement rewrites the mask in its own tree (its
+		// list may be put in by its text); the later ones share it.
+		if i > 1 && (len(lists) != 1 || strings.Contains(lists[0], "'v")) {
+			t.Fatalf("statement %d: spliced lists %q (only the application's list may be)", i, lists)
+		}
+		if !strings.Contains(out, "not in ("+strings.Join(values, ", ")+")") {
+			t.Fatalf("statement %d: the mask is not in the print:\n%s", i, short(out))
+		}
+	}
+	dialecttest.SameUnderConcurrency(t, map[string]func() (string, error){
+		"bare": func() (string, error) {
+			return rewriteSQL(t, "SELECT id FROM customers WHERE email = 1", dec)
+		},
+	})
+}
