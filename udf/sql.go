@@ -1109,6 +1109,13 @@ func (g gen) maskDate(s *spec) (string, error) {
 		if s.year != keep && s.month != keep && s.day != keep {
 			return g.nullGuard(x), nil
 		}
+		if s.year == keep && month == 1 && s.day == 1 {
+			// The first of January of the value's year (MASK_DATE_SHOW_YEAR),
+			// computed without building a string: the same value for every
+			// date, zero dates included, at about half the cost over a scan.
+			// (MAKEDATE would read a year below 100 as 19xx or 20xx.)
+			return "DATE_ADD(DATE'0000-01-01', INTERVAL YEAR(" + col + ") YEAR)", nil
+		}
 		return x, nil
 	}
 	part := func(v int, field string) string {

@@ -169,7 +169,8 @@ func frozenableMask(e sqlparser.Expr) bool {
 			*sqlparser.CollateExpr, *sqlparser.ComparisonExpr, *sqlparser.ConvertType, *sqlparser.ConvertUsingExpr,
 			*sqlparser.ConvertExpr, *sqlparser.IsExpr, *sqlparser.Literal, *sqlparser.NullVal, sqlparser.BoolVal,
 			*sqlparser.RegexpReplaceExpr, *sqlparser.UnaryExpr, *sqlparser.AndExpr, *sqlparser.OrExpr,
-			*sqlparser.NotExpr, *sqlparser.IntroducerExpr, sqlparser.IdentifierCI, sqlparser.IdentifierCS, sqlparser.ValTuple:
+			*sqlparser.NotExpr, *sqlparser.IntroducerExpr, sqlparser.IdentifierCI, sqlparser.IdentifierCS, sqlparser.ValTuple,
+			*sqlparser.IntervalDateExpr:
 			return true, nil
 		}
 		ok = false

@@ -127,6 +127,8 @@ func TestFrozenableMasks(t *testing.T) {
 		"ssn in (1, 2)":                                                    true,
 		"ssn in (1, ?)":                                                    false,
 		"ssn in (select 1)":                                                false,
+		"date_add(date'0000-01-01', interval year(born) year)":             true,
+		"date_add(born, interval (select 1) year)":                         false,
 	} {
 		e, err := parseExprUncached(expr)
 		if err != nil {
