@@ -291,6 +291,10 @@ func isLatin1(s string) bool {
 
 func genInt(lo, hi int64) func(r *rand.Rand) any {
 	specials := []int64{lo, hi, 0, 1, -1, 9, -9, 10, -10, 99, 100, -100, 127, -128, 12345, lo + 1, hi - 1}
+	// Each side of every power of ten: the number of digits changes there.
+	for p, k := int64(10), 1; k <= 18; p, k = p*10, k+1 {
+		specials = append(specials, p-1, p, -p+1, -p)
+	}
 	return func(r *rand.Rand) any {
 		switch x := r.IntN(100); {
 		case x < 3:
