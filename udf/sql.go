@@ -104,6 +104,16 @@ func ValidateMask(maskType string, args []string, customExpr string) error {
 // server's SQL mode. A mask that cannot be computed exactly for the column's
 // type is an error; the caller is expected to fail closed.
 func MaskSQL(t Target, maskType string, args []string, customExpr string) (string, error) {
+	x, err := maskSQL(t, maskType, args, customExpr)
+	if err == nil && t.Dialect == Postgres && strings.ContainsRune(x, 0) {
+		// PostgreSQL's text holds no NUL, and its lexer ends a query there
+		// (a pattern of \000, \x00 or \x{0}).
+		return "", fmt.Errorf("udf: mask %s: a NUL character in the mask's arguments cannot be written in PostgreSQL's SQL", maskType)
+	}
+	return x, err
+}
+
+func maskSQL(t Target, maskType string, args []string, customExpr string) (string, error) {
 	s, err := parseSpec(maskType, args, customExpr)
 	if err != nil {
 		return "", err

@@ -657,3 +657,20 @@ func TestMaskSQLCompactSize(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskSQLRefusesNULOnPostgres: a regular expression or replacement
+// that stands for a NUL character cannot be written in PostgreSQL's SQL
+// (its lexer ends the query there); the mask is refused with a reason,
+// not emitted. MariaDB's printer escapes a NUL, so it is written there.
+func TestMaskSQLRefusesNULOnPostgres(t *testing.T) {
+	for _, args := range [][]string{{`\000`, ""}, {`\x00`, "y"}, {`a\x{0}b`, ""}} {
+		pg := Target{Dialect: Postgres, Column: `"t"."c"`, DataType: "text", ColumnType: "text"}
+		if x, err := MaskSQL(pg, TypeRegexpReplace, args, ""); err == nil || !strings.Contains(err.Error(), "NUL") {
+			t.Errorf("%q on PostgreSQL: %q, %v; want a refusal naming the NUL", args, x, err)
+		}
+		my := Target{Dialect: MySQL, Column: "`t`.`c`", DataType: "varchar", ColumnType: "varchar(20)"}
+		if _, err := MaskSQL(my, TypeRegexpReplace, args, ""); err != nil {
+			t.Errorf("%q on MariaDB: %v", args, err)
+		}
+	}
+}
