@@ -1014,7 +1014,7 @@ func (g gen) maskInteger(s *spec) (string, error) {
 	tr := s.transformer()
 	col := g.t.Column
 	typ := g.intCast(bits)
-	if s.fn == fnMask {
+	if s.fn == fnMask || s.fn == fnShowLastN {
 		if x, ok := g.maskIntegerByDigits(tr, bits, typ); ok {
 			return x, nil
 		}
@@ -1077,20 +1077,41 @@ func (g gen) maskInteger(s *spec) (string, error) {
 // mask may be).
 const maxIntegerSQL = 1024
 
-// maskIntegerByDigits is MASK of an integer column as constants: every
-// digit is replaced, so the result depends only on the value's sign and
-// number of digits, and each (sign, digits) result is the Go reference's
-// (hiveIntResult, wraparound included), found by comparisons of integers
-// instead of a decimal printed as text, repeated and read back (about a
-// third of the cost over a scan). ok is false when a sign's results are
-// not each other's negation, when two values of one length disagree, or
-// when the SQL would exceed maxIntegerSQL: maskInteger's form then stands.
+// maskIntegerByDigits is MASK or SHOW_LAST_N of an integer column without
+// printing it: the digits replaced are the value's first d - n (all of them
+// for MASK, n = 0), so the result is sign × (C + |v| mod 10^n), where C
+// depends only on the number of digits d. Each C is the Go reference's
+// (hiveIntResult) and is found by comparisons of integers instead of a
+// decimal printed as text, replaced and read back (about a third of the
+// cost over a scan). The reference is checked to give exactly that form at
+// both ends of every length and at its largest kept part, for both signs:
+// Hive adds in the column's width, so a sum that wraps anywhere in a length
+// wraps at its largest kept part. ok is false when a check fails or the SQL
+// would exceed maxIntegerSQL: maskInteger's form then stands.
 func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string, bool) {
 	digits, maxv, unsigned := g.intRange()
 	if digits == 0 {
 		return "", false
 	}
+	kept := 0 // the last digits shown as they are
+	if tr.fn == fnShowLastN {
+		kept = min(tr.n, digits)
+	}
+	if kept >= 19 {
+		return "", false
+	}
+	modulus := int64(1)
+	for range kept {
+		modulus *= 10
+	}
 	col := g.t.Column
+	// fits reports whether v's result is sign × (c + |v| mod modulus).
+	fits := func(v, c int64) bool {
+		if hiveIntResult(tr, bits, v) != c+v%modulus {
+			return false
+		}
+		return unsigned || hiveIntResult(tr, bits, -v) == -(c+v%modulus)
+	}
 	var ladder strings.Builder
 	ladder.WriteString("CASE")
 	pow := int64(1) // 10^(d-1)
@@ -1099,19 +1120,28 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 		if d < digits {
 			highest = pow*10 - 1
 		}
-		p := hiveIntResult(tr, bits, lowest)
-		if hiveIntResult(tr, bits, highest) != p {
-			return "", false
+		c := hiveIntResult(tr, bits, lowest) - lowest%modulus
+		// The largest value of this length whose kept part is the largest.
+		top := highest
+		if d > kept && modulus > 1 {
+			top = highest - highest%modulus - 1
+			if top < lowest {
+				top = highest
+			}
 		}
-		if !unsigned && (hiveIntResult(tr, bits, -lowest) != -p || hiveIntResult(tr, bits, -highest) != -p) {
+		if !fits(lowest, c) || !fits(highest, c) || !fits(top, c) {
 			return "", false
 		}
 		if d < digits {
 			pow *= 10
-			ladder.WriteString(" WHEN ABS(" + col + ") < " + strconv.FormatInt(pow, 10) + " THEN " + strconv.FormatInt(p, 10))
+			ladder.WriteString(" WHEN ABS(" + col + ") < " + strconv.FormatInt(pow, 10) + " THEN " + strconv.FormatInt(c, 10))
 		} else {
-			ladder.WriteString(" ELSE " + strconv.FormatInt(p, 10) + " END")
+			ladder.WriteString(" ELSE " + strconv.FormatInt(c, 10) + " END")
 		}
+	}
+	magnitude := ladder.String()
+	if kept > 0 {
+		magnitude = "(" + magnitude + " + MOD(ABS(" + col + "), " + strconv.FormatInt(modulus, 10) + "))"
 	}
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " = 0 THEN " + strconv.FormatInt(hiveIntResult(tr, bits, 0), 10))
@@ -1120,7 +1150,7 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 		b.WriteString(" WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + strconv.FormatInt(hiveIntResult(tr, bits, minv), 10))
 	}
 	// The sign has no ELSE: NULL stays NULL (the ladder's ELSE would not).
-	b.WriteString(" ELSE (CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END) * " + ladder.String() + " END")
+	b.WriteString(" ELSE (CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END) * " + magnitude + " END")
 	x := g.cast(b.String(), typ)
 	if len(x) > maxIntegerSQL {
 		return "", false
