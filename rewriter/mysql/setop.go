@@ -198,19 +198,8 @@ func readTail(tail string) (sqlparser.OrderBy, *sqlparser.Limit) {
 			return nil, nil
 		}
 	}
-	if l := sel.Limit; l != nil {
-		for _, e := range []sqlparser.Expr{l.Offset, l.Rowcount} {
-			switch e := e.(type) {
-			case nil:
-			case *sqlparser.Literal:
-				if e.Type != sqlparser.IntVal {
-					return nil, nil
-				}
-			case *sqlparser.Argument:
-			default:
-				return nil, nil
-			}
-		}
+	if checkLimit(sel.Limit) != nil {
+		return nil, nil
 	}
 	return sel.OrderBy, sel.Limit
 }
