@@ -112,7 +112,7 @@ func printVerified(rd reading, want rewriter.Printed, query string, noBackslashE
 			return text, nil
 		}
 	}
-	text, err := format(node, noBackslashEscapes)
+	text, err := formatFor(node, query, noBackslashEscapes)
 	if err != nil {
 		return "", err
 	}
@@ -278,7 +278,7 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 		skeletonWant.Tables[j] = "\x00" + name
 		t.ate.Expr = sqlparser.TableName{Name: sqlparser.NewIdentifierCS(name)}
 	}
-	skeleton, err := format(node, false)
+	skeleton, err := formatFor(node, query, false)
 	for _, e := range entries {
 		e.entry.Expr = e.expr
 	}
