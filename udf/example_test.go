@@ -92,7 +92,7 @@ func ExampleMaskSQL() {
 	// Output:
 	// IFNULL(CONVERT(SHA2(CONVERT(`t`.`ssn` USING utf8mb4) COLLATE utf8mb4_bin, 256) USING utf8mb4) COLLATE utf8mb4_bin, `t`.`ssn` = `t`.`ssn`) <nil>
 	// encode(sha256(convert_to(CAST("t"."ssn" AS text), 'UTF8')), 'hex') <nil>
-	// CASE WHEN isfinite("t"."born") THEN make_date(CAST(EXTRACT(YEAR FROM "t"."born") AS integer), 1, 1) END <nil>
+	// CASE WHEN "t"."born" > DATE '-infinity' AND "t"."born" < DATE '294277-01-01' THEN make_date(CAST(date_part('year', CAST("t"."born" AS timestamp)) AS integer), 1, 1) WHEN isfinite("t"."born") THEN make_date(CAST(EXTRACT(YEAR FROM "t"."born") AS integer), 1, 1) END <nil>
 	// udf: mask MASK_SHOW_LAST_4 cannot be computed for column `t`.`amount` of type "decimal(10,2)"
 }
 

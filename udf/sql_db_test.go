@@ -914,6 +914,63 @@ func TestMaskSQLServerOnlyValues(t *testing.T) {
 				t.Errorf("%s on ±infinity: %d NULLs, %v; want 2", mc, n, err)
 			}
 		}
+		// The parts of a date are read through a timestamp where one can
+		// hold the date (4714-11-24 BC to 294276 AD) and by EXTRACT past
+		// it: both ends of that range and the dates past it keep their
+		// year (and the parts the mask keeps).
+		mustExec(t, conn, `DROP TABLE IF EXISTS udf_far`)
+		mustExec(t, conn, `CREATE TEMPORARY TABLE udf_far (v date)`)
+		far := []string{"4714-11-24 BC", "4714-12-31 BC", "0001-12-31 BC", "294276-12-31", "294277-01-01", "294277-03-09", "100000-02-29", "5874897-12-31"}
+		for _, v := range far {
+			mustExec(t, conn, `INSERT INTO udf_far VALUES ('`+v+`')`)
+		}
+		printDate := func(d time.Time) string {
+			if d.Year() < 1 {
+				return fmt.Sprintf("%04d-%02d-%02d BC", 1-d.Year(), int(d.Month()), d.Day())
+			}
+			return fmt.Sprintf("%04d-%02d-%02d", d.Year(), int(d.Month()), d.Day())
+		}
+		target = Target{Dialect: Postgres, Column: `udf_far.v`, DataType: "date", ColumnType: "date"}
+		for _, mc := range []struct {
+			maskCase
+			day   int
+			month time.Month
+		}{
+			{maskCase{TypeDateShowYear, nil}, 1, time.January},
+			{maskCase{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "-1"}}, 15, 0},
+			{maskCase{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "-1", "-1", "-1"}}, 0, 0},
+		} {
+			expr, err := MaskSQL(target, mc.typ, mc.args, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range far {
+				d := parseDateValue(v)
+				month, day := d.Month(), d.Day()
+				if mc.month != 0 {
+					month = mc.month
+				}
+				if mc.day != 0 {
+					day = mc.day
+				}
+				masked := time.Date(d.Year(), month, day, 0, 0, 0, 0, time.UTC)
+				want := printDate(masked)
+				var got string
+				err := conn.QueryRowContext(context.Background(), "SELECT CAST("+expr+" AS text) FROM udf_far WHERE v = '"+v+"'").Scan(&got)
+				if masked.Before(parseDateValue("4714-11-24 BC")) {
+					// Hive's result is before PostgreSQL's first date: the
+					// statement fails, on either path, rather than give
+					// another date.
+					if err == nil || !strings.Contains(err.Error(), "date out of range") {
+						t.Errorf("%s on %s: %q, %v; want PostgreSQL's date out of range", mc.maskCase, v, got, err)
+					}
+					continue
+				}
+				if err != nil || got != want {
+					t.Errorf("%s on %s: %q, %v; want %q", mc.maskCase, v, got, err, want)
+				}
+			}
+		}
 		var icu bool
 		if err := conn.QueryRowContext(context.Background(), "SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i')").Scan(&icu); err != nil || !icu {
 			t.Skip("no ICU collations")
