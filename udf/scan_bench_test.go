@@ -32,7 +32,8 @@ func BenchmarkMaskScan(b *testing.B) {
 	}{
 		{TypeMask, nil, str}, {TypeShowLast4, nil, str}, {TypeShowFirst4, nil, str}, {TypeHash, nil, str},
 		{TypeNull, nil, str}, {TypeRedact, nil, str}, {TypeShowLastN, []string{"2"}, str}, {TypeFirstN, []string{"4"}, str},
-		{TypeMask, nil, num}, {TypeShowLast4, nil, num}, {TypeNull, nil, num},
+		{TypeMask, nil, num}, {TypeShowLast4, nil, num}, {TypeShowFirst4, nil, num}, {TypeFirstN, []string{"4"}, num},
+		{TypeLastN, []string{"4"}, num}, {TypeNull, nil, num},
 		{TypeMask, nil, date}, {TypeDateShowYear, nil, date},
 	}
 	for _, db := range []struct {

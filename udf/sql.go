@@ -1014,10 +1014,8 @@ func (g gen) maskInteger(s *spec) (string, error) {
 	tr := s.transformer()
 	col := g.t.Column
 	typ := g.intCast(bits)
-	if s.fn == fnMask || s.fn == fnShowLastN {
-		if x, ok := g.maskIntegerByDigits(tr, bits, typ); ok {
-			return x, nil
-		}
+	if x, ok := g.maskIntegerByDigits(tr, bits, typ); ok {
+		return x, nil
 	}
 	num := "'" + itoa(s.number) + "'"
 	n := itoa(min(s.n, 20))
@@ -1077,71 +1075,64 @@ func (g gen) maskInteger(s *spec) (string, error) {
 // mask may be).
 const maxIntegerSQL = 1024
 
-// maskIntegerByDigits is MASK or SHOW_LAST_N of an integer column without
-// printing it: the digits replaced are the value's first d - n (all of them
-// for MASK, n = 0), so the result is sign × (C + |v| mod 10^n), where C
-// depends only on the number of digits d. Each C is the Go reference's
-// (hiveIntResult) and is found by comparisons of integers instead of a
-// decimal printed as text, replaced and read back (about a third of the
-// cost over a scan). The reference is checked to give exactly that form at
-// both ends of every length and at its largest kept part, for both signs:
-// Hive adds in the column's width, so a sum that wraps anywhere in a length
-// wraps at its largest kept part. ok is false when a check fails or the SQL
-// would exceed maxIntegerSQL: maskInteger's form then stands.
+// maskIntegerByDigits is an integer column's mask without printing the
+// value. Every mask of an integer replaces the digits at positions fixed by
+// the value's number of digits d and keeps the others, so over the values of
+// one length the result is sign × (C + kept), where C depends only on d and
+// kept is a part of |v| (keptDigits): its last digits (|v| mod m) or its
+// first ones (|v| - |v| mod m), m a power of ten. Each C is the Go
+// reference's (hiveIntResult) and is found by comparisons of integers
+// instead of a decimal printed as text, replaced and read back (about a
+// third of the cost over a scan). The reference is checked to give exactly
+// that form at both ends of every length and at its largest kept part, for
+// both signs: Hive adds in the column's width, and the kept part grows with
+// |v| within a length, so a sum that wraps anywhere in a length wraps at
+// its largest kept part. ok is false when a check fails or the SQL would
+// exceed maxIntegerSQL: maskInteger's form then stands.
 func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string, bool) {
 	digits, maxv, unsigned := g.intRange()
-	if digits == 0 {
+	if digits == 0 || min(tr.n, digits) >= 19 {
 		return "", false
 	}
-	kept := 0 // the last digits shown as they are
-	if tr.fn == fnShowLastN {
-		kept = min(tr.n, digits)
-	}
-	if kept >= 19 {
+	rungs, ok := digitRungs(tr, bits, digits, maxv, unsigned)
+	if !ok {
 		return "", false
-	}
-	modulus := int64(1)
-	for range kept {
-		modulus *= 10
 	}
 	col := g.t.Column
-	// fits reports whether v's result is sign × (c + |v| mod modulus).
-	fits := func(v, c int64) bool {
-		if hiveIntResult(tr, bits, v) != c+v%modulus {
-			return false
-		}
-		return unsigned || hiveIntResult(tr, bits, -v) == -(c+v%modulus)
+	abs := "ABS(" + col + ")"
+	// One kept part for every length (MASK, the SHOW_LAST_N and LAST_N
+	// forms) is added once, outside the ladder of constants.
+	uniform := true
+	for _, r := range rungs {
+		uniform = uniform && r.kept == rungs[0].kept
 	}
-	var ladder strings.Builder
-	ladder.WriteString("CASE")
-	pow := int64(1) // 10^(d-1)
-	for d := 1; d <= digits; d++ {
-		lowest, highest := pow, maxv
-		if d < digits {
-			highest = pow*10 - 1
+	var whens strings.Builder
+	var last string // the last rung's value
+	for i, r := range rungs {
+		value := strconv.FormatInt(r.c, 10)
+		if !uniform {
+			value = g.keptSum(r.kept, value, abs)
 		}
-		c := hiveIntResult(tr, bits, lowest) - lowest%modulus
-		// The largest value of this length whose kept part is the largest.
-		top := highest
-		if d > kept && modulus > 1 {
-			top = highest - highest%modulus - 1
-			if top < lowest {
-				top = highest
+		if i+1 < len(rungs) {
+			next := rungs[i+1]
+			if next.c == r.c && next.kept == r.kept {
+				continue // the next rung gives the same
 			}
-		}
-		if !fits(lowest, c) || !fits(highest, c) || !fits(top, c) {
-			return "", false
-		}
-		if d < digits {
-			pow *= 10
-			ladder.WriteString(" WHEN ABS(" + col + ") < " + strconv.FormatInt(pow, 10) + " THEN " + strconv.FormatInt(c, 10))
+			whens.WriteString(" WHEN " + abs + " < " + strconv.FormatInt(r.below, 10) + " THEN " + value)
 		} else {
-			ladder.WriteString(" ELSE " + strconv.FormatInt(c, 10) + " END")
+			last = value
 		}
 	}
-	magnitude := ladder.String()
-	if kept > 0 {
-		magnitude = "(" + magnitude + " + MOD(ABS(" + col + "), " + strconv.FormatInt(modulus, 10) + "))"
+	magnitude := last
+	if whens.Len() > 0 {
+		magnitude = "CASE" + whens.String() + " ELSE " + last + " END"
+	} else if !uniform && magnitude != strconv.FormatInt(rungs[0].c, 10) {
+		magnitude = "(" + magnitude + ")"
+	}
+	if uniform {
+		if sum := g.keptSum(rungs[0].kept, magnitude, abs); sum != magnitude {
+			magnitude = "(" + sum + ")"
+		}
 	}
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " = 0 THEN " + strconv.FormatInt(hiveIntResult(tr, bits, 0), 10))
@@ -1149,13 +1140,141 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 		minv := -int64(1) << (nb - 1)
 		b.WriteString(" WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + strconv.FormatInt(hiveIntResult(tr, bits, minv), 10))
 	}
-	// The sign has no ELSE: NULL stays NULL (the ladder's ELSE would not).
-	b.WriteString(" ELSE (CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END) * " + magnitude + " END")
+	// The sign keeps NULL NULL (the ladder's ELSE would not). PostgreSQL's
+	// sign() of an integer is a double, so its sign is a CASE without ELSE.
+	sign := "SIGN(" + col + ")"
+	if !g.my() {
+		sign = "(CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END)"
+	}
+	b.WriteString(" ELSE " + sign + " * " + magnitude + " END")
 	x := g.cast(b.String(), typ)
 	if len(x) > maxIntegerSQL {
 		return "", false
 	}
 	return x, true
+}
+
+// digitRung is the masked magnitudes of one number of digits: those below
+// below (the last rung has none) and not below the rung before it are
+// c plus their kept part.
+type digitRung struct {
+	below int64
+	c     int64
+	kept  keptPart
+}
+
+// digitRungs are tr's results for the magnitudes of 1 to digits digits (up
+// to maxv) as sign × (c + kept part), one rung per number of digits, and
+// whether the Go reference gives that form at both ends of every rung and
+// at its largest kept part, for both signs (unless the type is unsigned),
+// with no sum that wraps in int64.
+func digitRungs(tr *transformer, bits, digits int, maxv int64, unsigned bool) ([]digitRung, bool) {
+	var rungs []digitRung
+	pow := int64(1) // 10^(d-1)
+	for d := 1; d <= digits; d++ {
+		lowest, highest := pow, maxv
+		if d < digits {
+			highest = pow*10 - 1
+		}
+		kept := tr.keptDigits(d, digits)
+		c, ok := addInt64(hiveIntResult(tr, bits, lowest), -kept.of(lowest))
+		if !ok {
+			return nil, false
+		}
+		// The largest value of this length whose kept part is the largest.
+		top := highest
+		if !kept.head && kept.m > 1 {
+			if t := highest - highest%kept.m - 1; t >= lowest {
+				top = t
+			}
+		}
+		for _, v := range []int64{lowest, highest, top} {
+			// The SQL adds without wrapping (the servers fail on an
+			// overflow), so a sum that only wraps in Go fails the check.
+			want, ok := addInt64(c, kept.of(v))
+			if !ok || want == math.MinInt64 || hiveIntResult(tr, bits, v) != want || !unsigned && hiveIntResult(tr, bits, -v) != -want {
+				return nil, false
+			}
+		}
+		r := digitRung{c: c, kept: kept}
+		if d < digits {
+			pow *= 10
+			r.below = pow
+		}
+		rungs = append(rungs, r)
+	}
+	return rungs, true
+}
+
+// addInt64 is a + b and whether it did not wrap.
+func addInt64(a, b int64) (int64, bool) {
+	sum := a + b
+	return sum, (sum > a) == (b > 0)
+}
+
+// keptPart is the part of a magnitude a mask keeps: its last digits,
+// |v| mod m, or (head) its first ones, |v| - |v| mod m; m is a power of
+// ten (1: nothing of the tail, all of the head).
+type keptPart struct {
+	head bool
+	m    int64
+}
+
+// keptDigits is what tr keeps of a magnitude of d digits, in a column of at
+// most digits digits.
+func (tr *transformer) keptDigits(d, digits int) keptPart {
+	pow10 := func(k int) int64 {
+		m := int64(1)
+		for range max(k, 0) {
+			m *= 10
+		}
+		return m
+	}
+	switch tr.fn {
+	case fnShowLastN: // the last n
+		return keptPart{m: pow10(min(tr.n, digits))}
+	case fnLastN: // all but the last n
+		return keptPart{head: true, m: pow10(min(tr.n, digits))}
+	case fnFirstN: // all but the first n: the last d - n
+		return keptPart{m: pow10(d - tr.n)}
+	case fnShowFirstN: // the first n: all but the last d - n
+		return keptPart{head: true, m: pow10(d - tr.n)}
+	}
+	return keptPart{m: 1} // MASK: nothing
+}
+
+// of is the kept part of the magnitude v.
+func (k keptPart) of(v int64) int64 {
+	if k.head {
+		return v - v%k.m
+	}
+	return v % k.m
+}
+
+// keptSum is the SQL of c plus k's kept part of abs (the SQL of the
+// magnitude). The head is |v| divided and multiplied again by m in
+// integers (MariaDB's DIV, PostgreSQL's / of integers), which never passes
+// |v|, so that no sum passes the kept result (PostgreSQL's integers fail
+// on overflow).
+func (g gen) keptSum(k keptPart, c, abs string) string {
+	m := strconv.FormatInt(k.m, 10)
+	var part string
+	switch {
+	case k.head && k.m == 1:
+		part = abs
+	case k.head && g.my():
+		part = abs + " DIV " + m + " * " + m
+	case k.head:
+		part = abs + " / " + m + " * " + m
+	case k.m > 1:
+		part = "MOD(" + abs + ", " + m + ")"
+	default:
+		return c
+	}
+	if c == "0" {
+		return part
+	}
+	return c + " + " + part
 }
 
 // intRange is the number of decimal digits of the largest magnitude the
