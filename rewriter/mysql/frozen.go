@@ -170,7 +170,7 @@ func frozenableMask(e sqlparser.Expr) bool {
 			*sqlparser.ConvertExpr, *sqlparser.IsExpr, *sqlparser.Literal, *sqlparser.NullVal, sqlparser.BoolVal,
 			*sqlparser.RegexpReplaceExpr, *sqlparser.UnaryExpr, *sqlparser.AndExpr, *sqlparser.OrExpr,
 			*sqlparser.NotExpr, *sqlparser.IntroducerExpr, sqlparser.IdentifierCI, sqlparser.IdentifierCS, sqlparser.ValTuple,
-			*sqlparser.IntervalDateExpr:
+			*sqlparser.IntervalDateExpr, *sqlparser.SubstrExpr:
 			return true, nil
 		}
 		ok = false

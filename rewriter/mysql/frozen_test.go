@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // frozenDecisions mask customers with Hive's masks and one that reads the
@@ -129,6 +130,9 @@ func TestFrozenableMasks(t *testing.T) {
 		"ssn in (select 1)":                                                false,
 		"date_add(date'0000-01-01', interval year(born) year)":             true,
 		"date_add(born, interval (select 1) year)":                         false,
+		"substring(cast(abs(id) as char), 4 + 1)":                          true,
+		"substring(ssn, (select 1))":                                       false,
+		"substring((select ssn from customers), 2)":                        false,
 	} {
 		e, err := parseExprUncached(expr)
 		if err != nil {
@@ -138,6 +142,40 @@ func TestFrozenableMasks(t *testing.T) {
 			t.Fatalf("%s: frozenable %v, want %v", expr, got, want)
 		}
 	}
+}
+
+// TestBuiltinMasksFreeze: every built-in mask, on every kind of column,
+// is rewritten once (a built-in mask the allow-list refused would be
+// rewritten on every statement instead).
+func TestBuiltinMasksFreeze(t *testing.T) {
+	for _, typ := range builtinMaskTypes {
+		for _, col := range [][2]string{{"varchar", "varchar(40)"}, {"int", "int"}, {"bigint", "bigint"}, {"date", "date"}} {
+			for _, named := range []bool{false, true} {
+				x, err := udf.MaskSQL(udf.Target{Dialect: udf.MySQL, Column: "`shop`.`customers`.`c`", DataType: col[0], ColumnType: col[1], NamedClasses: named}, typ.name, typ.args, "")
+				if err != nil {
+					continue // not a mask of this kind of column
+				}
+				e, err := parseExprUncached(x)
+				if err != nil {
+					t.Fatalf("%s on %s: %v", typ.name, col[1], err)
+				}
+				if !frozenableMask(e) {
+					t.Errorf("%s on %s (named classes %v) is not frozenable:\n%s", typ.name, col[1], named, x)
+				}
+			}
+		}
+	}
+}
+
+// builtinMaskTypes are the built-in masks and arguments the freeze
+// tests write.
+var builtinMaskTypes = []struct {
+	name string
+	args []string
+}{
+	{udf.TypeMask, nil}, {udf.TypeShowLast4, nil}, {udf.TypeShowFirst4, nil}, {udf.TypeHash, nil}, {udf.TypeNull, nil},
+	{udf.TypeDateShowYear, nil}, {udf.TypeRedact, nil}, {udf.TypeShowFirstN, []string{"3"}}, {udf.TypeShowLastN, []string{"2"}},
+	{udf.TypeFirstN, []string{"4"}}, {udf.TypeLastN, []string{"4"}}, {udf.TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "-1"}},
 }
 
 // TestFrozenChanged: the tests' check that no statement changes a frozen

@@ -178,7 +178,7 @@ func frozenableColumns(t *pg.Node, schema, table string) []string {
 		switch e := m.(type) {
 		case *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
 			*pg.TypeCast, *pg.TypeName, *pg.CaseExpr, *pg.CaseWhen, *pg.A_Expr, *pg.BoolExpr,
-			*pg.NullTest, *pg.CollateClause, *pg.CoalesceExpr, *pg.List:
+			*pg.NullTest, *pg.CollateClause, *pg.CoalesceExpr, *pg.MinMaxExpr, *pg.List:
 			return true, nil
 		case *pg.FuncCall:
 			name, in := funcName(e)

@@ -11,6 +11,7 @@ import (
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
 	"github.com/sqe-project/sqe/rewriter/internal/dialecttest"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // frozenDecisions mask customers with Hive's masks and a context
@@ -123,6 +124,7 @@ func TestFrozenableTargets(t *testing.T) {
 		"regexp_replace(ssn, '[0-9]', 'x', 'g') IS NULL": {"ssn"},
 		"pg_catalog.lower(ssn)":                          {"ssn"},
 		"NOT (id > 3 AND id IN (1, 2))":                  {"id", "id"},
+		"GREATEST(length(ssn) - 4, 0)":                   {"ssn"},
 	}
 	refused := []string{
 		"current_user",
@@ -141,6 +143,7 @@ func TestFrozenableTargets(t *testing.T) {
 		"$1",
 		"ROW(ssn, email)",
 		"ssn[1]",
+		"LEAST(id, (SELECT 1))",
 	}
 	form := func(expr string) *pg.Node {
 		tree, err := pg.Parse("SELECT " + expr + " AS x FROM shop.customers")
@@ -158,6 +161,37 @@ func TestFrozenableTargets(t *testing.T) {
 	for _, expr := range refused {
 		if got := frozenableColumns(form(expr), "shop", "customers"); got != nil {
 			t.Fatalf("%s: frozenable, reading %q", expr, got)
+		}
+	}
+}
+
+// TestBuiltinMasksFreeze: every built-in mask, on every kind of column,
+// is a frozenable read-form target (a built-in mask the allow-list
+// refused would be rewritten on every statement instead).
+func TestBuiltinMasksFreeze(t *testing.T) {
+	masks := []struct {
+		name string
+		args []string
+	}{
+		{udf.TypeMask, nil}, {udf.TypeShowLast4, nil}, {udf.TypeShowFirst4, nil}, {udf.TypeHash, nil}, {udf.TypeNull, nil},
+		{udf.TypeDateShowYear, nil}, {udf.TypeRedact, nil}, {udf.TypeShowFirstN, []string{"3"}}, {udf.TypeShowLastN, []string{"2"}},
+		{udf.TypeFirstN, []string{"4"}}, {udf.TypeLastN, []string{"4"}}, {udf.TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "-1"}},
+	}
+	for _, m := range masks {
+		for _, col := range [][2]string{{"character varying", "character varying(40)"}, {"integer", "integer"}, {"bigint", "bigint"}, {"date", "date"}} {
+			for _, named := range []bool{false, true} {
+				x, err := udf.MaskSQL(udf.Target{Dialect: udf.Postgres, Column: `"shop"."customers"."c"`, DataType: col[0], ColumnType: col[1], NamedClasses: named}, m.name, m.args, "")
+				if err != nil {
+					continue // not a mask of this kind of column
+				}
+				tree, err := pg.Parse("SELECT " + x + " AS x FROM shop.customers")
+				if err != nil {
+					t.Fatalf("%s on %s: %v", m.name, col[1], err)
+				}
+				if frozenableColumns(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0], "shop", "customers") == nil {
+					t.Errorf("%s on %s (named classes %v) is not frozenable:\n%s", m.name, col[1], named, x)
+				}
+			}
 		}
 	}
 }
