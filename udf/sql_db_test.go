@@ -188,7 +188,8 @@ var dateCases = []maskCase{
 	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "28", "1", "1999"}},
 	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "1"}},
 	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "31", "11", "-1"}},
-	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "1", "0", "0"}}, // one date for every row, in year 0
+	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "1", "0", "0"}},  // one date for every row, in year 0
+	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "29", "1", "0"}}, // 0000-02-29: Hive's, not MariaDB's
 	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "30", "5", "-1"}},
 	{TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "-1", "-1", "-1"}},
 	{TypeShowLast4, nil},

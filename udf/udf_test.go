@@ -155,6 +155,15 @@ func TestMaskSQLRefuses(t *testing.T) {
 			t.Errorf("date mask %q: %v", args, err)
 		}
 	}
+	for _, args := range [][]string{
+		{"", "", "", "", "", "28", "1", "0"}, {"", "", "", "", "", "29", "2", "0"}, {"", "", "", "", "", "-1", "0", "0"},
+		{"", "", "", "", "", "29", "1", "0"}, {"", "", "", "", "", "-1", "-1", "0"},
+		{"", "", "", "", "", "29", "1", "2000"}, {"", "", "", "", "", "-1", "-1", "2000"},
+	} {
+		if _, err := MaskSQL(my("date", "date"), TypeMask, args, ""); err != nil {
+			t.Errorf("MariaDB date mask %q: %v", args, err)
+		}
+	}
 }
 
 func TestMaskSQLAnyType(t *testing.T) {
