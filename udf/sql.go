@@ -1108,25 +1108,41 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	}
 	var whens strings.Builder
 	var last string // the last rung's value
+	final := rungs[len(rungs)-1]
 	for i, r := range rungs {
 		value := strconv.FormatInt(r.c, 10)
 		if !uniform {
 			value = g.keptSum(r.kept, value, abs)
 		}
-		if i+1 < len(rungs) {
-			next := rungs[i+1]
-			if next.c == r.c && next.kept == r.kept {
+		switch {
+		case i+1 == len(rungs):
+			last = value
+		case g.my():
+			// MariaDB picks the rung by the number of digits, read once
+			// (a simple CASE), which costs less than the comparisons and
+			// names the column once; the rungs that give what the last
+			// one gives are its ELSE.
+			if r.c != final.c || r.kept != final.kept {
+				whens.WriteString(" WHEN " + strconv.Itoa(i+1) + " THEN " + value)
+			}
+		default:
+			// PostgreSQL compares (its simple CASE is an equality per
+			// WHEN after the text conversion, slower than the ladder).
+			if next := rungs[i+1]; next.c == r.c && next.kept == r.kept {
 				continue // the next rung gives the same
 			}
 			whens.WriteString(" WHEN " + abs + " < " + strconv.FormatInt(r.below, 10) + " THEN " + value)
-		} else {
-			last = value
 		}
 	}
 	magnitude := last
-	if whens.Len() > 0 {
+	switch {
+	case whens.Len() > 0 && g.my():
+		// ABS removes a ZEROFILL column's padding; a number's text is
+		// ASCII digits in every connection character set.
+		magnitude = "CASE CHAR_LENGTH(" + abs + ")" + whens.String() + " ELSE " + last + " END"
+	case whens.Len() > 0:
 		magnitude = "CASE" + whens.String() + " ELSE " + last + " END"
-	} else if !uniform && magnitude != strconv.FormatInt(rungs[0].c, 10) {
+	case !uniform && magnitude != strconv.FormatInt(rungs[0].c, 10):
 		magnitude = "(" + magnitude + ")"
 	}
 	if uniform {

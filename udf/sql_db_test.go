@@ -81,6 +81,7 @@ type dbColumn struct {
 	bc         bool                   // dates before year 1 (PostgreSQL)
 	normalize  func(d Dialect) func(string) string
 	collation  string // the column's collation as Target.Collation names it ("" the default)
+	zerofill   int    // a ZEROFILL column's width: its raw text (MASK_NONE) is padded to it
 }
 
 type maskCase struct {
@@ -384,6 +385,12 @@ func stringColumn(name, ddl, dataType, columnType string, charLen, maxLen int, l
 	}
 }
 
+// zerofill is c as a ZEROFILL column of width w.
+func zerofill(c dbColumn, w int) dbColumn {
+	c.zerofill = w
+	return c
+}
+
 func intColumn(name, ddl, dataType, columnType string, lo, hi int64, bits int) dbColumn {
 	return dbColumn{
 		name: name, ddl: ddl, dataType: dataType, columnType: columnType, kind: KindInteger,
@@ -433,6 +440,8 @@ func mysqlColumns() []dbColumn {
 		intColumn("i64", "BIGINT", "bigint", "bigint(20)", math.MinInt64, math.MaxInt64, 64),
 		intColumn("u8", "TINYINT UNSIGNED", "tinyint", "tinyint(3) unsigned", 0, math.MaxUint8, 16),
 		intColumn("u32", "INT UNSIGNED", "int", "int(10) unsigned", 0, math.MaxUint32, 64),
+		// The digits of a ZEROFILL column's value are its own, not its padding.
+		zerofill(intColumn("z32", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
 		dateColumn(false),
 	}
 }
@@ -580,6 +589,9 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 						ws, wok := formatExpected(d, res)
 						if wok {
 							ws = norm(ws)
+						}
+						if wok && mc.typ == TypeNone && len(ws) < c.zerofill {
+							ws = strings.Repeat("0", c.zerofill-len(ws)) + ws
 						}
 						want[i] = sql.NullString{String: ws, Valid: wok}
 					}
