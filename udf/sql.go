@@ -1098,6 +1098,27 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	if !ok {
 		return "", false
 	}
+	// MariaDB picks the rung by the number of digits, read once (a
+	// simple CASE), which costs less than the comparisons and names the
+	// column once. PostgreSQL compares (its simple CASE is an equality
+	// per WHEN after the text conversion, slower than the ladder), unless
+	// the comparisons, which repeat the column's name, pass the size a
+	// mask may take.
+	if !g.my() {
+		if x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, false); len(x) <= maxIntegerSQL {
+			return x, true
+		}
+	}
+	x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, true)
+	if len(x) > maxIntegerSQL {
+		return "", false
+	}
+	return x, true
+}
+
+// digitLadder is the SQL of rungs: the rung picked by the number of digits
+// of |v| (byCount) or by comparisons of |v| with the powers of ten.
+func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned, byCount bool) string {
 	col := g.t.Column
 	abs := "ABS(" + col + ")"
 	// One kept part for every length (MASK, the SHOW_LAST_N and LAST_N
@@ -1117,17 +1138,12 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 		switch {
 		case i+1 == len(rungs):
 			last = value
-		case g.my():
-			// MariaDB picks the rung by the number of digits, read once
-			// (a simple CASE), which costs less than the comparisons and
-			// names the column once; the rungs that give what the last
-			// one gives are its ELSE.
+		case byCount:
+			// The rungs that give what the last one gives are its ELSE.
 			if r.c != final.c || r.kept != final.kept {
 				whens.WriteString(" WHEN " + strconv.Itoa(i+1) + " THEN " + value)
 			}
 		default:
-			// PostgreSQL compares (its simple CASE is an equality per
-			// WHEN after the text conversion, slower than the ladder).
 			if next := rungs[i+1]; next.c == r.c && next.kept == r.kept {
 				continue // the next rung gives the same
 			}
@@ -1136,10 +1152,14 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	}
 	magnitude := last
 	switch {
-	case whens.Len() > 0 && g.my():
-		// ABS removes a ZEROFILL column's padding; a number's text is
-		// ASCII digits in every connection character set.
-		magnitude = "CASE CHAR_LENGTH(" + abs + ")" + whens.String() + " ELSE " + last + " END"
+	case whens.Len() > 0 && byCount:
+		// ABS removes a MariaDB ZEROFILL column's padding; a number's
+		// text is ASCII digits in every connection character set.
+		count := "CHAR_LENGTH(" + abs + ")"
+		if !g.my() {
+			count = "length(CAST(" + abs + " AS text))"
+		}
+		magnitude = "CASE " + count + whens.String() + " ELSE " + last + " END"
 	case whens.Len() > 0:
 		magnitude = "CASE" + whens.String() + " ELSE " + last + " END"
 	case !uniform && magnitude != strconv.FormatInt(rungs[0].c, 10):
@@ -1166,11 +1186,7 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 		sign = "(CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END)"
 	}
 	b.WriteString(" ELSE " + sign + " * " + magnitude + " END")
-	x := g.cast(b.String(), typ)
-	if len(x) > maxIntegerSQL {
-		return "", false
-	}
-	return x, true
+	return g.cast(b.String(), typ)
 }
 
 // digitRung is the masked magnitudes of one number of digits: those below

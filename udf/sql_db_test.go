@@ -461,6 +461,9 @@ func postgresColumns() []dbColumn {
 		intColumn("i16", "smallint", "smallint", "smallint", math.MinInt16, math.MaxInt16, 16),
 		intColumn("i32", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		intColumn("i64", "bigint", "bigint", "bigint", math.MinInt64, math.MaxInt64, 64),
+		// A name long enough that an integer's comparisons pass the size
+		// of a mask: the rung is picked by the number of digits.
+		intColumn("i32_named_long_enough_that_comparisons_pass_1_kb", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		dateColumn(true),
 	}
 }
