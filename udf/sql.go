@@ -1003,9 +1003,11 @@ func (s *spec) transformer() *transformer {
 	return &transformer{fn: s.fn, n: s.n, chars: s.chars, number: s.number, day: s.day, month: s.month, year: s.year}
 }
 
-// maskInteger masks |value| as a digit string, then restores the sign and
-// wraps into the Hive width, which is what the Java loops compute for every
-// value but 0 and MIN; those two come from the Go reference as constants.
+// maskInteger is an integer column's mask: by the number of digits
+// (maskIntegerByDigits) where that stands, else |value| masked as a digit
+// string, the sign restored and the result wrapped into the Hive width,
+// which is what the Java loops compute for every value but 0 and MIN;
+// those two come from the Go reference as constants.
 func (g gen) maskInteger(s *spec) (string, error) {
 	bits, err := g.intBits()
 	if err != nil {
@@ -1071,8 +1073,8 @@ func (g gen) maskInteger(s *spec) (string, error) {
 }
 
 // maxIntegerSQL is the size above which maskIntegerByDigits leaves a
-// column to maskInteger's digit string (a BIGINT's ladder is longer than a
-// mask may be).
+// column to maskInteger's digit string (a mask's size limit; the forms by
+// digits grow with the column's name).
 const maxIntegerSQL = 1024
 
 // maskIntegerByDigits is an integer column's mask without printing the
@@ -1081,9 +1083,10 @@ const maxIntegerSQL = 1024
 // one length the result is sign × (C + kept), where C depends only on d and
 // kept is a part of |v| (keptDigits): its last digits (|v| mod m) or its
 // first ones (|v| - |v| mod m), m a power of ten. Each C is the Go
-// reference's (hiveIntResult) and is found by comparisons of integers
-// instead of a decimal printed as text, replaced and read back (about a
-// third of the cost over a scan). The reference is checked to give exactly
+// reference's (hiveIntResult), and the rung is picked by comparing |v|
+// with the powers of ten or by its number of digits (digitLadder) instead
+// of a decimal printed as text, replaced and read back (about a third of
+// the cost over a scan). The reference is checked to give exactly
 // that form at both ends of every length and at its largest kept part, for
 // both signs: Hive adds in the column's width, and the kept part grows with
 // |v| within a length, so a sum that wraps anywhere in a length wraps at

@@ -776,4 +776,10 @@ func TestDigitRungsEveryValue(t *testing.T) {
 			}
 		}
 	}
+	// On PostgreSQL, past the size of a mask by comparisons (a long name,
+	// as the differential's long-named column has), the number of digits.
+	long := Target{Dialect: Postgres, Column: `"udf_i32_named_long_enough_that_comparisons_pass_1_kb"."v"`, DataType: "integer", ColumnType: "integer"}
+	if x, err := MaskSQL(long, TypeMask, nil, ""); err != nil || !strings.Contains(x, "CASE length(CAST(ABS(") {
+		t.Errorf("MASK of an int with a long name on PostgreSQL: %v\n%s\nwant the rung by the number of digits", err, x)
+	}
 }

@@ -148,37 +148,16 @@ func TestFrozenableMasks(t *testing.T) {
 // is rewritten once (a built-in mask the allow-list refused would be
 // rewritten on every statement instead).
 func TestBuiltinMasksFreeze(t *testing.T) {
-	for _, typ := range builtinMaskTypes {
-		for _, col := range [][2]string{{"varchar", "varchar(40)"}, {"int", "int"}, {"bigint", "bigint"}, {"date", "date"}} {
-			// A long name and a short one: the integer masks' forms differ
-			// by the length of the column's name.
-			for i, column := range []string{"`shop`.`customers`.`c`", "`c`", "`shop`.`customers`.`c`", "`c`"} {
-				named := i >= 2
-				x, err := udf.MaskSQL(udf.Target{Dialect: udf.MySQL, Column: column, DataType: col[0], ColumnType: col[1], NamedClasses: named}, typ.name, typ.args, "")
-				if err != nil {
-					continue // not a mask of this kind of column
-				}
-				e, err := parseExprUncached(x)
-				if err != nil {
-					t.Fatalf("%s on %s: %v", typ.name, col[1], err)
-				}
-				if !frozenableMask(e) {
-					t.Errorf("%s on %s (named classes %v) is not frozenable:\n%s", typ.name, col[1], named, x)
-				}
-			}
+	types := [][2]string{{"varchar", "varchar(40)"}, {"int", "int"}, {"bigint", "bigint"}, {"date", "date"}}
+	dialecttest.EveryBuiltinMask(t, udf.MySQL, "`shop`.`customers`.`c`", "`c`", types, func(desc, x string) {
+		e, err := parseExprUncached(x)
+		if err != nil {
+			t.Fatalf("%s: %v", desc, err)
 		}
-	}
-}
-
-// builtinMaskTypes are the built-in masks and arguments the freeze
-// tests write.
-var builtinMaskTypes = []struct {
-	name string
-	args []string
-}{
-	{udf.TypeMask, nil}, {udf.TypeShowLast4, nil}, {udf.TypeShowFirst4, nil}, {udf.TypeHash, nil}, {udf.TypeNull, nil},
-	{udf.TypeDateShowYear, nil}, {udf.TypeRedact, nil}, {udf.TypeShowFirstN, []string{"3"}}, {udf.TypeShowLastN, []string{"2"}},
-	{udf.TypeFirstN, []string{"4"}}, {udf.TypeLastN, []string{"4"}}, {udf.TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "-1"}},
+		if !frozenableMask(e) {
+			t.Errorf("%s is not frozenable:\n%s", desc, x)
+		}
+	})
 }
 
 // TestFrozenChanged: the tests' check that no statement changes a frozen

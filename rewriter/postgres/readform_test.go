@@ -169,34 +169,16 @@ func TestFrozenableTargets(t *testing.T) {
 // is a frozenable read-form target (a built-in mask the allow-list
 // refused would be rewritten on every statement instead).
 func TestBuiltinMasksFreeze(t *testing.T) {
-	masks := []struct {
-		name string
-		args []string
-	}{
-		{udf.TypeMask, nil}, {udf.TypeShowLast4, nil}, {udf.TypeShowFirst4, nil}, {udf.TypeHash, nil}, {udf.TypeNull, nil},
-		{udf.TypeDateShowYear, nil}, {udf.TypeRedact, nil}, {udf.TypeShowFirstN, []string{"3"}}, {udf.TypeShowLastN, []string{"2"}},
-		{udf.TypeFirstN, []string{"4"}}, {udf.TypeLastN, []string{"4"}}, {udf.TypeMask, []string{"-1", "-1", "-1", "-1", "-1", "15", "-1", "-1"}},
-	}
-	for _, m := range masks {
-		for _, col := range [][2]string{{"character varying", "character varying(40)"}, {"integer", "integer"}, {"bigint", "bigint"}, {"date", "date"}} {
-			// A long name and a short one: the integer masks' forms differ
-			// by the length of the column's name.
-			for i, column := range []string{`"shop"."customers"."c"`, `"c"`, `"shop"."customers"."c"`, `"c"`} {
-				named := i >= 2
-				x, err := udf.MaskSQL(udf.Target{Dialect: udf.Postgres, Column: column, DataType: col[0], ColumnType: col[1], NamedClasses: named}, m.name, m.args, "")
-				if err != nil {
-					continue // not a mask of this kind of column
-				}
-				tree, err := pg.Parse("SELECT " + x + " AS x FROM shop.customers")
-				if err != nil {
-					t.Fatalf("%s on %s: %v", m.name, col[1], err)
-				}
-				if frozenableColumns(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0], "shop", "customers") == nil {
-					t.Errorf("%s on %s (named classes %v) is not frozenable:\n%s", m.name, col[1], named, x)
-				}
-			}
+	types := [][2]string{{"character varying", "character varying(40)"}, {"integer", "integer"}, {"bigint", "bigint"}, {"date", "date"}}
+	dialecttest.EveryBuiltinMask(t, udf.Postgres, `"shop"."customers"."c"`, `"c"`, types, func(desc, x string) {
+		tree, err := pg.Parse("SELECT " + x + " AS x FROM shop.customers")
+		if err != nil {
+			t.Fatalf("%s: %v", desc, err)
 		}
-	}
+		if frozenableColumns(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0], "shop", "customers") == nil {
+			t.Errorf("%s is not frozenable:\n%s", desc, x)
+		}
+	})
 }
 
 // TestFrozenTargetsStillCheckTheirColumns: a frozen target naming a
