@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -1073,8 +1074,9 @@ func (g gen) maskInteger(s *spec) (string, error) {
 }
 
 // maxIntegerSQL is the size above which maskIntegerByDigits leaves a
-// column to maskInteger's digit string (a mask's size limit; the forms by
-// digits grow with the column's name).
+// column to maskInteger's digit string (a mask's size limit, MariaDB's
+// nullability wrapper included; the forms by digits grow with the column's
+// name).
 const maxIntegerSQL = 1024
 
 // maskIntegerByDigits is an integer column's mask without printing the
@@ -1086,7 +1088,8 @@ const maxIntegerSQL = 1024
 // reference's (hiveIntResult), and the rung is picked by comparing |v|
 // with the powers of ten or by its number of digits (digitLadder) instead
 // of a decimal printed as text, replaced and read back (about a third of
-// the cost over a scan). The reference is checked to give exactly
+// the cost over a scan), or by comparing the value itself (signedLadder).
+// The reference is checked to give exactly
 // that form at both ends of every length and at its largest kept part, for
 // both signs: Hive adds in the column's width, and the kept part grows with
 // |v| within a length, so a sum that wraps anywhere in a length wraps at
@@ -1101,19 +1104,24 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	if !ok {
 		return "", false
 	}
-	// MariaDB picks the rung by the number of digits, read once (a
-	// simple CASE), which costs less than the comparisons and names the
-	// column once. PostgreSQL compares (its simple CASE is an equality
-	// per WHEN after the text conversion, slower than the ladder), unless
-	// the comparisons, which repeat the column's name, pass the size a
-	// mask may take.
+	// Fastest first, each where it fits the size a mask may take: the
+	// value compared on a ladder of its own sign (signedLadder, which names
+	// the column about twice per rung); then, on MariaDB, the rung picked by
+	// the number of digits, read once (a simple CASE), which names the
+	// column once; on PostgreSQL the magnitude compared (its simple CASE is
+	// an equality per WHEN after the text conversion, slower than the
+	// comparisons), and past their size the number of digits too.
+	limit := maxIntegerSQL - len(g.nullableAsColumn(""))
+	if x := g.signedLadder(tr, bits, typ, rungs, maxv, unsigned); x != "" && len(x) <= limit {
+		return x, true
+	}
 	if !g.my() {
-		if x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, false); len(x) <= maxIntegerSQL {
+		if x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, false); len(x) <= limit {
 			return x, true
 		}
 	}
 	x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, true)
-	if len(x) > maxIntegerSQL {
+	if len(x) > limit {
 		return "", false
 	}
 	return x, true
@@ -1189,6 +1197,112 @@ func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRun
 		sign = "(CASE WHEN " + col + " < 0 THEN -1 WHEN " + col + " > 0 THEN 1 END)"
 	}
 	b.WriteString(" ELSE " + sign + " * " + magnitude + " END")
+	return g.cast(b.String(), typ)
+}
+
+// signedLadder is the SQL of rungs with the rung picked by comparing the
+// value itself with the powers of ten, on a two-level ladder for the
+// values from zero up and another for the negative ones: no ABS, no sign
+// multiplied in, and about 2·sqrt(rungs) comparisons at most per value
+// where digitLadder's comparisons take one per rung below the value's.
+// A negative value's kept part is read from the value itself: MOD and
+// integer division truncate toward zero on both servers (keptPart.ofSigned),
+// so MOD(v, m) is -(|v| mod m) and v DIV m * m is -(|v| DIV m * m) for
+// v < 0. The type's least value, which the rungs were not checked for, is
+// a constant unless the last rung gives it Hive's result. It names the
+// column about twice per rung: maskIntegerByDigits takes it where it fits
+// the size of a mask. "" when the form does not stand.
+func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned bool) string {
+	col := g.t.Column
+	uniform := true
+	for _, r := range rungs {
+		uniform = uniform && r.kept == rungs[0].kept
+	}
+	// Rungs that give what the next one gives are served by its comparison.
+	var steps []digitRung
+	for i, r := range rungs {
+		if r.c == math.MinInt64 {
+			return "" // no negative in int64
+		}
+		if i+1 < len(rungs) && rungs[i+1].c == r.c && rungs[i+1].kept == r.kept {
+			continue
+		}
+		steps = append(steps, r)
+	}
+	leaf := func(sign int64, r digitRung) string {
+		value := strconv.FormatInt(sign*r.c, 10)
+		if uniform {
+			return value
+		}
+		return g.keptSum(r.kept, value, col)
+	}
+	// straight is a CASE giving values[i] to the values of rungs[i] (those
+	// below its bound and not below the bound before it), the last ELSE.
+	straight := func(sign int64, rungs []digitRung, values []string) string {
+		if len(values) == 1 {
+			return values[0]
+		}
+		var b strings.Builder
+		b.WriteString("CASE")
+		for i, r := range rungs[:len(rungs)-1] {
+			if sign < 0 {
+				b.WriteString(" WHEN " + col + " > " + strconv.FormatInt(-r.below, 10))
+			} else {
+				b.WriteString(" WHEN " + col + " < " + strconv.FormatInt(r.below, 10))
+			}
+			b.WriteString(" THEN " + values[i])
+		}
+		b.WriteString(" ELSE " + values[len(values)-1] + " END")
+		return b.String()
+	}
+	// Two levels of about sqrt(rungs) comparisons each: as few
+	// comparisons per value as a binary ladder, in the size of a straight
+	// one. A group stands at the top level as its last rung.
+	size := int(math.Ceil(math.Sqrt(float64(len(steps)))))
+	ladder := func(sign int64) string {
+		var tops []digitRung
+		var groups []string
+		for g := range slices.Chunk(steps, size) {
+			values := make([]string, len(g))
+			for i, r := range g {
+				values[i] = leaf(sign, r)
+			}
+			tops = append(tops, g[len(g)-1])
+			groups = append(groups, straight(sign, g, values))
+		}
+		return straight(sign, tops, groups)
+	}
+	side := func(sign int64) string {
+		x := ladder(sign)
+		if uniform {
+			if sum := g.keptSum(rungs[0].kept, x, col); sum != x {
+				return sum
+			}
+		}
+		return x
+	}
+	// Zero is on the positive ladder: its first rung gives it what Hive
+	// does (for every mask digitRungs accepts, TestDigitRungsEveryValue;
+	// one where it did not would take another form). The least value is on
+	// the negative one where the last rung gives it Hive's result (as for
+	// MASK), else a constant.
+	if hiveIntResult(tr, bits, 0) != steps[0].c {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("CASE WHEN " + col + " >= 0 THEN " + side(1))
+	if !unsigned {
+		minv := -maxv - 1
+		last := steps[len(steps)-1]
+		if onLadder, ok := addInt64(-last.c, last.kept.ofSigned(minv)); ok && onLadder == hiveIntResult(tr, bits, minv) {
+			b.WriteString(" WHEN " + col + " < 0 THEN " + side(-1))
+		} else {
+			b.WriteString(" WHEN " + col + " > " + strconv.FormatInt(minv, 10) + " THEN " + side(-1))
+			b.WriteString(" WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + strconv.FormatInt(hiveIntResult(tr, bits, minv), 10))
+		}
+	}
+	// No ELSE: NULL stays NULL.
+	b.WriteString(" END")
 	return g.cast(b.String(), typ)
 }
 
@@ -1292,6 +1406,16 @@ func (tr *transformer) keptDigits(d, digits int) keptPart {
 func (k keptPart) of(v int64) int64 {
 	if k.head {
 		return v - v%k.m
+	}
+	return v % k.m
+}
+
+// ofSigned is the kept part the SQL computes of a value of either sign
+// (keptSum's with the value for the magnitude): MOD and integer division
+// truncate toward zero, as Go's do, so for v < 0 it is -k.of(-v).
+func (k keptPart) ofSigned(v int64) int64 {
+	if k.head {
+		return v / k.m * k.m
 	}
 	return v % k.m
 }

@@ -442,6 +442,9 @@ func mysqlColumns() []dbColumn {
 		intColumn("u32", "INT UNSIGNED", "int", "int(10) unsigned", 0, math.MaxUint32, 64),
 		// The digits of a ZEROFILL column's value are its own, not its padding.
 		zerofill(intColumn("z32", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
+		// A name long enough that an integer's mask picks the rung by the
+		// number of digits, where ABS drops the padding.
+		zerofill(intColumn("z32_named_long_enough_for_the_digit_count", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
 		dateColumn(false),
 	}
 }
@@ -461,6 +464,9 @@ func postgresColumns() []dbColumn {
 		intColumn("i16", "smallint", "smallint", "smallint", math.MinInt16, math.MaxInt16, 16),
 		intColumn("i32", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		intColumn("i64", "bigint", "bigint", "bigint", math.MinInt64, math.MaxInt64, 64),
+		// A name long enough that the ladders per sign pass the size of a
+		// mask: the magnitude is compared.
+		intColumn("i32_named_for_comparisons", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		// A name long enough that an integer's comparisons pass the size
 		// of a mask: the rung is picked by the number of digits.
 		intColumn("i32_named_long_enough_that_comparisons_pass_1_kb", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
