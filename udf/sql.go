@@ -1085,13 +1085,13 @@ const maxIntegerSQL = 1024
 // one length the result is sign × (C + kept), where C depends only on d and
 // kept is a part of |v| (keptDigits): its last digits (|v| mod m) or its
 // first ones (|v| - |v| mod m), m a power of ten. Each C is the Go
-// reference's (hiveIntResult), and the rung is picked by comparing |v|
-// with the powers of ten or by its number of digits (digitLadder) instead
-// of a decimal printed as text, replaced and read back (about a third of
-// the cost over a scan), or by comparing the value itself (signedLadder).
-// The reference is checked to give exactly
-// that form at both ends of every length and at its largest kept part, for
-// both signs: Hive adds in the column's width, and the kept part grows with
+// reference's (hiveIntResult), and the rung is picked, over |v|
+// (digitLadder) or over the value itself with a ladder per sign
+// (signedLadder), by comparisons with the powers of ten or by the number
+// of digits, instead of a decimal printed as text, replaced and read back
+// (which cost several times as much over a scan). The reference is checked
+// to give exactly that form at both ends of every length and at its
+// largest kept part, for both signs: Hive adds in the column's width, and the kept part grows with
 // |v| within a length, so a sum that wraps anywhere in a length wraps at
 // its largest kept part. ok is false when a check fails or the SQL would
 // exceed maxIntegerSQL: maskInteger's form then stands.
@@ -1104,82 +1104,157 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	if !ok {
 		return "", false
 	}
-	// Fastest first, each where it fits the size a mask may take: the
-	// value compared on a ladder of its own sign (signedLadder, which names
-	// the column about twice per rung); then, on MariaDB, the rung picked by
-	// the number of digits, read once (a simple CASE), which names the
-	// column once; on PostgreSQL the magnitude compared (its simple CASE is
-	// an equality per WHEN after the text conversion, slower than the
-	// comparisons), and past their size the number of digits too.
-	limit := maxIntegerSQL - len(g.nullableAsColumn(""))
-	if x := g.signedLadder(tr, bits, typ, rungs, maxv, unsigned); x != "" && len(x) <= limit {
-		return x, true
+	// The fastest form that fits the size a mask may take. Over the value
+	// itself (signedLadder, no ABS and no sign to multiply in: a fifth to
+	// a third less of a masked scan) before the magnitude (digitLadder,
+	// which repeats no ladder); by comparisons, which name the column in
+	// each, before counting the digits, which names it once per ladder.
+	// MariaDB counts the characters of the value's text a little slower
+	// than it compares (ABS drops an unsigned ZEROFILL column's padding; a
+	// number's text is ASCII digits in every connection character set);
+	// PostgreSQL's count is slower by more (its text conversion, and its
+	// simple CASE is an equality per WHEN), so it counts only past the
+	// size of the magnitude's comparisons.
+	col := g.t.Column
+	abs := "ABS(" + col + ")"
+	var forms []func() string
+	if g.my() {
+		count := "CHAR_LENGTH(" + col + ")"
+		if unsigned {
+			count = "CHAR_LENGTH(" + abs + ")"
+		}
+		forms = []func() string{
+			func() string { return g.signedLadder(tr, bits, typ, rungs, maxv, unsigned, byComparison(col, rungs)) },
+			func() string { return g.signedLadder(tr, bits, typ, rungs, maxv, unsigned, byCount(count, rungs)) },
+			func() string {
+				return g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, abs, byCount("CHAR_LENGTH("+abs+")", rungs))
+			},
+		}
+	} else {
+		forms = []func() string{
+			func() string { return g.signedLadder(tr, bits, typ, rungs, maxv, unsigned, byComparison(col, rungs)) },
+			func() string {
+				return g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, abs, byComparison(abs, rungs))
+			},
+			func() string {
+				return g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, abs, byCount("length(CAST("+abs+" AS text))", rungs))
+			},
+		}
 	}
-	if !g.my() {
-		if x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, false); len(x) <= limit {
+	limit := maxIntegerSQL - len(g.nullableAsColumn(""))
+	for _, form := range forms {
+		if x := form(); x != "" && len(x) <= limit {
 			return x, true
 		}
 	}
-	x := g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, true)
-	if len(x) > limit {
-		return "", false
-	}
-	return x, true
+	return "", false
 }
 
-// digitLadder is the SQL of rungs: the rung picked by the number of digits
-// of |v| (byCount) or by comparisons of |v| with the powers of ten.
-func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned, byCount bool) string {
-	col := g.t.Column
-	abs := "ABS(" + col + ")"
-	// One kept part for every length (MASK, the SHOW_LAST_N and LAST_N
-	// forms) is added once, outside the ladder of constants.
-	uniform := true
-	for _, r := range rungs {
-		uniform = uniform && r.kept == rungs[0].kept
-	}
-	var whens strings.Builder
-	var last string // the last rung's value
-	final := rungs[len(rungs)-1]
+// rungPicker writes the CASE that gives the values of each rung (of one
+// sign: -1 for the negative values of signedLadder) result(rung).
+type rungPicker func(sign int64, result func(digitRung) string) string
+
+// byComparison picks the rung by comparing x with the powers of ten
+// (x < 10^d, or x > -10^d for the negative values), on two levels of
+// about sqrt(rungs) comparisons each: as few comparisons per value as a
+// binary ladder, in the size of a straight one. Rungs that give what the
+// next one gives are served by its comparison.
+func byComparison(x string, rungs []digitRung) rungPicker {
+	var steps []digitRung
 	for i, r := range rungs {
-		value := strconv.FormatInt(r.c, 10)
-		if !uniform {
-			value = g.keptSum(r.kept, value, abs)
+		if i+1 < len(rungs) && rungs[i+1].c == r.c && rungs[i+1].kept == r.kept {
+			continue
 		}
-		switch {
-		case i+1 == len(rungs):
-			last = value
-		case byCount:
-			// The rungs that give what the last one gives are its ELSE.
+		steps = append(steps, r)
+	}
+	// straight gives values[i] to the values of steps[i], the last ELSE.
+	straight := func(sign int64, steps []digitRung, values []string) string {
+		if len(values) == 1 {
+			return values[0]
+		}
+		var b strings.Builder
+		b.WriteString("CASE")
+		for i, r := range steps[:len(steps)-1] {
+			if sign < 0 {
+				b.WriteString(" WHEN " + x + " > " + strconv.FormatInt(-r.below, 10))
+			} else {
+				b.WriteString(" WHEN " + x + " < " + strconv.FormatInt(r.below, 10))
+			}
+			b.WriteString(" THEN " + values[i])
+		}
+		b.WriteString(" ELSE " + values[len(values)-1] + " END")
+		return b.String()
+	}
+	size := int(math.Ceil(math.Sqrt(float64(len(steps)))))
+	return func(sign int64, result func(digitRung) string) string {
+		// A group stands at the top level as its last rung.
+		var tops []digitRung
+		var groups []string
+		for g := range slices.Chunk(steps, size) {
+			values := make([]string, len(g))
+			for i, r := range g {
+				values[i] = result(r)
+			}
+			tops = append(tops, g[len(g)-1])
+			groups = append(groups, straight(sign, g, values))
+		}
+		return straight(sign, tops, groups)
+	}
+}
+
+// byCount picks the rung by the number of characters of count, a
+// value's text: its digits, and a minus sign before a negative value's.
+// The rungs that give what the last one gives are its ELSE.
+func byCount(count string, rungs []digitRung) rungPicker {
+	return func(sign int64, result func(digitRung) string) string {
+		minus := 0
+		if sign < 0 {
+			minus = 1
+		}
+		final := rungs[len(rungs)-1]
+		var b strings.Builder
+		for i, r := range rungs[:len(rungs)-1] {
 			if r.c != final.c || r.kept != final.kept {
-				whens.WriteString(" WHEN " + strconv.Itoa(i+1) + " THEN " + value)
+				b.WriteString(" WHEN " + strconv.Itoa(i+1+minus) + " THEN " + result(r))
 			}
-		default:
-			if next := rungs[i+1]; next.c == r.c && next.kept == r.kept {
-				continue // the next rung gives the same
-			}
-			whens.WriteString(" WHEN " + abs + " < " + strconv.FormatInt(r.below, 10) + " THEN " + value)
+		}
+		if b.Len() == 0 {
+			return result(final)
+		}
+		return "CASE " + count + b.String() + " ELSE " + result(final) + " END"
+	}
+}
+
+// uniformKept reports whether every rung keeps the same part (MASK, the
+// SHOW_LAST_N and LAST_N forms): it is then added once, outside the
+// ladder of constants.
+func uniformKept(rungs []digitRung) bool {
+	for _, r := range rungs {
+		if r.kept != rungs[0].kept {
+			return false
 		}
 	}
-	magnitude := last
-	switch {
-	case whens.Len() > 0 && byCount:
-		// ABS removes a MariaDB ZEROFILL column's padding; a number's
-		// text is ASCII digits in every connection character set.
-		count := "CHAR_LENGTH(" + abs + ")"
-		if !g.my() {
-			count = "length(CAST(" + abs + " AS text))"
+	return true
+}
+
+// digitLadder is the SQL of rungs over the magnitude |v| (abs, the SQL
+// of it), the rung picked by pick, the sign multiplied in, and zero and
+// the type's least value constants.
+func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned bool, abs string, pick rungPicker) string {
+	col := g.t.Column
+	uniform := uniformKept(rungs)
+	magnitude := pick(1, func(r digitRung) string {
+		value := strconv.FormatInt(r.c, 10)
+		if uniform {
+			return value
 		}
-		magnitude = "CASE " + count + whens.String() + " ELSE " + last + " END"
-	case whens.Len() > 0:
-		magnitude = "CASE" + whens.String() + " ELSE " + last + " END"
-	case !uniform && magnitude != strconv.FormatInt(rungs[0].c, 10):
-		magnitude = "(" + magnitude + ")"
-	}
+		return g.keptSum(r.kept, value, abs)
+	})
 	if uniform {
-		if sum := g.keptSum(rungs[0].kept, magnitude, abs); sum != magnitude {
-			magnitude = "(" + sum + ")"
-		}
+		magnitude = g.keptSum(rungs[0].kept, magnitude, abs)
+	}
+	if _, err := strconv.ParseInt(magnitude, 10, 64); err != nil {
+		magnitude = "(" + magnitude + ")" // multiplied by the sign
 	}
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " = 0 THEN " + strconv.FormatInt(hiveIntResult(tr, bits, 0), 10))
@@ -1200,100 +1275,48 @@ func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRun
 	return g.cast(b.String(), typ)
 }
 
-// signedLadder is the SQL of rungs with the rung picked by comparing the
-// value itself with the powers of ten, on a two-level ladder for the
-// values from zero up and another for the negative ones: no ABS, no sign
-// multiplied in, and about 2·sqrt(rungs) comparisons at most per value
-// where digitLadder's comparisons take one per rung below the value's.
-// A negative value's kept part is read from the value itself: MOD and
-// integer division truncate toward zero on both servers (keptPart.ofSigned),
-// so MOD(v, m) is -(|v| mod m) and v DIV m * m is -(|v| DIV m * m) for
-// v < 0. The type's least value, which the rungs were not checked for, is
-// a constant unless the last rung gives it Hive's result. It names the
-// column about twice per rung: maskIntegerByDigits takes it where it fits
-// the size of a mask. "" when the form does not stand.
-func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned bool) string {
+// signedLadder is the SQL of rungs over the value itself: the values
+// from zero up and the negative ones each on a ladder of their own
+// (pick's, of the sign), with no ABS and no sign multiplied in. A
+// negative value's kept part is read from the value: MOD and integer
+// division truncate toward zero on both servers (keptPart.ofSigned), so
+// MOD(v, m) is -(|v| mod m) and v DIV m * m is -(|v| DIV m * m) for v < 0.
+// The type's least value, which the rungs were not checked for, is a
+// constant unless the last rung gives it Hive's result. It repeats the
+// ladder for each sign: maskIntegerByDigits takes it where it fits the
+// size of a mask. "" when the form does not stand.
+func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned bool, pick rungPicker) string {
 	col := g.t.Column
-	uniform := true
+	uniform := uniformKept(rungs)
 	for _, r := range rungs {
-		uniform = uniform && r.kept == rungs[0].kept
-	}
-	// Rungs that give what the next one gives are served by its comparison.
-	var steps []digitRung
-	for i, r := range rungs {
 		if r.c == math.MinInt64 {
 			return "" // no negative in int64
 		}
-		if i+1 < len(rungs) && rungs[i+1].c == r.c && rungs[i+1].kept == r.kept {
-			continue
-		}
-		steps = append(steps, r)
-	}
-	leaf := func(sign int64, r digitRung) string {
-		value := strconv.FormatInt(sign*r.c, 10)
-		if uniform {
-			return value
-		}
-		return g.keptSum(r.kept, value, col)
-	}
-	// straight is a CASE giving values[i] to the values of rungs[i] (those
-	// below its bound and not below the bound before it), the last ELSE.
-	straight := func(sign int64, rungs []digitRung, values []string) string {
-		if len(values) == 1 {
-			return values[0]
-		}
-		var b strings.Builder
-		b.WriteString("CASE")
-		for i, r := range rungs[:len(rungs)-1] {
-			if sign < 0 {
-				b.WriteString(" WHEN " + col + " > " + strconv.FormatInt(-r.below, 10))
-			} else {
-				b.WriteString(" WHEN " + col + " < " + strconv.FormatInt(r.below, 10))
-			}
-			b.WriteString(" THEN " + values[i])
-		}
-		b.WriteString(" ELSE " + values[len(values)-1] + " END")
-		return b.String()
-	}
-	// Two levels of about sqrt(rungs) comparisons each: as few
-	// comparisons per value as a binary ladder, in the size of a straight
-	// one. A group stands at the top level as its last rung.
-	size := int(math.Ceil(math.Sqrt(float64(len(steps)))))
-	ladder := func(sign int64) string {
-		var tops []digitRung
-		var groups []string
-		for g := range slices.Chunk(steps, size) {
-			values := make([]string, len(g))
-			for i, r := range g {
-				values[i] = leaf(sign, r)
-			}
-			tops = append(tops, g[len(g)-1])
-			groups = append(groups, straight(sign, g, values))
-		}
-		return straight(sign, tops, groups)
 	}
 	side := func(sign int64) string {
-		x := ladder(sign)
-		if uniform {
-			if sum := g.keptSum(rungs[0].kept, x, col); sum != x {
-				return sum
+		x := pick(sign, func(r digitRung) string {
+			value := strconv.FormatInt(sign*r.c, 10)
+			if uniform {
+				return value
 			}
+			return g.keptSum(r.kept, value, col)
+		})
+		if uniform {
+			return g.keptSum(rungs[0].kept, x, col)
 		}
 		return x
 	}
-	// Zero is on the positive ladder: its first rung gives it what Hive
-	// does (for every mask digitRungs accepts, TestDigitRungsEveryValue;
-	// one where it did not would take another form). The least value is on
-	// the negative one where the last rung gives it Hive's result (as for
-	// MASK), else a constant.
-	if hiveIntResult(tr, bits, 0) != steps[0].c {
+	// Zero is on the first rung, which gives it what Hive does (for every
+	// mask digitRungs accepts, TestDigitRungsEveryValue; one where it did
+	// not would take another form).
+	if hiveIntResult(tr, bits, 0) != rungs[0].c {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " >= 0 THEN " + side(1))
 	if !unsigned {
 		minv := -maxv - 1
-		last := steps[len(steps)-1]
+		last := rungs[len(rungs)-1]
 		if onLadder, ok := addInt64(-last.c, last.kept.ofSigned(minv)); ok && onLadder == hiveIntResult(tr, bits, minv) {
 			b.WriteString(" WHEN " + col + " < 0 THEN " + side(-1))
 		} else {

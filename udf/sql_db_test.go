@@ -442,9 +442,11 @@ func mysqlColumns() []dbColumn {
 		intColumn("u32", "INT UNSIGNED", "int", "int(10) unsigned", 0, math.MaxUint32, 64),
 		// The digits of a ZEROFILL column's value are its own, not its padding.
 		zerofill(intColumn("z32", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
-		// A name long enough that an integer's mask picks the rung by the
-		// number of digits, where ABS drops the padding.
-		zerofill(intColumn("z32_named_long_enough_for_the_digit_count", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
+		// A name long enough (the longest a table takes) that the ladders
+		// per sign pass the size of a mask for some integer masks, which
+		// count the digits of the magnitude, where ABS drops the padding.
+		zerofill(intColumn("z32_named_long_enough_that_ladders_per_sign_pass_1_kb", "INT(8) UNSIGNED ZEROFILL", "int", "int(8) unsigned zerofill", 0, math.MaxUint32, 64), 8),
+		intColumn("i32_named_long_enough_that_ladders_per_sign_pass_1_kb", "INT", "int", "int(11)", math.MinInt32, math.MaxInt32, 32),
 		dateColumn(false),
 	}
 }
@@ -550,8 +552,13 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 	}
 	t.Logf("seed %d (set SQE_UDF_SEED to repeat)", seed)
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	// The forms of the integer masks the columns ran (integerForm): each
+	// of the dialect's must run on the server.
+	seen := map[string]bool{}
+	ran := 0
 	for _, c := range cols {
 		t.Run(c.name, func(t *testing.T) {
+			ran++
 			table, values := loadColumn(t, conn, d, c, r)
 			// Read back what the server stored (CHAR trims, latin1 converts),
 			// so the reference sees the same input.
@@ -582,6 +589,9 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 					if err != nil {
 						t.Errorf("%s: MaskSQL: %v", mc, err)
 						continue
+					}
+					if c.kind == KindInteger {
+						seen[integerForm(form.Column, expr)] = true
 					}
 					want := make([]sql.NullString, len(values))
 					for i, v := range values {
@@ -623,6 +633,37 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 			}
 		})
 	}
+	if ran < len(cols) {
+		return // some columns filtered out
+	}
+	want := []string{"signed, by comparison", "signed, by count", "magnitude, by count", "digit string"}
+	if d == Postgres {
+		want = []string{"signed, by comparison", "magnitude, by comparison", "magnitude, by count", "digit string"}
+	}
+	for _, f := range want {
+		if !seen[f] {
+			t.Errorf("no integer mask of the columns took the form %q: add a column or a mask that does", f)
+		}
+	}
+}
+
+// integerForm names the form maskIntegerByDigits or maskInteger gave expr,
+// an integer mask of col; "" for another mask.
+func integerForm(col, expr string) string {
+	count := strings.Contains(expr, "CHAR_LENGTH(") || strings.Contains(expr, "length(CAST(")
+	by := ", by comparison"
+	if count {
+		by = ", by count"
+	}
+	switch {
+	case strings.Contains(expr, "REPEAT("):
+		return "digit string"
+	case strings.Contains(expr, "CASE WHEN "+col+" >= 0 THEN "):
+		return "signed" + by
+	case strings.Contains(expr, " ELSE SIGN("+col+") * "), strings.Contains(expr, " ELSE (CASE WHEN "+col+" < 0 THEN -1 WHEN "+col+" > 0 THEN 1 END) * "):
+		return "magnitude" + by
+	}
+	return ""
 }
 
 // TestClassProbeMariaDB checks that the test server's regular expressions
