@@ -104,6 +104,12 @@ func BenchmarkMaskScan(b *testing.B) {
 						name += "/qualified"
 					}
 					b.Run(name, func(b *testing.B) {
+						// Untimed, once each: the first scan of a run reads
+						// the table into the server's cache, and the first
+						// of a statement plans it.
+						scan(b, conn, raw)
+						scan(b, conn, masked)
+						b.ResetTimer()
 						var tm, tr time.Duration
 						for i := 0; i < b.N; i++ {
 							t0 := time.Now()
