@@ -165,6 +165,8 @@ func hasSubquery(s *sqlparser.Select) bool {
 	found := false
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch n.(type) {
+		case *sqlparser.ColName:
+			return false, nil
 		case *sqlparser.Subquery, *sqlparser.DerivedTable, *sqlparser.Union:
 			found = true
 			return false, nil

@@ -106,6 +106,8 @@ func fastPrintable(node sqlparser.SQLNode) bool {
 	}
 	err := sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
+		case *sqlparser.ColName:
+			return false, nil // identifiers only, which fastNode admits
 		case *sqlparser.ParsedComments:
 			if x != nil && x.Length() > 0 {
 				return false, errNotFast

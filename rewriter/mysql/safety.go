@@ -239,6 +239,8 @@ func hasQuery(n sqlparser.SQLNode) bool {
 	found := false
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 		switch node.(type) {
+		case *sqlparser.ColName:
+			return false, nil
 		case *sqlparser.Subquery, *sqlparser.DerivedTable, *sqlparser.Select, *sqlparser.Union:
 			found = true
 			return false, nil
@@ -262,6 +264,7 @@ func collectConditionColumns(sel *sqlparser.Select) rewriter.ConditionColumns {
 			switch x := node.(type) {
 			case *sqlparser.ColName:
 				cc.Add(x.Name.String())
+				return false, nil
 			case *sqlparser.JoinTableExpr:
 				switch x.Join {
 				case sqlparser.NaturalJoinType, sqlparser.NaturalLeftJoinType, sqlparser.NaturalRightJoinType:

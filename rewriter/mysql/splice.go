@@ -166,6 +166,8 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 	var visit func(n sqlparser.SQLNode) (bool, error)
 	visit = func(n sqlparser.SQLNode) (bool, error) {
 		switch x := n.(type) {
+		case *sqlparser.ColName:
+			return false, nil // nothing to splice in its identifiers
 		case *sqlparser.ComparisonExpr:
 			if _, ok := frozenText(frozen, x); ok {
 				return false, nil // shared: never changed, not even for the print

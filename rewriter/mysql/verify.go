@@ -37,6 +37,8 @@ func tableRefsOutside(stmt sqlparser.SQLNode, frozen map[sqlparser.Expr]frozenPr
 	var visit func(node sqlparser.SQLNode) (bool, error)
 	visit = func(node sqlparser.SQLNode) (bool, error) {
 		switch x := node.(type) {
+		case *sqlparser.ColName:
+			return false, nil // its qualifier names a table reference, it is none
 		case *sqlparser.AliasedTableExpr:
 			if _, isName := x.Expr.(sqlparser.TableName); isName {
 				refs = append(refs, x)
