@@ -379,16 +379,19 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 // Every mask and filter expression goes through syn.CanonicalExpr first.
 // The caller parses the text with its dialect's parser.
 func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
-	var b strings.Builder
 	where, err := p.FilterSQL(syn)
 	if err != nil {
 		return "", err
 	}
 	from := syn.QuoteIdent(p.Table.Schema) + "." + syn.QuoteIdent(p.Table.Table)
-	b.WriteString("SELECT ")
+	// The pieces first, then one string of their size: the masks make the
+	// text some kilobytes, built again by every statement that reads the
+	// table (the text is the read form's key).
+	pieces := make([]string, 0, 8*len(p.Columns)+5)
+	pieces = append(pieces, "SELECT ")
 	for i, c := range p.Columns {
 		if i > 0 {
-			b.WriteString(", ")
+			pieces = append(pieces, ", ")
 		}
 		ref := from + "." + syn.QuoteIdent(c.Name)
 		expr, masked, err := p.MaskExpr(syn, c, ref)
@@ -397,7 +400,7 @@ func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 		}
 		switch {
 		case !masked:
-			b.WriteString(ref)
+			pieces = append(pieces, ref)
 		default:
 			canon, err := syn.CanonicalExpr(expr)
 			if err != nil {
@@ -406,27 +409,18 @@ func (p *TablePlan) DerivedSelect(syn Syntax, guardMasks bool) (string, error) {
 					Detail: "mask expression is not a single SQL expression"}
 			}
 			if guardMasks && where != "" {
-				b.WriteString("CASE WHEN ")
-				b.WriteString(where)
-				b.WriteString(" THEN (")
-				b.WriteString(canon)
-				b.WriteString(") END")
+				pieces = append(pieces, "CASE WHEN ", where, " THEN (", canon, ") END")
 			} else {
-				b.WriteByte('(')
-				b.WriteString(canon)
-				b.WriteByte(')')
+				pieces = append(pieces, "(", canon, ")")
 			}
 		}
-		b.WriteString(" AS ")
-		b.WriteString(syn.QuoteIdent(c.Name))
+		pieces = append(pieces, " AS ", syn.QuoteIdent(c.Name))
 	}
-	b.WriteString(" FROM ")
-	b.WriteString(from)
+	pieces = append(pieces, " FROM ", from)
 	if where != "" {
-		b.WriteString(" WHERE ")
-		b.WriteString(where)
+		pieces = append(pieces, " WHERE ", where)
 	}
-	return b.String(), nil
+	return strings.Join(pieces, ""), nil
 }
 
 // FilterSQL returns the ANDed row filters, each canonicalised, or "" when

@@ -271,7 +271,7 @@ func printSpliced(node sqlparser.SQLNode, want rewriter.Printed, query string, m
 		skeletonWant.Tables = slices.Clone(want.Tables)
 	}
 	for _, t := range tables {
-		name := placeholder("("+t.text+")", fromItemBoundary)
+		name := placeholder(t.text, fromItemBoundary)
 		j := slices.Index(skeletonWant.Tables, t.entry)
 		if j < 0 {
 			failed = true
@@ -540,7 +540,7 @@ func checkEntry(text string) bool {
 }
 
 // splicedTable is a static read form's derived table printed as its
-// select's checked print: ate holds it (expr, while the skeleton is
+// select's checked print in parentheses (text): ate holds it (expr, while the skeleton is
 // printed with a placeholder table), entry is its table as the printed
 // check lists it.
 type splicedTable struct {
@@ -574,14 +574,14 @@ type formKey struct {
 	fenced bool
 }
 
-// formPrint is a static read form's checked print and its table as the
-// printed check lists it.
+// formPrint is a static read form's checked print, in parentheses as the
+// derived table prints it, and its table as the printed check lists it.
 type formPrint struct {
 	text, entry string
 }
 
 // formText is the print of sel, an instance of the static form f, as the
-// form's first such instance printed it, when it can stand in the
+// form's first such instance printed it (in parentheses), when it can stand in the
 // skeleton in a placeholder table's place: sel is still a select of one
 // table without hints or partitions, with no clause the form does not
 // have but the fence, and its print parses again, alone, as a select that
@@ -656,5 +656,5 @@ func printForm(sel *sqlparser.Select) formPrint {
 	if nested || len(p.Tables) != 1 || p.Kind != statementName(sel) {
 		return formPrint{}
 	}
-	return formPrint{text: text, entry: p.Tables[0]}
+	return formPrint{text: "(" + text + ")", entry: p.Tables[0]}
 }
