@@ -939,36 +939,50 @@ func passOrder(chars [4]int) (order []pass, ok bool) {
 
 // ---- integers ----------------------------------------------------------------
 
-// intBits is the Hive integer width the column is masked in: its own for
-// signed types, the next wider for unsigned ones (Hive has no unsigned
-// types), 32 for MEDIUMINT.
-func (g gen) intBits() (int, error) {
-	unsigned := strings.Contains(normType(g.t.ColumnType), "unsigned")
-	switch normType(g.t.DataType) {
-	case "tinyint":
-		if unsigned {
-			return 16, nil
-		}
-		return 8, nil
-	case "smallint", "int2":
-		if unsigned {
-			return 32, nil
-		}
-		return 16, nil
-	case "mediumint":
-		return 32, nil
-	case "int", "integer", "int4":
-		if unsigned {
-			return 64, nil
-		}
-		return 32, nil
-	case "bigint", "int8":
-		if unsigned {
-			return 0, fmt.Errorf("udf: column %s: BIGINT UNSIGNED has no Hive integer type to mask in", g.t.Column)
-		}
-		return 64, nil
+// intType is what the masks need of an integer type: the Hive width a
+// value is masked in, its own for signed types, the next wider for
+// unsigned ones (Hive has no unsigned types), 32 for MEDIUMINT (0: none,
+// BIGINT UNSIGNED); and the largest magnitude the type holds and its
+// number of decimal digits.
+type intType struct {
+	bits, digits int
+	maxv         int64
+}
+
+// intTypes are the integer types by name, signed and unsigned.
+var intTypes = map[string][2]intType{
+	"tinyint":   {{8, 3, math.MaxInt8}, {16, 3, math.MaxUint8}},
+	"smallint":  {{16, 5, math.MaxInt16}, {32, 5, math.MaxUint16}},
+	"int2":      {{16, 5, math.MaxInt16}, {32, 5, math.MaxUint16}},
+	"mediumint": {{32, 7, 1<<23 - 1}, {32, 8, 1<<24 - 1}},
+	"int":       {{32, 10, math.MaxInt32}, {64, 10, math.MaxUint32}},
+	"integer":   {{32, 10, math.MaxInt32}, {64, 10, math.MaxUint32}},
+	"int4":      {{32, 10, math.MaxInt32}, {64, 10, math.MaxUint32}},
+	"bigint":    {{64, 19, math.MaxInt64}, {}},
+	"int8":      {{64, 19, math.MaxInt64}, {}},
+}
+
+// intType is the column's integer type, whether it is unsigned, and
+// whether it is one.
+func (g gen) intType() (t intType, unsigned, ok bool) {
+	unsigned = strings.Contains(normType(g.t.ColumnType), "unsigned")
+	types, ok := intTypes[normType(g.t.DataType)]
+	if unsigned {
+		return types[1], true, ok
 	}
-	return 0, fmt.Errorf("udf: column %s: %q is not an integer type", g.t.Column, g.typeName())
+	return types[0], false, ok
+}
+
+// intBits is the Hive integer width the column is masked in (intType).
+func (g gen) intBits() (int, error) {
+	t, unsigned, ok := g.intType()
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("udf: column %s: %q is not an integer type", g.t.Column, g.typeName())
+	case t.bits == 0 && unsigned:
+		return 0, fmt.Errorf("udf: column %s: BIGINT UNSIGNED has no Hive integer type to mask in", g.t.Column)
+	}
+	return t.bits, nil
 }
 
 // nativeBits is the column's own signed width, or 0 when it differs from
@@ -1471,37 +1485,13 @@ func (g gen) keptSum(k keptPart, c, abs string) string {
 
 // intRange is the number of decimal digits of the largest magnitude the
 // column's native type holds, that magnitude, and whether the type is
-// unsigned; 0 digits for a type it does not know.
+// unsigned; 0 digits for a type it does not know or cannot mask.
 func (g gen) intRange() (digits int, maxv int64, unsigned bool) {
-	unsigned = strings.Contains(normType(g.t.ColumnType), "unsigned")
-	switch normType(g.t.DataType) {
-	case "tinyint":
-		if unsigned {
-			return 3, math.MaxUint8, true
-		}
-		return 3, math.MaxInt8, false
-	case "smallint", "int2":
-		if unsigned {
-			return 5, math.MaxUint16, true
-		}
-		return 5, math.MaxInt16, false
-	case "mediumint":
-		if unsigned {
-			return 8, 1<<24 - 1, true
-		}
-		return 7, 1<<23 - 1, false
-	case "int", "integer", "int4":
-		if unsigned {
-			return 10, math.MaxUint32, true
-		}
-		return 10, math.MaxInt32, false
-	case "bigint", "int8":
-		if unsigned {
-			return 0, 0, true
-		}
-		return 19, math.MaxInt64, false
+	t, unsigned, _ := g.intType()
+	if t.bits == 0 {
+		return 0, 0, unsigned
 	}
-	return 0, 0, false
+	return t.digits, t.maxv, unsigned
 }
 
 // ---- dates -------------------------------------------------------------------
