@@ -1128,7 +1128,8 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	// number's text is ASCII digits in every connection character set);
 	// PostgreSQL's count is slower by more (its text conversion, and its
 	// simple CASE is an equality per WHEN), so it counts only past the
-	// size of the magnitude's comparisons.
+	// size of the magnitude's comparisons; before those it looks the rung
+	// up in an array (bucketLadder), which names the column once.
 	col := g.t.Column
 	abs := "ABS(" + col + ")"
 	var forms []func() string
@@ -1147,6 +1148,7 @@ func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string,
 	} else {
 		forms = []func() string{
 			func() string { return g.signedLadder(tr, bits, typ, rungs, maxv, unsigned, byComparison(col, rungs)) },
+			func() string { return g.bucketLadder(tr, bits, typ, rungs, maxv) },
 			func() string {
 				return g.digitLadder(tr, bits, typ, rungs, maxv, unsigned, abs, byComparison(abs, rungs))
 			},
@@ -1341,6 +1343,56 @@ func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRu
 	// No ELSE: NULL stays NULL.
 	b.WriteString(" END")
 	return g.cast(b.String(), typ)
+}
+
+// bucketLadder is the SQL of rungs for PostgreSQL with the rung looked up
+// by width_bucket (a binary search in C) among the rungs' lower bounds,
+// from the type's least value up, and its constant read from an array of
+// them, signed: it names the column once (twice with a kept part), so its
+// size does not grow with the ladder. Only for masks whose rungs all keep
+// the same part (MASK, SHOW_LAST_N, LAST_N), added once outside: a part
+// that changes with the rung would take the lookup three times, slower
+// than the comparisons. Zero is on the first rung from zero up, and the
+// least value on the last negative one where that gives it Hive's result,
+// else a constant. NULL gives NULL (width_bucket and the subscript do).
+// "" when the form does not stand.
+func (g gen) bucketLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64) string {
+	if g.my() || !uniformKept(rungs) || hiveIntResult(tr, bits, 0) != rungs[0].c {
+		return ""
+	}
+	col := g.t.Column
+	minv := -maxv - 1
+	var bounds, consts []string
+	// The negative rungs, most digits first: the rung of i+1 digits starts
+	// at -(10^(i+1) - 1), the last one at the least value.
+	for i := len(rungs) - 1; i >= 0; i-- {
+		if rungs[i].c == math.MinInt64 {
+			return ""
+		}
+		lower := minv
+		if i < len(rungs)-1 {
+			lower = -(rungs[i].below - 1)
+		}
+		bounds = append(bounds, strconv.FormatInt(lower, 10))
+		consts = append(consts, strconv.FormatInt(-rungs[i].c, 10))
+	}
+	// Zero and the positive rungs: the rung of i+1 digits starts at 10^i.
+	for i, r := range rungs {
+		lower := int64(0)
+		if i > 0 {
+			lower = rungs[i-1].below
+		}
+		bounds = append(bounds, strconv.FormatInt(lower, 10))
+		consts = append(consts, strconv.FormatInt(r.c, 10))
+	}
+	x := "(CAST('{" + strings.Join(consts, ",") + "}' AS bigint[]))[width_bucket(" + col +
+		", CAST('{" + strings.Join(bounds, ",") + "}' AS bigint[]))]"
+	x = g.keptSum(rungs[0].kept, x, col)
+	last := rungs[len(rungs)-1]
+	if onLadder, ok := addInt64(-last.c, last.kept.ofSigned(minv)); !ok || onLadder != hiveIntResult(tr, bits, minv) {
+		x = "CASE WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + strconv.FormatInt(hiveIntResult(tr, bits, minv), 10) + " ELSE " + x + " END"
+	}
+	return g.cast(x, typ)
 }
 
 // digitRung is the masked magnitudes of one number of digits: those below

@@ -638,7 +638,7 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 	}
 	want := []string{"signed, by comparison", "signed, by count", "magnitude, by count", "digit string"}
 	if d == Postgres {
-		want = []string{"signed, by comparison", "magnitude, by comparison", "magnitude, by count", "digit string"}
+		want = []string{"signed, by comparison", "bucket", "magnitude, by comparison", "magnitude, by count", "digit string"}
 	}
 	for _, f := range want {
 		if !seen[f] {
@@ -658,6 +658,8 @@ func integerForm(col, expr string) string {
 	switch {
 	case strings.Contains(expr, "REPEAT("):
 		return "digit string"
+	case strings.Contains(expr, "[width_bucket("+col+", "):
+		return "bucket"
 	case strings.Contains(expr, "CASE WHEN "+col+" >= 0 THEN "):
 		return "signed" + by
 	case strings.Contains(expr, " ELSE SIGN("+col+") * "), strings.Contains(expr, " ELSE (CASE WHEN "+col+" < 0 THEN -1 WHEN "+col+" > 0 THEN 1 END) * "):

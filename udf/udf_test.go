@@ -772,32 +772,36 @@ func TestDigitRungsEveryValue(t *testing.T) {
 	forms := []struct {
 		dialect Dialect
 		column  string
+		mask    string
 		want    string
 	}{
 		// The value itself on a ladder per sign, compared, or on MariaDB
 		// past the size of that its characters counted.
-		{MySQL, "c.amount", "CASE WHEN c.amount >= 0 THEN CASE WHEN c.amount < "},
-		{MySQL, "`shop`.`customers`.`amount`", "CASE WHEN `shop`.`customers`.`amount` >= 0 THEN CASE CHAR_LENGTH(`shop`.`customers`.`amount`) WHEN 1 THEN "},
-		{Postgres, "c.amount", "CASE WHEN c.amount >= 0 THEN CASE WHEN c.amount < "},
-		// Past their size, the magnitude.
-		{MySQL, long3, "CASE CHAR_LENGTH(ABS(" + long3 + ")) WHEN "},
-		{Postgres, `"public"."customers"."amount"`, `WHEN ABS("public"."customers"."amount") < `},
-		// On PostgreSQL, past the size of those comparisons (a long name,
-		// as the differential's long-named column has), the number of
-		// digits.
-		{Postgres, `"udf_i32_named_long_enough_that_comparisons_pass_1_kb"."v"`, "CASE length(CAST(ABS("},
+		{MySQL, "c.amount", TypeMask, "CASE WHEN c.amount >= 0 THEN CASE WHEN c.amount < "},
+		{MySQL, "`shop`.`customers`.`amount`", TypeMask, "CASE WHEN `shop`.`customers`.`amount` >= 0 THEN CASE CHAR_LENGTH(`shop`.`customers`.`amount`) WHEN 1 THEN "},
+		{Postgres, "c.amount", TypeMask, "CASE WHEN c.amount >= 0 THEN CASE WHEN c.amount < "},
+		// Past their size, on PostgreSQL the rung looked up in an array
+		// where every rung keeps the same part, whatever the name.
+		{Postgres, `"public"."customers"."amount"`, TypeMask, `[width_bucket("public"."customers"."amount", CAST('{-2147483648,`},
+		{Postgres, `"udf_i32_named_long_enough_that_comparisons_pass_1_kb"."v"`, TypeMask, "[width_bucket("},
+		// Else the magnitude: compared, or past the size of that (a longer
+		// name) its digits counted.
+		{MySQL, long3, TypeMask, "CASE CHAR_LENGTH(ABS(" + long3 + ")) WHEN "},
+		{Postgres, `"public"."customers"."amount"`, TypeShowFirst4, `WHEN ABS("public"."customers"."amount") < `},
+		{Postgres, `"shop"."customers_archive"."amount"`, TypeShowFirst4, "CASE length(CAST(ABS("},
 	}
 	for _, f := range forms {
-		x, err := MaskSQL(Target{Dialect: f.dialect, Column: f.column, DataType: "int", ColumnType: "int"}, TypeMask, nil, "")
+		x, err := MaskSQL(Target{Dialect: f.dialect, Column: f.column, DataType: "int", ColumnType: "int"}, f.mask, nil, "")
 		if err != nil || !strings.Contains(x, f.want) {
-			t.Errorf("%s: MASK of an int named %s: %v\n%s\nwant %q", f.dialect, f.column, err, x, f.want)
+			t.Errorf("%s: %s of an int named %s: %v\n%s\nwant %q", f.dialect, f.mask, f.column, err, x, f.want)
 		}
 	}
 	for _, d := range []Dialect{MySQL, Postgres} {
 		for _, mc := range []maskCase{{TypeMask, nil}, {TypeShowLast4, nil}, {TypeShowFirst4, nil}, {TypeFirstN, []string{"4"}}, {TypeLastN, []string{"4"}}} {
 			x, err := MaskSQL(Target{Dialect: d, Column: "orders.amount", DataType: "int", ColumnType: "int"}, mc.typ, mc.args, "")
 			if err != nil || strings.Contains(x, "REPEAT") || !strings.Contains(x, "WHEN orders.amount >= 0 THEN") &&
-				!strings.Contains(x, "WHEN ABS(orders.amount) < ") && !strings.Contains(x, "(ABS(orders.amount)") {
+				!strings.Contains(x, "WHEN ABS(orders.amount) < ") && !strings.Contains(x, "(ABS(orders.amount)") &&
+				!strings.Contains(x, "[width_bucket(orders.amount, ") {
 				t.Errorf("%s: %s of an int: %v\n%s\nwant a ladder", d, mc, err, x)
 			}
 		}

@@ -162,7 +162,8 @@ func encodingOf(n *pg.Node) string {
 
 // frozenableColumns returns the columns a read-form target of the table
 // schema.table names when the target is frozenable (a named target
-// without indirection whose expression holds only the nodes below), and
+// without indirection whose expression holds only the nodes below, array
+// subscripts included), and
 // nil when it is not. Those are the nodes the policy rewrite leaves as
 // they are in a policy expression, except a column named alone or as
 // schema.table.column, which it qualifies by the table after checking
@@ -178,7 +179,17 @@ func frozenableColumns(t *pg.Node, schema, table string) []string {
 		switch e := m.(type) {
 		case *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
 			*pg.TypeCast, *pg.TypeName, *pg.CaseExpr, *pg.CaseWhen, *pg.A_Expr, *pg.BoolExpr,
-			*pg.NullTest, *pg.CollateClause, *pg.CoalesceExpr, *pg.MinMaxExpr, *pg.List:
+			*pg.NullTest, *pg.CollateClause, *pg.CoalesceExpr, *pg.MinMaxExpr, *pg.List, *pg.A_Indices:
+			return true, nil
+		case *pg.A_Indirection:
+			// A subscript of a value (an integer mask's lookup), not a
+			// field of a row.
+			for _, ind := range e.Indirection {
+				if ind.GetAIndices() == nil {
+					ok = false
+					return false, nil
+				}
+			}
 			return true, nil
 		case *pg.FuncCall:
 			name, in := funcName(e)

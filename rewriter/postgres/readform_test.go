@@ -125,6 +125,8 @@ func TestFrozenableTargets(t *testing.T) {
 		"pg_catalog.lower(ssn)":                          {"ssn"},
 		"NOT (id > 3 AND id IN (1, 2))":                  {"id", "id"},
 		"GREATEST(length(ssn) - 4, 0)":                   {"ssn"},
+		"ssn[1]":                                         {"ssn"},
+		"(CAST('{1,2}' AS bigint[]))[width_bucket(id, CAST('{0,10}' AS bigint[]))]": {"id"},
 	}
 	refused := []string{
 		"current_user",
@@ -142,7 +144,9 @@ func TestFrozenableTargets(t *testing.T) {
 		"public.f(ssn)",
 		"$1",
 		"ROW(ssn, email)",
-		"ssn[1]",
+		"(ssn).f",
+		"ARRAY[ssn]",
+		"(CAST('{1}' AS int[]))[(SELECT 1)]",
 		"LEAST(id, (SELECT 1))",
 	}
 	form := func(expr string) *pg.Node {
