@@ -540,9 +540,9 @@ func checkEntry(text string) bool {
 }
 
 // splicedTable is a static read form's derived table printed as its
-// select's checked print in parentheses (text): ate holds it (expr, while the skeleton is
-// printed with a placeholder table), entry is its table as the printed
-// check lists it.
+// select's checked print in parentheses (text): ate holds it (expr,
+// while the skeleton is printed with a placeholder table), entry is its
+// table as the printed check lists it.
 type splicedTable struct {
 	ate         *sqlparser.AliasedTableExpr
 	expr        sqlparser.SimpleTableExpr
@@ -581,8 +581,8 @@ type formPrint struct {
 }
 
 // formText is the print of sel, an instance of the static form f, as the
-// form's first such instance printed it (in parentheses), when it can stand in the
-// skeleton in a placeholder table's place: sel is still a select of one
+// form's first such instance printed it (in parentheses), when it can
+// stand in the skeleton in a placeholder table's place: sel is still a select of one
 // table without hints or partitions, with no clause the form does not
 // have but the fence, and its print parses again, alone, as a select that
 // reads that table and nothing else.

@@ -38,7 +38,7 @@ func tableRefsOutside(stmt sqlparser.SQLNode, frozen map[sqlparser.Expr]frozenPr
 	visit = func(node sqlparser.SQLNode) (bool, error) {
 		switch x := node.(type) {
 		case *sqlparser.ColName:
-			return false, nil // its qualifier names a table reference, it is none
+			return false, nil // its qualifier names a table; it is no table reference
 		case *sqlparser.AliasedTableExpr:
 			if _, isName := x.Expr.(sqlparser.TableName); isName {
 				refs = append(refs, x)

@@ -163,8 +163,7 @@ func encodingOf(n *pg.Node) string {
 // frozenableColumns returns the columns a read-form target of the table
 // schema.table names when the target is frozenable (a named target
 // without indirection whose expression holds only the nodes below, array
-// subscripts included), and
-// nil when it is not. Those are the nodes the policy rewrite leaves as
+// subscripts included), and nil when it is not. Those are the nodes the policy rewrite leaves as
 // they are in a policy expression, except a column named alone or as
 // schema.table.column, which it qualifies by the table after checking
 // that the table has it (policyColumn).
