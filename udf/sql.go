@@ -1102,13 +1102,15 @@ const maxIntegerSQL = 1024
 // reference's (hiveIntResult), and the rung is picked, over |v|
 // (digitLadder) or over the value itself with a ladder per sign
 // (signedLadder), by comparisons with the powers of ten or by the number
-// of digits, instead of a decimal printed as text, replaced and read back
-// (which cost several times as much over a scan). The reference is checked
-// to give exactly that form at both ends of every length and at its
-// largest kept part, for both signs: Hive adds in the column's width, and the kept part grows with
-// |v| within a length, so a sum that wraps anywhere in a length wraps at
-// its largest kept part. ok is false when a check fails or the SQL would
-// exceed maxIntegerSQL: maskInteger's form then stands.
+// of digits, or on PostgreSQL looked up in an array (bucketLadder),
+// instead of a decimal printed as text, replaced and read back (which
+// cost several times as much over a scan). The reference is checked to
+// give exactly that form at both ends of every length and at its largest
+// kept part, for both signs: Hive adds in the column's width, and the
+// kept part grows with |v| within a length, so a sum that wraps anywhere
+// in a length wraps at its largest kept part. ok is false when a check
+// fails or the SQL would exceed maxIntegerSQL: maskInteger's form then
+// stands.
 func (g gen) maskIntegerByDigits(tr *transformer, bits int, typ string) (string, bool) {
 	digits, maxv, unsigned := g.intRange()
 	if digits == 0 || min(tr.n, digits) >= 19 {

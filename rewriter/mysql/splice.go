@@ -582,10 +582,10 @@ type formPrint struct {
 
 // formText is the print of sel, an instance of the static form f, as the
 // form's first such instance printed it (in parentheses), when it can
-// stand in the skeleton in a placeholder table's place: sel is still a select of one
-// table without hints or partitions, with no clause the form does not
-// have but the fence, and its print parses again, alone, as a select that
-// reads that table and nothing else.
+// stand in the skeleton in a placeholder table's place: sel is still a
+// select of one table without hints or partitions, with no clause the
+// form does not have but the fence, and its print parses again, alone,
+// as a select that reads that table and nothing else.
 //
 // Why a placeholder table is sound: the placeholder is one token printed
 // where a FROM item's table stands, followed by " as " and the item's
