@@ -1304,13 +1304,13 @@ func (g gen) digitLadder(tr *transformer, bits int, typ string, rungs []digitRun
 // ladder for each sign: maskIntegerByDigits takes it where it fits the
 // size of a mask. "" when the form does not stand.
 func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64, unsigned bool, pick rungPicker) string {
+	minv := -maxv - 1
+	ok, leastOnLadder := signedRungs(tr, bits, rungs, minv)
+	if !ok {
+		return ""
+	}
 	col := g.t.Column
 	uniform := uniformKept(rungs)
-	for _, r := range rungs {
-		if r.c == math.MinInt64 {
-			return "" // no negative in int64
-		}
-	}
 	side := func(sign int64) string {
 		x := pick(sign, func(r digitRung) string {
 			value := strconv.FormatInt(sign*r.c, 10)
@@ -1324,18 +1324,10 @@ func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRu
 		}
 		return x
 	}
-	// Zero is on the first rung, which gives it what Hive does (for every
-	// mask digitRungs accepts, TestDigitRungsEveryValue; one where it did
-	// not would take another form).
-	if hiveIntResult(tr, bits, 0) != rungs[0].c {
-		return ""
-	}
 	var b strings.Builder
 	b.WriteString("CASE WHEN " + col + " >= 0 THEN " + side(1))
 	if !unsigned {
-		minv := -maxv - 1
-		last := rungs[len(rungs)-1]
-		if onLadder, ok := addInt64(-last.c, last.kept.ofSigned(minv)); ok && onLadder == hiveIntResult(tr, bits, minv) {
+		if leastOnLadder {
 			b.WriteString(" WHEN " + col + " < 0 THEN " + side(-1))
 		} else {
 			b.WriteString(" WHEN " + col + " > " + strconv.FormatInt(minv, 10) + " THEN " + side(-1))
@@ -1359,18 +1351,16 @@ func (g gen) signedLadder(tr *transformer, bits int, typ string, rungs []digitRu
 // else a constant. NULL gives NULL (width_bucket and the subscript do).
 // "" when the form does not stand.
 func (g gen) bucketLadder(tr *transformer, bits int, typ string, rungs []digitRung, maxv int64) string {
-	if g.my() || !uniformKept(rungs) || hiveIntResult(tr, bits, 0) != rungs[0].c {
+	minv := -maxv - 1
+	ok, leastOnLadder := signedRungs(tr, bits, rungs, minv)
+	if g.my() || !ok || !uniformKept(rungs) {
 		return ""
 	}
 	col := g.t.Column
-	minv := -maxv - 1
 	var bounds, consts []string
 	// The negative rungs, most digits first: the rung of i+1 digits starts
 	// at -(10^(i+1) - 1), the last one at the least value.
 	for i := len(rungs) - 1; i >= 0; i-- {
-		if rungs[i].c == math.MinInt64 {
-			return ""
-		}
 		lower := minv
 		if i < len(rungs)-1 {
 			lower = -(rungs[i].below - 1)
@@ -1390,11 +1380,32 @@ func (g gen) bucketLadder(tr *transformer, bits int, typ string, rungs []digitRu
 	x := "(CAST('{" + strings.Join(consts, ",") + "}' AS bigint[]))[width_bucket(" + col +
 		", CAST('{" + strings.Join(bounds, ",") + "}' AS bigint[]))]"
 	x = g.keptSum(rungs[0].kept, x, col)
-	last := rungs[len(rungs)-1]
-	if onLadder, ok := addInt64(-last.c, last.kept.ofSigned(minv)); !ok || onLadder != hiveIntResult(tr, bits, minv) {
+	if !leastOnLadder {
 		x = "CASE WHEN " + col + " = " + strconv.FormatInt(minv, 10) + " THEN " + strconv.FormatInt(hiveIntResult(tr, bits, minv), 10) + " ELSE " + x + " END"
 	}
 	return g.cast(x, typ)
+}
+
+// signedRungs reports whether rungs serve the values of both signs read
+// from the value itself (signedLadder, bucketLadder): every constant has
+// a negative in int64, and zero is on the first rung, which gives it what
+// Hive does (for every mask digitRungs accepts, TestDigitRungsEveryValue).
+// leastOnLadder reports whether the type's least value, which the rungs
+// were not checked for, is on the last one too: the negated constant
+// plus its kept part as the SQL computes it is Hive's result, without
+// passing int64.
+func signedRungs(tr *transformer, bits int, rungs []digitRung, minv int64) (ok, leastOnLadder bool) {
+	for _, r := range rungs {
+		if r.c == math.MinInt64 {
+			return false, false
+		}
+	}
+	if hiveIntResult(tr, bits, 0) != rungs[0].c {
+		return false, false
+	}
+	last := rungs[len(rungs)-1]
+	onLadder, fits := addInt64(-last.c, last.kept.ofSigned(minv))
+	return true, fits && onLadder == hiveIntResult(tr, bits, minv)
 }
 
 // digitRung is the masked magnitudes of one number of digits: those below

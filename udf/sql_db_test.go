@@ -470,7 +470,8 @@ func postgresColumns() []dbColumn {
 		// mask: the magnitude is compared.
 		intColumn("i32_named_for_comparisons", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		// A name long enough that an integer's comparisons pass the size
-		// of a mask: the rung is picked by the number of digits.
+		// of a mask: the rung is looked up in an array, its digits
+		// counted, or the digit string.
 		intColumn("i32_named_long_enough_that_comparisons_pass_1_kb", "integer", "integer", "integer", math.MinInt32, math.MaxInt32, 32),
 		dateColumn(true),
 	}
