@@ -130,15 +130,17 @@ func FuzzMaskSQL(f *testing.F) {
 	types := []string{TypeMask, TypeShowLast4, TypeShowFirst4, TypeHash, TypeNull, TypeNone, TypeDateShowYear,
 		TypeRedact, TypeShowFirstN, TypeShowLastN, TypeFirstN, TypeRegexpReplace, TypeLastN}
 	targets := []Target{
-		{MySQL, "`t`.`c`", "varchar", "varchar(20)", false, ""},
-		{MySQL, "`t`.`c`", "varchar", "varchar(20)", true, ""},
-		{Postgres, `"t"."c"`, "text", "text", false, ""},
-		{MySQL, "`t`.`c`", "char", "char(5)", false, ""},
-		{Postgres, `"t"."c"`, "character", "character(5)", false, ""},
-		{MySQL, "`t`.`c`", "smallint", "smallint(6)", false, ""},
-		{Postgres, `"t"."c"`, "bigint", "bigint", false, ""},
-		{MySQL, "`t`.`c`", "date", "date", false, ""},
-		{Postgres, `"t"."c"`, "date", "date", false, ""},
+		{MySQL, "`t`.`c`", "varchar", "varchar(20)", false, "", false},
+		{MySQL, "`t`.`c`", "varchar", "varchar(20)", true, "", false},
+		{Postgres, `"t"."c"`, "text", "text", false, "", false},
+		{MySQL, "`t`.`c`", "char", "char(5)", false, "", false},
+		{Postgres, `"t"."c"`, "character", "character(5)", false, "", false},
+		{MySQL, "`t`.`c`", "smallint", "smallint(6)", false, "", false},
+		{Postgres, `"t"."c"`, "bigint", "bigint", false, "", false},
+		{MySQL, "`t`.`c`", "date", "date", false, "", false},
+		{Postgres, `"t"."c"`, "date", "date", false, "", false},
+		{MySQL, "`t`.`c`", "varchar", "varchar(20)", false, "", true},
+		{Postgres, `"t"."c"`, "character varying", "character varying(20)", false, "", true},
 	}
 	f.Fuzz(func(t *testing.T, typ, target uint8, spec string) {
 		var args []string

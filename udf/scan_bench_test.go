@@ -71,14 +71,20 @@ func BenchmarkMaskScan(b *testing.B) {
 		b.Run(db.name, func(b *testing.B) {
 			conn, database := db.open(b)
 			testdb.Exec(b, conn, db.seed...)
+			testdb.InstallServerMasks(b, conn, string(db.dialect))
 			for _, m := range masks {
 				// Strings are masked with the classes listed and named
-				// (Target.NamedClasses), integers named bare and qualified.
-				type variant struct{ named, qualified bool }
+				// (Target.NamedClasses) and by the server's mask function
+				// where one computes the mask (Target.ServerMasks),
+				// integers named bare and qualified.
+				type variant struct{ named, qualified, server bool }
 				variants := []variant{{}}
 				switch m.col {
 				case str:
 					variants = append(variants, variant{named: true})
+					if serverMasked(m.typ) {
+						variants = append(variants, variant{server: true})
+					}
 				case num:
 					if m.typ != TypeNull {
 						variants = append(variants, variant{qualified: true})
@@ -90,7 +96,7 @@ func BenchmarkMaskScan(b *testing.B) {
 						col = db.qualified(database, m.col.name)
 					}
 					expr, err := MaskSQL(Target{Dialect: db.dialect, Column: col, DataType: m.col.dataType,
-						ColumnType: m.col.columnType, NamedClasses: v.named}, m.typ, m.args, "")
+						ColumnType: m.col.columnType, NamedClasses: v.named, ServerMasks: v.server}, m.typ, m.args, "")
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -102,6 +108,8 @@ func BenchmarkMaskScan(b *testing.B) {
 						name += "/named"
 					case v.qualified:
 						name += "/qualified"
+					case v.server:
+						name += "/server"
 					}
 					b.Run(name, func(b *testing.B) {
 						// Untimed, once each: the first scan of a run reads
@@ -127,6 +135,16 @@ func BenchmarkMaskScan(b *testing.B) {
 			}
 		})
 	}
+}
+
+// serverMasked reports whether a string mask of type typ calls the
+// server's mask function under Target.ServerMasks.
+func serverMasked(typ string) bool {
+	switch typ {
+	case TypeMask, TypeShowLast4, TypeShowFirst4, TypeShowFirstN, TypeShowLastN, TypeFirstN, TypeLastN:
+		return true
+	}
+	return false
 }
 
 func kindName(dataType string) string { return KindOf(dataType).String() }

@@ -85,6 +85,12 @@ type Target struct {
 	// root collation and hands its result back in this one, so that the
 	// masked value sorts and compares as the column does.
 	Collation string
+	// ServerMasks: the server has sqe's mask functions installed
+	// (native/, checked by ServerMaskCheck), and string masks that replace
+	// characters by class (MASK, MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4 and
+	// the first/last N masks) call them instead of computing the classes
+	// in SQL: the same result, at the cost of a compiled function call.
+	ServerMasks bool
 }
 
 // ValidateMask checks a mask's type and arguments when a policy is loaded
@@ -154,6 +160,9 @@ func maskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		// replaced "other" character can be a surrogate pair that becomes
 		// two characters. With other characters kept, the result has the
 		// value's length, which the column's type holds.
+		if g.t.ServerMasks {
+			return g.nullableAsColumn(g.serverMask(s)), nil
+		}
 		return g.nullableAsColumn(g.declared(g.maskString(s), s.chars[3] == keep)), nil
 	case KindInteger:
 		switch s.fn {
@@ -522,8 +531,8 @@ var hashLength = map[string]int{algoSHA256: 64, algoSHA512: 128, algoMD5: 32}
 // the result stays utf8mb4 with the binary collation (see strIn), and
 // reports VARCHAR for CHAR columns too.
 func (g gen) declared(x string, fits bool) string {
-	n := g.typeLength()
-	if !fits || n <= 0 {
+	n, ok := g.declaredLength()
+	if !fits || !ok {
 		return x
 	}
 	ln := itoa(n)
@@ -540,6 +549,17 @@ func (g gen) declared(x string, fits bool) string {
 		return "CAST(" + x + " AS character(" + ln + "))"
 	}
 	return x
+}
+
+// declaredLength is the length of a character column's type, which
+// declared gives a result that fits it.
+func (g gen) declaredLength() (int, bool) {
+	n := g.typeLength()
+	switch normType(g.t.DataType) {
+	case "varchar", "character varying", "char", "character", "bpchar":
+		return n, n > 0
+	}
+	return 0, false
 }
 
 // nullableAsColumn makes a MySQL mask x, which is NULL exactly when the

@@ -547,6 +547,7 @@ func casesFor(k Kind) []maskCase {
 
 func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 	conn := openDB(t, d)
+	installServerMasks(t, conn, d)
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SQE_UDF_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
@@ -578,12 +579,17 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 			if c.kind == KindString {
 				named := target
 				named.NamedClasses = true
-				forms = append(forms, named)
+				server := target
+				server.ServerMasks = true
+				forms = append(forms, named, server)
 			}
 			for _, form := range forms {
 				classes := "explicit classes"
-				if form.NamedClasses {
+				switch {
+				case form.NamedClasses:
 					classes = "named classes"
+				case form.ServerMasks:
+					classes = "server masks"
 				}
 				for _, mc := range casesFor(c.kind) {
 					expr, err := MaskSQL(form, mc.typ, mc.args, "")
@@ -854,6 +860,7 @@ func TestMaskSQLPostgres(t *testing.T) {
 // (an implicit mismatch would be "Illegal mix of collations").
 func TestMaskSQLMariaDBCollation(t *testing.T) {
 	conn := openDB(t, MySQL)
+	installServerMasks(t, conn, MySQL)
 	mustExec(t, conn, "DROP TABLE IF EXISTS udf_coll")
 	mustExec(t, conn, "CREATE TEMPORARY TABLE udf_coll (u VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, g VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, l VARCHAR(20) CHARACTER SET latin1, c CHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci)")
 	mustExec(t, conn, "INSERT INTO udf_coll VALUES ('Abc-12', 'Abc-12', 'Abc-12', 'Abc-12')")
@@ -866,15 +873,17 @@ func TestMaskSQLMariaDBCollation(t *testing.T) {
 			if mc.typ == TypeNone {
 				continue // the raw column compares as the schema allows
 			}
-			expr, err := MaskSQL(Target{Dialect: MySQL, Column: "`m`.`" + col + "`", DataType: dt, ColumnType: ct}, mc.typ, mc.args, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, other := range []string{"u", "g", "l", "c"} {
-				q := "SELECT COUNT(*) FROM udf_coll m JOIN (SELECT " + other + " AS o FROM udf_coll) r ON " + expr + " = r.o OR r.o = " + expr
-				var n int
-				if err := conn.QueryRowContext(context.Background(), q).Scan(&n); err != nil {
-					t.Errorf("%s on %s compared with %s: %v", mc, col, other, err)
+			for _, server := range []bool{false, true} {
+				expr, err := MaskSQL(Target{Dialect: MySQL, Column: "`m`.`" + col + "`", DataType: dt, ColumnType: ct, ServerMasks: server}, mc.typ, mc.args, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, other := range []string{"u", "g", "l", "c"} {
+					q := "SELECT COUNT(*) FROM udf_coll m JOIN (SELECT " + other + " AS o FROM udf_coll) r ON " + expr + " = r.o OR r.o = " + expr
+					var n int
+					if err := conn.QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+						t.Errorf("%s on %s (server masks %v) compared with %s: %v", mc, col, server, other, err)
+					}
 				}
 			}
 		}

@@ -173,20 +173,20 @@ func TestMaskSQLAnyType(t *testing.T) {
 		args []string
 		want string
 	}{
-		{Target{MySQL, "`t`.`c`", "decimal", "decimal(10,2)", false, ""}, TypeNull, nil, "CAST(NULL AS DECIMAL(10,2))"},
-		{Target{MySQL, "`t`.`c`", "int", "int(10) unsigned", false, ""}, TypeNull, nil, "CAST(NULL AS UNSIGNED)"},
-		{Target{MySQL, "`t`.`c`", "datetime", "datetime(3)", false, ""}, TypeNull, nil, "CAST(NULL AS DATETIME(3))"},
-		{Target{MySQL, "`t`.`c`", "varchar", "varchar(3)", false, ""}, TypeNull, nil, "CONVERT(NULL USING utf8mb4) COLLATE utf8mb4_bin"},
-		{Target{MySQL, "`t`.`c`", "geometry", "geometry", false, ""}, TypeNull, nil, "NULL"},
-		{Target{Postgres, `"t"."c"`, "numeric", "numeric(10,2)", false, ""}, TypeNull, nil, "CAST(NULL AS numeric(10,2))"},
-		{Target{Postgres, `"t"."c"`, "character varying", "character varying(40)", false, ""}, TypeNull, nil, "CAST(NULL AS character varying(40))"},
-		{Target{Postgres, `"t"."c"`, "USER-DEFINED", `"Mood"; drop`, false, ""}, TypeNull, nil, "NULL"},
-		{Target{Postgres, `"t"."c"`, "ARRAY", "integer[]", false, ""}, TypeNull, nil, "CAST(NULL AS integer[])"},
-		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, ""}, TypeNone, nil, `"t"."c"`},
-		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, ""}, TypeRedact, []string{"00000000-0000-0000-0000-000000000000"},
+		{Target{MySQL, "`t`.`c`", "decimal", "decimal(10,2)", false, "", false}, TypeNull, nil, "CAST(NULL AS DECIMAL(10,2))"},
+		{Target{MySQL, "`t`.`c`", "int", "int(10) unsigned", false, "", false}, TypeNull, nil, "CAST(NULL AS UNSIGNED)"},
+		{Target{MySQL, "`t`.`c`", "datetime", "datetime(3)", false, "", false}, TypeNull, nil, "CAST(NULL AS DATETIME(3))"},
+		{Target{MySQL, "`t`.`c`", "varchar", "varchar(3)", false, "", false}, TypeNull, nil, "CONVERT(NULL USING utf8mb4) COLLATE utf8mb4_bin"},
+		{Target{MySQL, "`t`.`c`", "geometry", "geometry", false, "", false}, TypeNull, nil, "NULL"},
+		{Target{Postgres, `"t"."c"`, "numeric", "numeric(10,2)", false, "", false}, TypeNull, nil, "CAST(NULL AS numeric(10,2))"},
+		{Target{Postgres, `"t"."c"`, "character varying", "character varying(40)", false, "", false}, TypeNull, nil, "CAST(NULL AS character varying(40))"},
+		{Target{Postgres, `"t"."c"`, "USER-DEFINED", `"Mood"; drop`, false, "", false}, TypeNull, nil, "NULL"},
+		{Target{Postgres, `"t"."c"`, "ARRAY", "integer[]", false, "", false}, TypeNull, nil, "CAST(NULL AS integer[])"},
+		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, "", false}, TypeNone, nil, `"t"."c"`},
+		{Target{Postgres, `"t"."c"`, "uuid", "uuid", false, "", false}, TypeRedact, []string{"00000000-0000-0000-0000-000000000000"},
 			`CASE WHEN "t"."c" IS NULL THEN CAST(NULL AS uuid) ELSE CAST('00000000-0000-0000-0000-000000000000' AS uuid) END`},
-		{Target{MySQL, "`t`.`c`", "json", "json", false, ""}, TypeCustom, nil, "(JSON_REMOVE(`t`.`c`, '$.ssn') || `t`.`c`)"},
-		{Target{Postgres, `"t"."c"`, "integer", "integer", false, ""}, TypeHash, nil, "CAST(NULL AS integer)"},
+		{Target{MySQL, "`t`.`c`", "json", "json", false, "", false}, TypeCustom, nil, "(JSON_REMOVE(`t`.`c`, '$.ssn') || `t`.`c`)"},
+		{Target{Postgres, `"t"."c"`, "integer", "integer", false, "", false}, TypeHash, nil, "CAST(NULL AS integer)"},
 	} {
 		custom := ""
 		if c.typ == TypeCustom {

@@ -4,7 +4,8 @@
 # integration tests.
 # Sourced by scripts/test.sh and scripts/bench.sh; not meant to be run.
 #
-#   sqe_install_packages   apt-get install mariadb-server/postgresql/krb5-kdc if missing
+#   sqe_install_packages   apt-get install mariadb-server/postgresql/krb5-kdc if missing,
+#                          and what builds sqe's mask functions (udf/native)
 #   sqe_servers_start      start the servers on loopback, export the SQE_* env
 #   sqe_servers_stop       stop the servers, remove the data dirs (idempotent)
 #   sqe_print_env          print the export lines for the running servers
@@ -159,6 +160,57 @@ sqe_install_packages() {
 	sqe__have_servers || sqe_die "packages installed but mariadbd/initdb/psql/krb5kdc not found"
 }
 
+# sqe__install_build_packages installs what builds sqe's mask functions
+# for both servers (a C compiler and the servers' development headers),
+# once the servers are installed (PostgreSQL's headers follow its version).
+sqe__install_build_packages() {
+	local bindir v missing=() p
+	bindir=$(sqe__pg_bindir)
+	v=${bindir#/usr/lib/postgresql/}
+	v=${v%%/*}
+	for p in gcc make libc6-dev libmariadb-dev "postgresql-server-dev-$v"; do
+		sqe__pkg_installed "$p" || missing+=("$p")
+	done
+	((${#missing[@]} > 0)) || return 0
+	sqe__is_root || sqe_die "missing packages: ${missing[*]}; install them (sudo apt-get install ${missing[*]}) or run as root"
+	export DEBIAN_FRONTEND=noninteractive
+	if [[ $SQE__APT_UPDATED != 1 ]]; then
+		sqe_log "apt-get update"
+		apt-get -q -o DPkg::Lock::Timeout=300 update >/dev/null || sqe_die "apt-get update failed"
+		SQE__APT_UPDATED=1
+	fi
+	sqe_log "apt-get install ${missing[*]}"
+	apt-get -q -y -o DPkg::Lock::Timeout=300 install --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/sqe-apt.log" 2>&1 || {
+		sqe__tail "${TMPDIR:-/tmp}/sqe-apt.log"
+		sqe_die "apt-get install ${missing[*]} failed"
+	}
+	rm -f "${TMPDIR:-/tmp}/sqe-apt.log"
+}
+
+# sqe__build_native builds sqe's mask functions (udf/native) into
+# $SQE__DIR/native, where the servers started next load them from: a
+# plugin directory of MariaDB's own plugins and sqe_mask.so, and
+# PostgreSQL's dynamic_library_path. The tests install them in their
+# databases (udf/native/install-*.sql).
+sqe__build_native() {
+	local src out=$SQE__DIR/native pgconfig bindir f
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../udf/native" && pwd)
+	bindir=$(sqe__pg_bindir)
+	pgconfig=$bindir/pg_config
+	[[ -x $pgconfig ]] || pgconfig=pg_config
+	sqe_log "building the mask functions (udf/native)"
+	if ! make -s -C "$src" OUT="$out" PG_CONFIG="$pgconfig" all >"$SQE__DIR/native.log" 2>&1; then
+		sqe__tail "$SQE__DIR/native.log"
+		sqe_die "building udf/native failed"
+	fi
+	mkdir -p "$out/plugin"
+	for f in /usr/lib/mysql/plugin/*; do
+		[[ -e $f ]] && ln -s "$f" "$out/plugin/"
+	done
+	cp "$out/mariadb/sqe_mask.so" "$out/plugin/sqe_mask.so"
+	chmod -R a+rX "$out"
+}
+
 # sqe__port_busy PORT: true if something accepts connections on 127.0.0.1:PORT.
 sqe__port_busy() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
@@ -218,6 +270,7 @@ sqe__start_mysql() {
 		--innodb-use-native-aio=0
 		--skip-log-bin --sync-binlog=0
 		--default-time-zone=+00:00
+		--plugin-dir="$SQE__DIR/native/plugin"
 	)
 	sqe_log "MariaDB: starting on 127.0.0.1:$port"
 	"$mariadbd" "${opts[@]}" </dev/null >>"$errlog" 2>&1 &
@@ -311,6 +364,7 @@ sqe__start_postgres() {
 		log_min_error_statement = error
 		timezone = 'UTC'
 		shared_preload_libraries = '$preload'
+		dynamic_library_path = '\$libdir:$SQE__DIR/native/postgres'
 	CONF
 	[[ -n $preload ]] && echo "pg_stat_statements.track = all" >>"$data/postgresql.conf"
 
@@ -515,6 +569,7 @@ sqe_servers_start() {
 	trap 'exit 129' HUP
 
 	sqe_install_packages
+	sqe__install_build_packages
 
 	local p
 	for p in "$SQE_MYSQL_PORT" "$SQE_POSTGRES_PORT" "$SQE_KDC_PORT"; do
@@ -534,6 +589,7 @@ sqe_servers_start() {
 	chmod 0755 "$SQE__DIR"
 	mkdir -p "$SQE__DIR/mysql" "$SQE__DIR/pg"
 
+	sqe__build_native
 	sqe__start_mysql
 	sqe__start_postgres
 	sqe__start_kdc

@@ -1,0 +1,77 @@
+/*
+ * sqe's string masks as PostgreSQL functions (install-postgres.sql):
+ *
+ *   sqe_mask.mask(value text, fn int, n int, upper int, lower int,
+ *                 digit int, other int) RETURNS text
+ *   sqe_mask.version() RETURNS text
+ *
+ * fn is SQE_MASK … SQE_SHOW_LAST_N (mask.h), n the character count, and
+ * each replacement a code point or -1 (keep). The result keeps the
+ * value's collation. The database's encoding must be UTF8.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+
+#include "mask.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(sqe_mask_text);
+PG_FUNCTION_INFO_V1(sqe_mask_version);
+
+/* The ASCII map of the call's replacements, kept between rows. */
+typedef struct {
+	long rep[4];
+	unsigned char map[128];
+} ascii_cache;
+
+Datum
+sqe_mask_text(PG_FUNCTION_ARGS)
+{
+	text *in = PG_GETARG_TEXT_PP(0);
+	int fn = PG_GETARG_INT32(1);
+	long n = PG_GETARG_INT32(2);
+	const unsigned char *s = (const unsigned char *) VARDATA_ANY(in);
+	size_t len = VARSIZE_ANY_EXHDR(in);
+	long rep[4];
+	text *out;
+
+	if (GetDatabaseEncoding() != PG_UTF8)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						errmsg("sqe_mask.mask needs a UTF8 database")));
+	for (int c = 0; c < 4; c++)
+		rep[c] = PG_GETARG_INT32(3 + c);
+	if (!sqe_valid_call(fn, rep))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("sqe_mask.mask: invalid function or replacement")));
+
+	if (sqe_ascii(s, len, rep)) {
+		ascii_cache *cache = fcinfo->flinfo->fn_extra;
+		if (cache == NULL || memcmp(cache->rep, rep, sizeof rep) != 0) {
+			if (cache == NULL)
+				cache = fcinfo->flinfo->fn_extra = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof *cache);
+			memcpy(cache->rep, rep, sizeof rep);
+			sqe_ascii_map(rep, cache->map);
+		}
+		out = palloc(VARHDRSZ + len);
+		sqe_mask_ascii(s, len, fn, n, cache->map, (unsigned char *) VARDATA(out));
+		SET_VARSIZE(out, VARHDRSZ + len);
+	} else {
+		uint16_t *units = palloc(sizeof(uint16_t) * 2 * len);
+		size_t o;
+		out = palloc(VARHDRSZ + SQE_MASK_MAX_OUT(len));
+		o = sqe_mask(s, len, fn, n, rep, units, (unsigned char *) VARDATA(out));
+		SET_VARSIZE(out, VARHDRSZ + o);
+		pfree(units);
+	}
+	PG_RETURN_TEXT_P(out);
+}
+
+Datum
+sqe_mask_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(SQE_MASK_VERSION));
+}
