@@ -115,7 +115,7 @@ var maskSQLs = TextMemo{Max: 4096}
 // maskSQL is udf.MaskSQL, remembered.
 func maskSQL(t udf.Target, maskType string, args []string, expr string) (string, error) {
 	key := memoKey(append([]string{string(t.Dialect), t.Column, t.DataType, t.ColumnType,
-		strconv.FormatBool(t.NamedClasses), t.Collation, maskType, expr, strconv.Itoa(len(args))}, args...))
+		strconv.FormatBool(t.NamedClasses), t.Collation, strconv.FormatBool(t.ServerMasks), maskType, expr, strconv.Itoa(len(args))}, args...))
 	return maskSQLs.Do(key, func(string) (string, error) { return udf.MaskSQL(t, maskType, args, expr) })
 }
 

@@ -19,6 +19,9 @@ type Syntax interface {
 	// characters as Go's tables do, so that masks may name the classes
 	// (udf.Target.NamedClasses).
 	NamedClasses() bool
+	// ServerMasks reports that the connection's server has sqe's mask
+	// functions installed and checked (udf.Target.ServerMasks).
+	ServerMasks() bool
 	// QuoteIdent quotes one identifier.
 	QuoteIdent(name string) string
 	// CanonicalExpr parses text as exactly one SQL expression and returns it
@@ -34,10 +37,16 @@ type SyntaxBase struct {
 	// Named is the connection's Session.NamedClasses: its server
 	// classifies characters as Go's tables do.
 	Named bool
+	// Server is the connection's Session.ServerMasks: its server has
+	// sqe's mask functions, checked by udf.ServerMaskCheck.
+	Server bool
 }
 
 // NamedClasses reports Named.
 func (b SyntaxBase) NamedClasses() bool { return b.Named }
+
+// ServerMasks reports Server.
+func (b SyntaxBase) ServerMasks() bool { return b.Server }
 
 // ConditionSyntax is implemented by the Syntax of a dialect that can read
 // a mask's when condition (policy.Mask.When).
@@ -325,6 +334,7 @@ func (p *TablePlan) MaskExpr(syn Syntax, col Column, ref string) (expr string, o
 		ColumnType:   col.ColumnType,
 		NamedClasses: syn.NamedClasses(),
 		Collation:    col.Collation,
+		ServerMasks:  syn.ServerMasks(),
 	}
 	expr, err = maskSQL(t, m.Type, m.Args, m.Expr)
 	if err != nil {

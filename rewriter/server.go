@@ -84,6 +84,27 @@ func OneRow(ctx context.Context, q Query, query string, n int) ([]any, error) {
 	return rows[0], nil
 }
 
+// TextQuery is q as a function of one statement without arguments that
+// returns one value as text, for udf.ServerMaskCheck.
+func TextQuery(ctx context.Context, q Query) func(string) (string, error) {
+	return func(query string) (string, error) {
+		row, err := OneRow(ctx, q, query, 1)
+		if err != nil {
+			return "", err
+		}
+		return Text(row[0]), nil
+	}
+}
+
+// ServerMasker is a Server whose database may have sqe's mask functions
+// installed (udf/native).
+type ServerMasker interface {
+	// UseServerMasks checks the connection's server with
+	// udf.ServerMaskCheck and returns s with its server masks on: the
+	// character-class string masks call the installed function.
+	UseServerMasks(ctx context.Context, q Query, s Session) (Session, error)
+}
+
 // TableNames runs query on q, whose rows are a schema and a table name,
 // and returns the tables.
 func TableNames(ctx context.Context, q Query, query string) ([]policy.TableName, error) {

@@ -43,6 +43,7 @@ type Engine struct {
 	stats       *counters
 	audit       *audit.Async // nil: auditing is off
 	metrics     *metrics
+	serverMasks bool // WithServerMasks
 }
 
 // allowedNames are the application's own functions and types.
@@ -68,6 +69,10 @@ type Config struct {
 	// and types its SQL may use besides the built-ins.
 	AllowedFunctions []string
 	AllowedTypes     []string
+	// ServerMasks: WithServerMasks; every connection's server must have
+	// sqe's mask functions (udf/native), and the character-class string
+	// masks call them.
+	ServerMasks bool
 
 	AuditSink     audit.Sink // nil: audit.NewSlogSink(nil)
 	AuditOff      bool
@@ -82,7 +87,16 @@ func New(cfg Config, base driver.Connector) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.ServerMasks {
+		if _, ok := d.(rewriter.ServerMasker); !ok {
+			return nil, fmt.Errorf("sqe: WithServerMasks: the %s dialect has no server mask functions", d.Name())
+		}
+		if cfg.Catalog != nil {
+			return nil, errors.New("sqe: WithServerMasks checks the mask functions on each connection's server, which a static catalog (WithCatalog) does not read: use one or the other")
+		}
+	}
 	e := &Engine{
+		serverMasks: cfg.ServerMasks,
 		dialect:     d,
 		source:      cfg.Source,
 		defaultUser: cfg.DefaultUser,
@@ -706,6 +720,12 @@ func (e *Engine) loadSession(ctx context.Context, cs *ConnState) error {
 	s, err := e.dialect.ReadSession(ctx, cs.query)
 	if err != nil {
 		return fmt.Errorf("sqe: reading the connection's session state: %w", err)
+	}
+	if e.serverMasks {
+		// New checked that the dialect has them.
+		if s, err = e.dialect.(rewriter.ServerMasker).UseServerMasks(ctx, cs.query, s); err != nil {
+			return fmt.Errorf("sqe: WithServerMasks: %w", err)
+		}
 	}
 	cs.SetSession(s)
 	return nil

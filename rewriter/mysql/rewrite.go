@@ -53,7 +53,7 @@ func newRewrite(ctx context.Context, req *rewriter.Request) *rewrite {
 
 // syntax is the Syntax of the statement's connection.
 func (r *rewrite) syntax() rewriter.Syntax {
-	return syntax{rewriter.SyntaxBase{Named: r.session.NamedClasses}}
+	return syntax{rewriter.SyntaxBase{Named: r.session.NamedClasses, Server: r.session.ServerMasks}}
 }
 
 // tableRef is a table in a FROM clause (or a write's target) as the

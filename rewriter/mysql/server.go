@@ -2,10 +2,12 @@ package mysql
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/sqe-project/sqe/policy"
 	"github.com/sqe-project/sqe/rewriter"
+	"github.com/sqe-project/sqe/udf"
 )
 
 // Session is the state of a MySQL or MariaDB connection that sqe's
@@ -23,6 +25,9 @@ type Session struct {
 	// classify characters as Go's tables do (udf.ClassProbe), so masks name
 	// the classes instead of listing them (udf.Target.NamedClasses).
 	NamedClasses bool
+	// ServerMasks: the server has sqe's mask functions installed, checked
+	// by UseServerMasks (udf.Target.ServerMasks).
+	ServerMasks bool
 	// MariaDB: the server is a MariaDB (whose listings have columns
 	// MySQL's lack, such as SHOW TABLE STATUS's Max_index_length and
 	// Temporary).
@@ -67,6 +72,20 @@ func (Dialect) ReadSession(ctx context.Context, q rewriter.Query) (rewriter.Sess
 		NamedClasses:       named,
 		MariaDB:            strings.Contains(strings.ToLower(rewriter.Text(row[2])), "mariadb"),
 	}, nil
+}
+
+// UseServerMasks checks that the connection's server has sqe's mask
+// functions (udf.ServerMaskCheck) and returns s with ServerMasks set.
+func (Dialect) UseServerMasks(ctx context.Context, q rewriter.Query, s rewriter.Session) (rewriter.Session, error) {
+	sess, ok := s.(Session)
+	if !ok {
+		return nil, fmt.Errorf("mysql: server masks: a session of another dialect (%T)", s)
+	}
+	if err := udf.ServerMaskCheck(udf.MySQL, rewriter.TextQuery(ctx, q)); err != nil {
+		return nil, err
+	}
+	sess.ServerMasks = true
+	return sess, nil
 }
 
 // FixedSession is a connection whose current database is defaultSchema.

@@ -69,7 +69,7 @@ func newRewrite(ctx context.Context, req *rewriter.Request, temps *stringTables)
 	}
 	req = temps.request(req)
 	r := &rewrite{path: sess.SearchPath(), database: sess.Database, columns: map[string][]rewriter.Column{},
-		syntax: syntax{rewriter.SyntaxBase{Named: sess.NamedClasses}}, temps: temps}
+		syntax: syntax{rewriter.SyntaxBase{Named: sess.NamedClasses, Server: sess.ServerMasks}}, temps: temps}
 	r.Statement = rewriter.NewStatement[*pg.RangeVar](ctx, req, systemTables{r})
 	return r
 }

@@ -30,6 +30,9 @@ type Session struct {
 	// so masks name the classes instead of listing them
 	// (udf.Target.NamedClasses).
 	NamedClasses bool
+	// ServerMasks: the server has sqe's mask functions installed, checked
+	// by UseServerMasks (udf.Target.ServerMasks).
+	ServerMasks bool
 }
 
 // NewSession is the session state of a connection whose effective search
@@ -80,6 +83,20 @@ const settingsQuery = "SELECT current_setting('standard_conforming_strings'), cu
 	"concat_ws(' | ', 'postgres', inet_server_addr()::text, inet_server_port()::text, extract(epoch FROM pg_postmaster_start_time())::text, version(), " +
 	"(SELECT pg_collation_actual_version(c.oid) FROM pg_catalog.pg_collation c " +
 	"WHERE c.collname = 'und-x-icu' AND c.collnamespace = 'pg_catalog'::regnamespace))"
+
+// UseServerMasks checks that the connection's database has sqe's mask
+// functions (udf.ServerMaskCheck) and returns s with ServerMasks set.
+func (Dialect) UseServerMasks(ctx context.Context, q rewriter.Query, s rewriter.Session) (rewriter.Session, error) {
+	sess, ok := s.(Session)
+	if !ok {
+		return nil, fmt.Errorf("postgres: server masks: a session of another dialect (%T)", s)
+	}
+	if err := udf.ServerMaskCheck(udf.Postgres, rewriter.TextQuery(ctx, q)); err != nil {
+		return nil, err
+	}
+	sess.ServerMasks = true
+	return sess, nil
+}
 
 // FixedSession is a connection whose search path is searchPath.
 func (Dialect) FixedSession(_ string, searchPath []string) rewriter.Session {
