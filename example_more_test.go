@@ -109,3 +109,22 @@ func ExampleWithoutLiteralTemplates() {
 	// Output:
 	// misses: 4 served by a template: 2
 }
+
+// WithServerMasks has the string masks call the mask functions an
+// administrator installed in the database (udf/native): the same values
+// as the inline SQL, at a fraction of its cost on large scans. Every
+// connection checks the functions first; without them its statements fail.
+func ExampleWithServerMasks() {
+	db, err := sqe.Open("pgx", "postgres://app@127.0.0.1:5432/shop",
+		sqe.WithPolicyFile("policy.yaml"), sqe.WithServerMasks())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	ctx := session.NewContext(context.Background(), session.User{Name: "sam"})
+	var ssn string
+	if err := db.QueryRowContext(ctx, "SELECT ssn FROM customers WHERE id = $1", 42).Scan(&ssn); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ssn) // e.g. xxx-xx-6789
+}

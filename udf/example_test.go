@@ -108,3 +108,24 @@ func ExampleApply() {
 	// se****
 	// udf: mask is not computable in Go
 }
+
+// With the server's mask functions installed (native/, checked by
+// ServerMaskCheck), a string mask that replaces characters by class is
+// one call of the compiled function, wrapped to the column's type.
+func ExampleMaskSQL_serverMasks() {
+	for _, d := range []udf.Dialect{udf.MySQL, udf.Postgres} {
+		col := "`c`.`ssn`"
+		if d == udf.Postgres {
+			col = `"c"."ssn"`
+		}
+		x, err := udf.MaskSQL(udf.Target{Dialect: d, Column: col, DataType: "varchar", ColumnType: "varchar(11)", ServerMasks: true},
+			udf.TypeShowLast4, nil, "")
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(x)
+	}
+	// Output:
+	// IFNULL(CAST(sqe_mask_text(CONVERT(`c`.`ssn` USING utf8mb4), 4, 4, 120, 120, 120, -1) AS CHAR(11) CHARACTER SET utf8mb4) COLLATE utf8mb4_bin, `c`.`ssn` = `c`.`ssn`)
+	// CAST(sqe_mask.mask(CAST("c"."ssn" AS text), 4, 4, 120, 120, 120, -1) AS character varying(11))
+}
