@@ -201,15 +201,12 @@ static inline void sqe_put(uint16_t *u, size_t *k, uint32_t r)
 }
 
 /*
- * sqe_mask writes the masked value of s into out (room for
- * SQE_MASK_MAX_OUT(len) bytes), using units (room for 2 * len units), and
- * returns its length. The call must be sqe_valid_call. The result is what
- * udf.encodeJava makes of the masked units: a surrogate pair becomes its
- * code point, a lone surrogate '?'.
+ * sqe_mask_units writes the masked UTF-16 units of s into units (room for
+ * 2 * len) and returns their number. The call must be sqe_valid_call.
  */
-static size_t sqe_mask(const unsigned char *s, size_t len, int fn, long n, const long rep[4], uint16_t *units, unsigned char *out)
+static size_t sqe_mask_units(const unsigned char *s, size_t len, int fn, long n, const long rep[4], uint16_t *units)
 {
-	size_t from, to, i = 0, idx = 0, k = 0, o = 0;
+	size_t from, to, i = 0, idx = 0, k = 0;
 
 	sqe_range(fn, n, sqe_units(s, len), &from, &to);
 	while (i < len) {
@@ -230,17 +227,42 @@ static size_t sqe_mask(const unsigned char *s, size_t len, int fn, long n, const
 				sqe_put(units, &k, (uint32_t) with);
 		}
 	}
-	for (i = 0; i < k; i++) {
+	return k;
+}
+
+/*
+ * sqe_encode_units writes what udf.encodeJava makes of units[0..k) into
+ * out, or only counts its bytes when out is NULL, and returns that
+ * length: a surrogate pair becomes its code point, a lone surrogate '?'.
+ */
+static size_t sqe_encode_units(const uint16_t *units, size_t k, unsigned char *out)
+{
+	unsigned char scratch[4];
+	size_t o = 0;
+
+	for (size_t i = 0; i < k; i++) {
 		uint32_t c = units[i];
+		unsigned char *at = out != NULL ? out + o : scratch;
 		if (c >= 0xD800 && c < 0xDC00 && i + 1 < k && units[i + 1] >= 0xDC00 && units[i + 1] <= 0xDFFF) {
-			o += sqe_encode(0x10000 + ((c - 0xD800) << 10) + (units[i + 1] - 0xDC00u), out + o);
+			o += sqe_encode(0x10000 + ((c - 0xD800) << 10) + (units[i + 1] - 0xDC00u), at);
 			i++;
-		} else if (c >= 0xD800 && c <= 0xDFFF)
-			out[o++] = '?';
-		else
-			o += sqe_encode(c, out + o);
+		} else if (c >= 0xD800 && c <= 0xDFFF) {
+			*at = '?';
+			o++;
+		} else
+			o += sqe_encode(c, at);
 	}
 	return o;
+}
+
+/*
+ * sqe_mask writes the masked value of s into out (room for
+ * SQE_MASK_MAX_OUT(len) bytes), using units (room for 2 * len units), and
+ * returns its length. The call must be sqe_valid_call.
+ */
+static inline size_t sqe_mask(const unsigned char *s, size_t len, int fn, long n, const long rep[4], uint16_t *units, unsigned char *out)
+{
+	return sqe_encode_units(units, sqe_mask_units(s, len, fn, n, rep, units), out);
 }
 
 #endif

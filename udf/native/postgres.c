@@ -14,6 +14,7 @@
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "mask.h"
 
@@ -60,10 +61,16 @@ sqe_mask_text(PG_FUNCTION_ARGS)
 		sqe_mask_ascii(s, len, fn, n, cache->map, (unsigned char *) VARDATA(out));
 		SET_VARSIZE(out, VARHDRSZ + len);
 	} else {
-		uint16_t *units = palloc(sizeof(uint16_t) * 2 * len);
-		size_t o;
-		out = palloc(VARHDRSZ + SQE_MASK_MAX_OUT(len));
-		o = sqe_mask(s, len, fn, n, rep, units, (unsigned char *) VARDATA(out));
+		/* A value near text's 1 GB limit needs more than that for its
+		 * units; the result is sized exactly and must fit a text. */
+		uint16_t *units = palloc_extended(sizeof(uint16_t) * 2 * len + 1, MCXT_ALLOC_HUGE);
+		size_t k = sqe_mask_units(s, len, fn, n, rep, units);
+		size_t o = sqe_encode_units(units, k, NULL);
+		if (o > MaxAllocSize - VARHDRSZ)
+			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							errmsg("sqe_mask.mask: the masked value is longer than a text can be")));
+		out = palloc(VARHDRSZ + o);
+		sqe_encode_units(units, k, (unsigned char *) VARDATA(out));
 		SET_VARSIZE(out, VARHDRSZ + o);
 		pfree(units);
 	}
