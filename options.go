@@ -115,13 +115,13 @@ func WithAllowedTypes(names ...string) Option {
 	return func(c *config) { c.engine.AllowedTypes = append(c.engine.AllowedTypes, names...) }
 }
 
-// WithServerMasks makes the string masks that replace characters by class
-// (MASK, MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4 and the first/last N masks)
-// call sqe's mask functions installed in the database (udf/native:
-// compiled C functions for PostgreSQL and MariaDB, installed by an
-// administrator) instead of computing the classes inline, which costs a
-// full scan of masked strings many times the raw scan. The values are the
-// same. Each connection checks that its server has the functions, loaded
+// WithServerMasks makes the masks that replace characters by class or
+// digits (MASK, MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4 and the first/last N
+// masks, of strings and integers) call sqe's mask functions installed in
+// the database (udf/native: compiled C functions for PostgreSQL and
+// MariaDB, installed by an administrator) instead of computing them
+// inline, which costs a full scan of masked strings many times the raw
+// scan. The values are the same. Each connection checks that its server has the functions, loaded
 // from the compiled library and at the version this sqe needs
 // (udf.ServerMaskCheck); where it has not, every statement on that
 // connection fails with an error that says what is missing. It cannot be

@@ -24,25 +24,7 @@ import (
 // ASCII, BMP, supplementary, surrogate code units or keep; both the
 // general path and the ASCII one. scripts/test.sh installs the compiler.
 func TestNativeMasksMatchReference(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Fatal("no C compiler (cc): scripts/test.sh installs gcc")
-	}
-	bin := filepath.Join(t.TempDir(), "harness")
-	build := func(flags ...string) error {
-		args := append(flags, "-O1", "-std=gnu99", "-Wall", "-Werror", "-Inative", "-o", bin, "testdata/native_harness.c")
-		out, err := exec.Command(cc, args...).CombinedOutput()
-		if err != nil {
-			t.Logf("%s %v: %s", cc, flags, out)
-		}
-		return err
-	}
-	if build("-fsanitize=address,undefined", "-fno-sanitize-recover=all") != nil {
-		if err := build(); err != nil {
-			t.Fatal("the harness does not compile")
-		}
-	}
-
+	bin := buildHarness(t)
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SQE_UDF_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
@@ -73,23 +55,17 @@ func TestNativeMasksMatchReference(t *testing.T) {
 		binary.Write(&in, binary.LittleEndian, uint32(len(c.value)))
 		in.Write(c.value)
 	}
-	cmd := exec.Command(bin)
-	cmd.Stdin = &in
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("harness: %v\n%s", err, stderr.String())
-	}
+	out := runHarness(t, bin, &in)
 	read := func() (int32, []byte) {
 		var l int32
-		if err := binary.Read(&out, binary.LittleEndian, &l); err != nil {
+		if err := binary.Read(out, binary.LittleEndian, &l); err != nil {
 			t.Fatalf("harness output: %v", err)
 		}
 		if l <= 0 {
 			return l, nil
 		}
 		b := make([]byte, l)
-		if _, err := io.ReadFull(&out, b); err != nil {
+		if _, err := io.ReadFull(out, b); err != nil {
 			t.Fatal(err)
 		}
 		return l, b
@@ -123,6 +99,105 @@ func TestNativeMasksMatchReference(t *testing.T) {
 	if ascii == 0 || ascii == len(calls) {
 		t.Errorf("the ASCII path ran on %d of %d calls: the cases do not reach both paths", ascii, len(calls))
 	}
+}
+
+// TestNativeIntegerMasksMatchReference: the harness's integer masks equal
+// the Go reference (hiveIntResult) in every width, for every function,
+// on the boundaries of each width and each number of digits, zero, and
+// random values, with counts around the number of digits.
+func TestNativeIntegerMasksMatchReference(t *testing.T) {
+	bin := buildHarness(t)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x1e7))
+	type call struct {
+		fn, n, bits, number int32
+		v                   int64
+	}
+	var calls []call
+	for _, bits := range []int32{8, 16, 32, 64} {
+		lo, hi := int64(-1)<<(bits-1), int64(uint64(1)<<(bits-1)-1)
+		values := []int64{0, 1, -1, 9, -9, 10, -10, lo, lo + 1, hi, hi - 1}
+		for p := int64(10); p > 0 && p <= hi/10*10; p *= 10 {
+			values = append(values, p, p-1, -p, 1-p, p+1)
+		}
+		for i := 0; i < 3000; i++ {
+			v := int64(r.Uint64())
+			if bits < 64 {
+				v = lo + int64(r.Uint64N(uint64(hi-lo)+1))
+			}
+			values = append(values, v)
+		}
+		for _, v := range values {
+			if v < lo || v > hi {
+				continue
+			}
+			for fn := int32(0); fn < 5; fn++ {
+				calls = append(calls, call{fn: fn, n: int32(r.IntN(23) - 1), bits: bits, number: int32(r.IntN(10)), v: v})
+			}
+		}
+	}
+	var in bytes.Buffer
+	for _, c := range calls {
+		binary.Write(&in, binary.LittleEndian, []int32{100 + c.fn, c.n, c.bits, c.number, 0, 0})
+		binary.Write(&in, binary.LittleEndian, uint32(8))
+		binary.Write(&in, binary.LittleEndian, c.v)
+	}
+	out := runHarness(t, bin, &in)
+	fails := 0
+	for _, c := range calls {
+		var l int32
+		var got int64
+		if err := binary.Read(out, binary.LittleEndian, &l); err != nil || l != 8 {
+			t.Fatalf("harness output: %d %v", l, err)
+		}
+		binary.Read(out, binary.LittleEndian, &got)
+		tr := newTransformer(fn(c.fn))
+		tr.n, tr.number = max(int(c.n), 0), int(c.number)
+		if want := hiveIntResult(tr, int(c.bits), c.v); got != want {
+			fails++
+			if fails <= 10 {
+				t.Errorf("fn %d n %d number %d, %d bits, %d: C %d, Go %d", c.fn, c.n, c.number, c.bits, c.v, got, want)
+			}
+		}
+	}
+}
+
+// buildHarness compiles testdata/native_harness.c with native/mask.h,
+// with the address and undefined-behaviour sanitizers where the compiler
+// has them.
+func buildHarness(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Fatal("no C compiler (cc): scripts/test.sh installs gcc")
+	}
+	bin := filepath.Join(t.TempDir(), "harness")
+	build := func(flags ...string) error {
+		args := append(flags, "-O1", "-std=gnu99", "-Wall", "-Werror", "-Inative", "-o", bin, "testdata/native_harness.c")
+		out, err := exec.Command(cc, args...).CombinedOutput()
+		if err != nil {
+			t.Logf("%s %v: %s", cc, flags, out)
+		}
+		return err
+	}
+	if build("-fsanitize=address,undefined", "-fno-sanitize-recover=all") != nil {
+		if err := build(); err != nil {
+			t.Fatal("the harness does not compile")
+		}
+	}
+	return bin
+}
+
+// runHarness runs the harness on in and returns its output.
+func runHarness(t *testing.T, bin string, in io.Reader) *bytes.Buffer {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stdin = in
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("harness: %v\n%s", err, stderr.String())
+	}
+	return &out
 }
 
 // randomBytes is a value of up to 24 code points or stray bytes: ASCII,

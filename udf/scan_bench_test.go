@@ -76,7 +76,8 @@ func BenchmarkMaskScan(b *testing.B) {
 				// Strings are masked with the classes listed and named
 				// (Target.NamedClasses) and by the server's mask function
 				// where one computes the mask (Target.ServerMasks),
-				// integers named bare and qualified.
+				// integers named bare and qualified, and qualified through
+				// the server's function.
 				type variant struct{ named, qualified, server bool }
 				variants := []variant{{}}
 				switch m.col {
@@ -87,7 +88,7 @@ func BenchmarkMaskScan(b *testing.B) {
 					}
 				case num:
 					if m.typ != TypeNull {
-						variants = append(variants, variant{qualified: true})
+						variants = append(variants, variant{qualified: true}, variant{qualified: true, server: true})
 					}
 				}
 				for _, v := range variants {
@@ -106,6 +107,8 @@ func BenchmarkMaskScan(b *testing.B) {
 					switch {
 					case v.named:
 						name += "/named"
+					case v.server && v.qualified:
+						name += "/qualified/server"
 					case v.qualified:
 						name += "/qualified"
 					case v.server:

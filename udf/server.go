@@ -10,18 +10,21 @@ import (
 // report for sqe to call them: the functions' own version and the
 // Unicode version of the classes compiled into them, which must be the
 // Go reference's.
-const ServerMaskVersion = "sqe-mask 1; unicode " + unicode.Version
+const ServerMaskVersion = "sqe-mask 2; unicode " + unicode.Version
 
 // The server mask functions' names, as the SQL calls them. On MariaDB a
 // loadable function is global and, called unqualified, wins over any
 // stored function of the same name; on PostgreSQL the call names the
 // schema the install script creates.
 const (
-	mysqlMaskFunction       = "sqe_mask_text"
-	mysqlMaskVersion        = "sqe_mask_version"
-	postgresMaskFunction    = "sqe_mask.mask"
-	postgresMaskVersion     = "sqe_mask.version"
-	postgresMaskFunctionSig = "sqe_mask.mask(text,integer,integer,integer,integer,integer,integer)"
+	mysqlMaskFunction          = "sqe_mask_text"
+	mysqlMaskIntFunction       = "sqe_mask_int"
+	mysqlMaskVersion           = "sqe_mask_version"
+	postgresMaskFunction       = "sqe_mask.mask"
+	postgresMaskIntFunction    = "sqe_mask.mask_int"
+	postgresMaskVersion        = "sqe_mask.version"
+	postgresMaskFunctionSig    = "sqe_mask.mask(text,integer,integer,integer,integer,integer,integer)"
+	postgresMaskIntFunctionSig = "sqe_mask.mask_int(bigint,integer,integer,integer,integer)"
 )
 
 // ServerMaskCheck checks that the server behind query has sqe's mask
@@ -35,16 +38,17 @@ func ServerMaskCheck(d Dialect, query func(sql string) (string, error)) error {
 	var installed, version, where string
 	switch d {
 	case MySQL:
-		installed = "SELECT CAST(COUNT(*) AS CHAR) FROM mysql.func WHERE name IN ('" + mysqlMaskFunction + "', '" + mysqlMaskVersion +
-			"') AND ret = 0 AND type = 'function' AND dl = 'sqe_mask.so'"
+		// ret: 0 a string, 2 an integer.
+		installed = "SELECT CAST(COUNT(*) AS CHAR) FROM mysql.func WHERE type = 'function' AND dl = 'sqe_mask.so' AND (name IN ('" +
+			mysqlMaskFunction + "', '" + mysqlMaskVersion + "') AND ret = 0 OR name = '" + mysqlMaskIntFunction + "' AND ret = 2)"
 		version = "SELECT " + mysqlMaskVersion + "()"
-		where = "the loadable functions " + mysqlMaskFunction + " and " + mysqlMaskVersion + " (sqe_mask.so)"
+		where = "the loadable functions " + mysqlMaskFunction + ", " + mysqlMaskIntFunction + " and " + mysqlMaskVersion + " (sqe_mask.so)"
 	case Postgres:
 		installed = "SELECT count(*)::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang " +
 			"WHERE l.lanname = 'c' AND p.proisstrict AND p.oid IN (pg_catalog.to_regprocedure('" + postgresMaskFunctionSig +
-			"'), pg_catalog.to_regprocedure('" + postgresMaskVersion + "()'))"
+			"'), pg_catalog.to_regprocedure('" + postgresMaskIntFunctionSig + "'), pg_catalog.to_regprocedure('" + postgresMaskVersion + "()'))"
 		version = "SELECT " + postgresMaskVersion + "()"
-		where = "the C functions " + postgresMaskFunction + " and " + postgresMaskVersion + " (sqe_mask)"
+		where = "the C functions " + postgresMaskFunction + ", " + postgresMaskIntFunction + " and " + postgresMaskVersion + " (sqe_mask)"
 	default:
 		return fmt.Errorf("udf: server masks: unknown dialect %q", d)
 	}
@@ -55,7 +59,7 @@ func ServerMaskCheck(d Dialect, query func(sql string) (string, error)) error {
 		}
 		return fmt.Errorf("udf: server masks: cannot check %s: %w", where, err)
 	}
-	if n != "2" {
+	if n != "3" {
 		return fmt.Errorf("udf: server masks: %s are not installed on this server (see udf/native/README.md)", where)
 	}
 	v, err := query(version)
@@ -105,4 +109,22 @@ func (g gen) serverMask(s *spec) string {
 		return x
 	}
 	return myText(x)
+}
+
+// serverMaskInt is an integer mask as a call of the server's integer mask
+// function: the value, the Hive width it is masked in (intBits), the
+// function's number, the count and the replacing digit, the result cast
+// to the type the inline forms give it.
+func (g gen) serverMaskInt(s *spec) (string, error) {
+	bits, err := g.intBits()
+	if err != nil {
+		return "", err
+	}
+	args := []string{g.t.Column, itoa(bits), itoa(int(s.fn)), itoa(s.n), itoa(s.number)}
+	call := mysqlMaskIntFunction + "(" + strings.Join(args, ", ") + ")"
+	if !g.my() {
+		args[0] = "CAST(" + g.t.Column + " AS bigint)"
+		call = postgresMaskIntFunction + "(" + strings.Join(args, ", ") + ")"
+	}
+	return g.cast(call, g.intCast(bits)), nil
 }

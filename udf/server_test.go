@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestServerMaskCheck: the check passes only for both functions loaded
+// TestServerMaskCheck: the check passes only for the functions loaded
 // from the compiled library at this version; anything else is an error
 // that says what is missing.
 func TestServerMaskCheck(t *testing.T) {
@@ -16,10 +16,10 @@ func TestServerMaskCheck(t *testing.T) {
 		queryErr       error
 		want           string // "" passes, else a fragment of the error
 	}{
-		{"installed", "2", ServerMaskVersion, nil, ""},
+		{"installed", "3", ServerMaskVersion, nil, ""},
 		{"missing", "0", "", nil, "are not installed"},
-		{"one of two", "1", ServerMaskVersion, nil, "are not installed"},
-		{"older build", "2", "sqe-mask 0; unicode 13.0.0", nil, "rebuild and reinstall"},
+		{"two of three", "2", ServerMaskVersion, nil, "are not installed"},
+		{"older build", "3", "sqe-mask 1; unicode 15.0.0", nil, "rebuild and reinstall"},
 		{"unreadable catalog", "", "", errors.New("SELECT command denied"), "cannot"},
 	} {
 		for _, d := range []Dialect{MySQL, Postgres} {
@@ -40,7 +40,7 @@ func TestServerMaskCheck(t *testing.T) {
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Errorf("%s, %s: %v, want an error with %q", c.name, d, err, c.want)
 			}
-			if c.installed == "2" && len(asked) != 2 || c.installed != "2" && len(asked) != 1 {
+			if c.installed == "3" && len(asked) != 2 || c.installed != "3" && len(asked) != 1 {
 				t.Errorf("%s, %s: queries %q", c.name, d, asked)
 			}
 		}
@@ -59,8 +59,9 @@ func errString(err error) string {
 
 // TestServerMaskSQL: with ServerMasks, the character-class string masks
 // call the server's function with the function's number, the count and
-// the replacements, wrapped as the inline masks are; the other masks and
-// kinds are what they are without it.
+// the replacements, and the integer masks its integer function with the
+// Hive width and the digit, wrapped as the inline masks are; the other
+// masks and kinds are what they are without it.
 func TestServerMaskSQL(t *testing.T) {
 	for _, c := range []struct {
 		t    Target
@@ -74,6 +75,10 @@ func TestServerMaskSQL(t *testing.T) {
 			`CAST(sqe_mask.mask(CAST("t"."c" AS text), 4, 4, 120, 120, 120, -1) AS character varying(20))`},
 		{Target{Dialect: Postgres, Column: `"t"."c"`, DataType: "character", ColumnType: "character(5)", ServerMasks: true}, TypeFirstN, []string{"2", "*", "*", "#", "-"},
 			`CAST(sqe_mask.mask(RPAD(CAST("t"."c" AS text), 5, ' '), 1, 2, 42, 42, 35, 45) AS bpchar)`},
+		{Target{Dialect: Postgres, Column: `"t"."n"`, DataType: "smallint", ColumnType: "smallint", ServerMasks: true}, TypeShowLast4, nil,
+			`CAST(sqe_mask.mask_int(CAST("t"."n" AS bigint), 16, 4, 4, 1) AS smallint)`},
+		{Target{Dialect: MySQL, Column: "`t`.`n`", DataType: "int", ColumnType: "int(10) unsigned", ServerMasks: true}, TypeFirstN, []string{"2", "", "", "", "", "7"},
+			"IFNULL(CAST(sqe_mask_int(`t`.`n`, 64, 1, 2, 7) AS SIGNED), `t`.`n` = `t`.`n`)"},
 		{Target{Dialect: MySQL, Column: "`t`.`c`", DataType: "varchar", ColumnType: "varchar(20)", ServerMasks: true}, TypeShowFirst4, nil,
 			"IFNULL(CAST(sqe_mask_text(CONVERT(`t`.`c` USING utf8mb4), 3, 4, 120, 120, 120, -1) AS CHAR(20) CHARACTER SET utf8mb4) COLLATE utf8mb4_bin, `t`.`c` = `t`.`c`)"},
 		{Target{Dialect: MySQL, Column: "`t`.`c`", DataType: "text", ColumnType: "text", ServerMasks: true}, TypeMask, []string{"*", "*", "#", "-"},
@@ -84,10 +89,10 @@ func TestServerMaskSQL(t *testing.T) {
 			t.Errorf("MaskSQL(%s, %s) =\n%s, %v\nwant\n%s", c.t.ColumnType, c.typ, got, err, c.want)
 		}
 	}
-	// Integers, dates and the masks that do not replace characters by
-	// class keep their inline SQL.
+	// Dates and the masks that neither replace characters by class nor
+	// digits keep their inline SQL.
 	for _, d := range []Dialect{MySQL, Postgres} {
-		for _, c := range []struct{ typ, mask string }{{"int", TypeMask}, {"date", TypeMask}, {"varchar", TypeHash}, {"varchar", TypeNull}, {"varchar", TypeRedact}} {
+		for _, c := range []struct{ typ, mask string }{{"date", TypeMask}, {"varchar", TypeHash}, {"varchar", TypeNull}, {"varchar", TypeRedact}, {"int", TypeNull}} {
 			inline, err1 := MaskSQL(Target{Dialect: d, Column: "c", DataType: c.typ, ColumnType: c.typ}, c.mask, nil, "")
 			server, err2 := MaskSQL(Target{Dialect: d, Column: "c", DataType: c.typ, ColumnType: c.typ, ServerMasks: true}, c.mask, nil, "")
 			if err1 != nil || err2 != nil || inline != server || strings.Contains(server, "mask_text") {

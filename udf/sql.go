@@ -88,8 +88,9 @@ type Target struct {
 	// ServerMasks: the server has sqe's mask functions installed
 	// (native/, checked by ServerMaskCheck), and string masks that replace
 	// characters by class (MASK, MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4 and
-	// the first/last N masks) call them instead of computing the classes
-	// in SQL: the same result, at the cost of a compiled function call.
+	// the first/last N masks) and those masks of integers call them
+	// instead of computing the classes or the digits in SQL: the same
+	// result, at the cost of a compiled function call.
 	ServerMasks bool
 }
 
@@ -171,7 +172,11 @@ func maskSQL(t Target, maskType string, args []string, customExpr string) (strin
 		case fnRegexp:
 			return "", g.unsupported(s)
 		}
-		x, err := g.maskInteger(s)
+		maskInteger := g.maskInteger
+		if g.t.ServerMasks {
+			maskInteger = g.serverMaskInt
+		}
+		x, err := maskInteger(s)
 		if err != nil {
 			return "", err
 		}

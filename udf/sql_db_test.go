@@ -579,9 +579,12 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 			if c.kind == KindString {
 				named := target
 				named.NamedClasses = true
+				forms = append(forms, named)
+			}
+			if c.kind != KindDate {
 				server := target
 				server.ServerMasks = true
-				forms = append(forms, named, server)
+				forms = append(forms, server)
 			}
 			for _, form := range forms {
 				classes := "explicit classes"
@@ -597,7 +600,7 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 						t.Errorf("%s: MaskSQL: %v", mc, err)
 						continue
 					}
-					if c.kind == KindInteger {
+					if c.kind == KindInteger && !form.ServerMasks {
 						seen[integerForm(form.Column, expr)] = true
 					}
 					want := make([]sql.NullString, len(values))

@@ -4,4 +4,5 @@
 -- users sqe connects as need SELECT on mysql.func, which sqe reads to
 -- check that the functions are these.
 CREATE FUNCTION IF NOT EXISTS sqe_mask_text RETURNS STRING SONAME 'sqe_mask.so';
+CREATE FUNCTION IF NOT EXISTS sqe_mask_int RETURNS INTEGER SONAME 'sqe_mask.so';
 CREATE FUNCTION IF NOT EXISTS sqe_mask_version RETURNS STRING SONAME 'sqe_mask.so';

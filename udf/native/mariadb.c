@@ -3,11 +3,14 @@
  * (install-mariadb.sql):
  *
  *   sqe_mask_text(value, fn, n, upper, lower, digit, other) RETURNS STRING
+ *   sqe_mask_int(value, bits, fn, n, number) RETURNS INTEGER
  *   sqe_mask_version() RETURNS STRING
  *
  * value is read as UTF-8 (sqe passes CONVERT(value USING utf8mb4)); fn is
  * SQE_MASK … SQE_SHOW_LAST_N (mask.h), n the character count, and each
  * replacement a code point or -1 (keep). The result is UTF-8 bytes.
+ * sqe_mask_int masks an integer in a bits-wide Hive integer (8, 16, 32 or
+ * 64), each masked digit replaced by number.
  */
 #include <stdlib.h>
 #include <mysql.h>
@@ -28,6 +31,8 @@ struct sqe_state {
 my_bool sqe_mask_text_init(UDF_INIT *initid, UDF_ARGS *args, char *message);
 void sqe_mask_text_deinit(UDF_INIT *initid);
 char *sqe_mask_text(UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned long *length, char *is_null, char *error);
+my_bool sqe_mask_int_init(UDF_INIT *initid, UDF_ARGS *args, char *message);
+long long sqe_mask_int(UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error);
 my_bool sqe_mask_version_init(UDF_INIT *initid, UDF_ARGS *args, char *message);
 char *sqe_mask_version(UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned long *length, char *is_null, char *error);
 
@@ -128,6 +133,43 @@ char *sqe_mask_text(UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned lon
 	}
 	*length = sqe_mask(s, len, fn, n, rep, st->units, st->out);
 	return (char *) st->out;
+}
+
+my_bool sqe_mask_int_init(UDF_INIT *initid, UDF_ARGS *args, char *message)
+{
+	if (args->arg_count != 5) {
+		strcpy(message, "sqe_mask_int(value, bits, fn, n, number)");
+		return 1;
+	}
+	for (unsigned i = 0; i < 5; i++)
+		args->arg_type[i] = INT_RESULT;
+	initid->maybe_null = 1;
+	initid->const_item = 0;
+	return 0;
+}
+
+long long sqe_mask_int(UDF_INIT *initid, UDF_ARGS *args, char *is_null, char *error)
+{
+	long long a[5];
+
+	(void) initid;
+	for (unsigned i = 0; i < 5; i++) {
+		if (args->args[i] == NULL) {
+			*is_null = 1;
+			return 0;
+		}
+		a[i] = *(long long *) args->args[i];
+	}
+	if (a[1] < 0 || a[1] > 64 || a[2] < 0 || a[2] > 4 || a[4] < 0 || a[4] > 9 ||
+		!sqe_valid_int_call((int) a[1], (int) a[2], (int) a[4]) || !sqe_fits(a[0], (int) a[1])) {
+		*error = 1;
+		return 0;
+	}
+	if (a[3] < 0)
+		a[3] = 0;
+	else if (a[3] > 0x7FFFFFFF)
+		a[3] = 0x7FFFFFFF;
+	return sqe_mask_integer(a[0], (int) a[1], (int) a[2], (long) a[3], (int) a[4]);
 }
 
 my_bool sqe_mask_version_init(UDF_INIT *initid, UDF_ARGS *args, char *message)

@@ -265,4 +265,92 @@ static inline size_t sqe_mask(const unsigned char *s, size_t len, int fn, long n
 	return sqe_encode_units(units, sqe_mask_units(s, len, fn, n, rep, units), out);
 }
 
+/* sqe_wrap is x in a signed integer bits wide (8, 16, 32, 64), wrapped
+ * as Java's narrowing arithmetic wraps (two's complement). */
+static inline int64_t sqe_wrap(uint64_t x, int bits)
+{
+	switch (bits) {
+	case 8:
+		return (int8_t) x;
+	case 16:
+		return (int16_t) x;
+	case 32:
+		return (int32_t) x;
+	}
+	return (int64_t) x;
+}
+
+/* sqe_valid_int_call reports whether an integer mask can be computed. */
+static int sqe_valid_int_call(int bits, int fn, int number)
+{
+	return (bits == 8 || bits == 16 || bits == 32 || bits == 64) && fn >= SQE_MASK && fn <= SQE_SHOW_LAST_N &&
+		   number >= 0 && number <= 9;
+}
+
+/* sqe_fits reports whether v is a value of the bits-wide integer. */
+static inline int sqe_fits(int64_t v, int bits)
+{
+	return sqe_wrap((uint64_t) v, bits) == v;
+}
+
+/*
+ * sqe_mask_integer is Hive's mask of the integer value in a bits-wide integer,
+ * as udf's maskInt computes it: each masked decimal digit (by position,
+ * from the least significant) replaced by number, every operation wrapping
+ * in the width. The call must be sqe_valid_int_call and value sqe_fits.
+ */
+static int64_t sqe_mask_integer(int64_t value, int bits, int fn, long n, int number)
+{
+	int64_t val, ret = 0, pos = 1;
+	long digits = 0, retain = 0, mask_count = 0;
+
+	if (n < 0)
+		n = 0;
+	if (value == 0) {
+		switch (fn) {
+		case SQE_MASK:
+			return number;
+		case SQE_FIRST_N:
+		case SQE_LAST_N:
+			return n > 0 ? number : 0;
+		}
+		return n == 0 ? number : 0;
+	}
+	val = value < 0 ? sqe_wrap(0 - (uint64_t) value, bits) : value;
+	for (int64_t v = val; v != 0; v /= 10)
+		digits++;
+	if (fn == SQE_FIRST_N && digits >= n)
+		retain = digits - n;
+	if (fn == SQE_SHOW_FIRST_N) {
+		mask_count = digits - n;
+		if (mask_count <= 0)
+			return value;
+	}
+	for (long i = 0; val != 0; i++) {
+		int masked = 1;
+		int64_t add;
+		switch (fn) {
+		case SQE_FIRST_N:
+			masked = i >= retain;
+			break;
+		case SQE_LAST_N:
+			masked = i < n;
+			break;
+		case SQE_SHOW_FIRST_N:
+			masked = i < mask_count;
+			break;
+		case SQE_SHOW_LAST_N:
+			masked = i >= n;
+			break;
+		}
+		add = sqe_wrap((uint64_t) (masked ? number : val % 10) * (uint64_t) pos, bits);
+		ret = sqe_wrap((uint64_t) ret + (uint64_t) add, bits);
+		val /= 10;
+		pos = sqe_wrap((uint64_t) pos * 10u, bits);
+	}
+	if (value < 0)
+		ret = sqe_wrap(0 - (uint64_t) ret, bits);
+	return ret;
+}
+
 #endif

@@ -3,11 +3,15 @@
  *
  *   sqe_mask.mask(value text, fn int, n int, upper int, lower int,
  *                 digit int, other int) RETURNS text
+ *   sqe_mask.mask_int(value bigint, bits int, fn int, n int, number int)
+ *                 RETURNS bigint
  *   sqe_mask.version() RETURNS text
  *
  * fn is SQE_MASK … SQE_SHOW_LAST_N (mask.h), n the character count, and
  * each replacement a code point or -1 (keep). The result keeps the
- * value's collation. The database's encoding must be UTF8.
+ * value's collation. The database's encoding must be UTF8. mask_int
+ * masks an integer in a bits-wide Hive integer (8, 16, 32 or 64), each
+ * masked digit replaced by number.
  */
 #include "postgres.h"
 
@@ -21,6 +25,7 @@
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(sqe_mask_text);
+PG_FUNCTION_INFO_V1(sqe_mask_int);
 PG_FUNCTION_INFO_V1(sqe_mask_version);
 
 /* The ASCII map of the call's replacements, kept between rows. */
@@ -75,6 +80,19 @@ sqe_mask_text(PG_FUNCTION_ARGS)
 		pfree(units);
 	}
 	PG_RETURN_TEXT_P(out);
+}
+
+Datum
+sqe_mask_int(PG_FUNCTION_ARGS)
+{
+	int64 v = PG_GETARG_INT64(0);
+	int bits = PG_GETARG_INT32(1), fn = PG_GETARG_INT32(2), number = PG_GETARG_INT32(4);
+	long n = PG_GETARG_INT32(3);
+
+	if (!sqe_valid_int_call(bits, fn, number) || !sqe_fits(v, bits))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("sqe_mask.mask_int: invalid width, function or digit, or a value outside the width")));
+	PG_RETURN_INT64(sqe_mask_integer(v, bits, fn, n, number));
 }
 
 Datum

@@ -4,7 +4,10 @@
  * uint32 length and the value's bytes, and writes for each the result of
  * sqe_mask (int32 length, or -1 when the call is not valid, then the
  * bytes) and of sqe_mask_ascii (int32 length, or -2 where sqe_ascii
- * declines the value, then the bytes).
+ * declines the value, then the bytes). A record whose fn is 100 + f is
+ * an integer mask instead: the replacements are bits and number, the
+ * value 8 bytes (int64), and the result of sqe_mask_integer 8 bytes (-1 when
+ * the call is not valid).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +42,18 @@ int main(void)
 			return 2;
 		for (int c = 0; c < 4; c++)
 			rep[c] = head[2 + c];
-		if (!sqe_valid_call(head[0], rep)) {
+		if (head[0] >= 100) {
+			int64_t v, got;
+			if (len != sizeof v)
+				return 2;
+			memcpy(&v, s, sizeof v);
+			if (!sqe_valid_int_call(head[2], head[0] - 100, head[3]) || !sqe_fits(v, head[2])) {
+				write_result(-1, NULL);
+			} else {
+				got = sqe_mask_integer(v, head[2], head[0] - 100, head[1], head[3]);
+				write_result(sizeof got, (const unsigned char *) &got);
+			}
+		} else if (!sqe_valid_call(head[0], rep)) {
 			write_result(-1, NULL);
 			write_result(-1, NULL);
 		} else {
