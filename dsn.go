@@ -21,7 +21,7 @@ import (
 //
 //	dsn     = *( element ";" ) "dsn=" inner
 //	element = key "=" value
-//	key     = "driver" / "policy" / "user" / "roles" / "dialect"
+//	key     = "driver" / "policy" / "user" / "roles" / "dialect" / "masks"
 //	value   = 1*<any character except ";">
 //	inner   = 1*<any character>
 //
@@ -38,10 +38,13 @@ import (
 //	         context carries no session.User
 //	roles    the default user's granted roles, comma-separated (requires user)
 //	dialect  the SQL dialect, mysql or postgres (WithDialect)
+//	masks    inline (the default) or server: the mask functions installed
+//	         in the database (WithServerMasks)
 //	dsn      required, last: the inner driver's DSN
 //
 // A DSN with a missing driver or dsn, an unknown or repeated key, an empty
-// value, an element without "=", or an empty role is rejected. Errors name
+// value, an element without "=", an empty role, or masks other than inline
+// or server is rejected. Errors name
 // the key or the element's position, never the inner DSN, which may hold a
 // password.
 //
@@ -56,10 +59,12 @@ type dsnConfig struct {
 	user    string
 	roles   []string
 	dialect string
-	dsn     string
+	// serverMasks: masks=server.
+	serverMasks bool
+	dsn         string
 }
 
-var dsnKeys = []string{"driver", "policy", "user", "roles", "dialect"}
+var dsnKeys = []string{"driver", "policy", "user", "roles", "dialect", "masks"}
 
 // parseDSN parses an sqe DSN (see DriverName).
 func parseDSN(s string) (*dsnConfig, error) {
@@ -85,7 +90,7 @@ func parseDSN(s string) (*dsnConfig, error) {
 		}
 		if !slices.Contains(dsnKeys, key) {
 			if isIdentifier(key) {
-				return nil, fmt.Errorf("sqe: unknown DSN key %q (keys: driver, policy, user, roles, dialect, and dsn last)", key)
+				return nil, fmt.Errorf("sqe: unknown DSN key %q (keys: driver, policy, user, roles, dialect, masks, and dsn last)", key)
 			}
 			// The "key" may be part of a misplaced inner DSN: do not echo it.
 			return nil, fmt.Errorf("sqe: DSN element %d has an invalid key (is the inner DSN missing its dsn= prefix?)", n)
@@ -113,6 +118,14 @@ func parseDSN(s string) (*dsnConfig, error) {
 			}
 		case "dialect":
 			d.dialect = value
+		case "masks":
+			switch value {
+			case "inline":
+			case "server":
+				d.serverMasks = true
+			default:
+				return nil, fmt.Errorf(`sqe: DSN key "masks" is %q: inline or server`, value)
+			}
 		}
 		if !more {
 			break
@@ -145,6 +158,9 @@ func (d *dsnConfig) options() []Option {
 	}
 	if d.dialect != "" {
 		opts = append(opts, WithDialect(d.dialect))
+	}
+	if d.serverMasks {
+		opts = append(opts, WithServerMasks())
 	}
 	return opts
 }

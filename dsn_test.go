@@ -19,6 +19,8 @@ func TestParseDSN(t *testing.T) {
 			dsnConfig{driver: "pgx", policy: "p=1.yaml", user: "svc", roles: []string{"analyst", "support"}, dialect: "postgres", dsn: "host=db password=x;dbname=a"}},
 		{"driver=x;dsn=dsn=;;", dsnConfig{driver: "x", dsn: "dsn=;;"}},
 		{"driver=x;user=u;dsn=d", dsnConfig{driver: "x", user: "u", dsn: "d"}},
+		{"driver=x;masks=server;dsn=d", dsnConfig{driver: "x", serverMasks: true, dsn: "d"}},
+		{"driver=x;masks=inline;dsn=d", dsnConfig{driver: "x", dsn: "d"}},
 	} {
 		got, err := parseDSN(tc.dsn)
 		if err != nil {
@@ -58,6 +60,8 @@ func TestParseDSNErrors(t *testing.T) {
 		{"driver=mysql;app:" + secret + "@tcp(h)/db", "element 2 is not key=value"},
 		{"driver=pgx;host=h password=" + secret, `unknown DSN key "host"`},
 		{"driver=sqe;dsn=driver=mysql;dsn=x", "cannot be sqe itself"},
+		{"driver=mysql;masks=udf;dsn=x", `"masks" is "udf": inline or server`},
+		{"driver=mysql;masks=;dsn=x", `"masks" has an empty value`},
 	} {
 		_, err := parseDSN(tc.dsn)
 		if err == nil {
@@ -73,17 +77,17 @@ func TestParseDSNErrors(t *testing.T) {
 }
 
 func TestDSNOptions(t *testing.T) {
-	d, err := parseDSN("driver=x;policy=/p.yaml;user=svc;roles=a,b;dialect=postgres;dsn=d")
+	d, err := parseDSN("driver=x;policy=/p.yaml;user=svc;roles=a,b;dialect=postgres;masks=server;dsn=d")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := newConfig(d.options())
-	if cfg.engine.PolicyFile != "/p.yaml" || cfg.engine.Dialect != "postgres" || cfg.engine.DefaultUser == nil ||
+	if cfg.engine.PolicyFile != "/p.yaml" || cfg.engine.Dialect != "postgres" || !cfg.engine.ServerMasks || cfg.engine.DefaultUser == nil ||
 		cfg.engine.DefaultUser.Name != "svc" || !reflect.DeepEqual(cfg.engine.DefaultUser.Roles, []string{"a", "b"}) {
 		t.Fatalf("config %+v (user %+v)", cfg, cfg.engine.DefaultUser)
 	}
 	d, _ = parseDSN("driver=x;dsn=d")
-	if cfg := newConfig(d.options()); cfg.engine.PolicyFile != "" || cfg.engine.DefaultUser != nil || cfg.engine.Dialect != "" {
+	if cfg := newConfig(d.options()); cfg.engine.PolicyFile != "" || cfg.engine.DefaultUser != nil || cfg.engine.Dialect != "" || cfg.engine.ServerMasks {
 		t.Fatalf("config %+v, want defaults", cfg)
 	}
 }
