@@ -117,7 +117,8 @@ func WithAllowedTypes(names ...string) Option {
 
 // WithServerMasks makes the masks that replace characters by class or
 // digits (MASK, MASK_SHOW_LAST_4, MASK_SHOW_FIRST_4 and the first/last N
-// masks, of strings and integers) call sqe's mask functions installed in
+// masks, of strings and integers, and on PostgreSQL the date masks that
+// keep a part, MASK_DATE_SHOW_YEAR) call sqe's mask functions installed in
 // the database (udf/native: compiled C functions for PostgreSQL and
 // MariaDB, installed by an administrator) instead of computing them
 // inline, which costs a full scan of masked strings many times the raw

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -33,19 +34,20 @@ tables:
       - {name: name, principals: [public], column: name, type: MASK}
       - {name: note, principals: [public], column: note, type: MASK_FIRST_N, args: ["3", "*", "*", "#", "-"]}
       - {name: amount, principals: [public], column: amount, type: MASK_SHOW_FIRST_4}
+      - {name: born, principals: [public], column: born, type: MASK_DATE_SHOW_YEAR}
 `
 
 // serverMaskValues are the people rows: letters, digits and other
 // characters of several scripts, supplementary-plane characters, and
 // the hidden row's canary.
 var serverMaskValues = []struct {
-	id, region, name, ssn, note string
-	amount                      int32
+	id, region, name, ssn, note, born string
+	amount                            int32
 }{
-	{"1", "EU", "Ådne Øster", "123-45-6789", "Ǆemal 𝔘nicode 42", 1234567},
-	{"2", "EU", "Παῦλος 🙂", "٤٥٦-78-9012", "𐐀𐐨 x", -98765},
-	{"3", "EU", "", "12", "ab", 0},
-	{"4", "US", "Hidden Carol", "999-88-7777", "canary-serverMasks", 4242424},
+	{"1", "EU", "Ådne Øster", "123-45-6789", "Ǆemal 𝔘nicode 42", "1984-07-21", 1234567},
+	{"2", "EU", "Παῦλος 🙂", "٤٥٦-78-9012", "𐐀𐐨 x", "2000-02-29", -98765},
+	{"3", "EU", "", "12", "ab", "0099-12-31", 0},
+	{"4", "US", "Hidden Carol", "999-88-7777", "canary-serverMasks", "1977-05-25", 4242424},
 }
 
 // noRawValues fails when rows or err hold a raw value of the masked
@@ -62,7 +64,7 @@ func noRawValues(t *testing.T, what string, rows [][]string, err error) {
 	for _, v := range serverMaskValues {
 		raw := []string{v.name, v.ssn, v.note}
 		if v.region != "EU" {
-			raw = append(raw, "Hidden", "canary", "7777", "4242424")
+			raw = append(raw, "Hidden", "canary", "7777", "4242424", "1977")
 		}
 		for _, x := range raw {
 			if len(x) < 5 {
@@ -85,9 +87,9 @@ func installServerMasks(t *testing.T, e *env) {
 func newServerMasksEnv(t *testing.T, b backend, opts ...sqe.Option) *env {
 	t.Helper()
 	e := newEnvWith(t, b, serverMasksPolicy, opts...)
-	testdb.Exec(t, e.raw, "CREATE TABLE people (id INT PRIMARY KEY, region VARCHAR(8), name VARCHAR(40), ssn VARCHAR(20), note VARCHAR(40), amount INT)")
+	testdb.Exec(t, e.raw, "CREATE TABLE people (id INT PRIMARY KEY, region VARCHAR(8), name VARCHAR(40), ssn VARCHAR(20), note VARCHAR(40), amount INT, born DATE)")
 	for _, v := range serverMaskValues {
-		if _, err := e.raw.Exec(rebind(b, "INSERT INTO people VALUES (?, ?, ?, ?, ?, ?)"), v.id, v.region, v.name, v.ssn, v.note, v.amount); err != nil {
+		if _, err := e.raw.Exec(rebind(b, "INSERT INTO people VALUES (?, ?, ?, ?, ?, ?, ?)"), v.id, v.region, v.name, v.ssn, v.note, v.amount, v.born); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,10 +140,19 @@ func TestServerMasks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				born, err := time.Parse(time.DateOnly, v.born)
+				if err != nil {
+					t.Fatal(err)
+				}
+				year, err := udf.Apply("MASK_DATE_SHOW_YEAR", nil, "", born)
+				if err != nil {
+					t.Fatal(err)
+				}
 				want = append(want, r(v.id, hive(t, "MASK", nil, v.name), hive(t, "MASK_SHOW_LAST_4", nil, v.ssn),
-					hive(t, "MASK_FIRST_N", []string{"3", "*", "*", "#", "-"}, v.note), fmt.Sprint(amount)))
+					hive(t, "MASK_FIRST_N", []string{"3", "*", "*", "#", "-"}, v.note), fmt.Sprint(amount),
+					year.(time.Time).Format(time.RFC3339Nano)))
 			}
-			x, err := sqe.Explain(context.Background(), e.db, alice, "SELECT id, name, ssn, note, amount FROM people ORDER BY id")
+			x, err := sqe.Explain(context.Background(), e.db, alice, "SELECT id, name, ssn, note, amount, born FROM people ORDER BY id")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,13 +160,13 @@ func TestServerMasks(t *testing.T) {
 			if b.name == "mysql" {
 				fn, intFn = "sqe_mask_text(", "sqe_mask_int("
 			}
-			if strings.Count(x.SQL, fn) != 3 || strings.Count(x.SQL, intFn) != 1 {
+			if strings.Count(x.SQL, fn) != 3 || strings.Count(x.SQL, intFn) != 1 || b.name == "postgres" && strings.Count(x.SQL, "sqe_mask.mask_date(") != 1 {
 				t.Fatalf("the rewrite does not call the functions once per mask: %s", x.SQL)
 			}
 			for _, q := range []string{
-				"SELECT id, name, ssn, note, amount FROM people ORDER BY id",
-				"SELECT p.id, p.name, p.ssn, p.note, p.amount FROM people p JOIN people q ON q.id = p.id ORDER BY p.id",
-				"SELECT id, name, ssn, note, amount FROM people WHERE ssn LIKE '%9%' OR name = '' OR note LIKE '*%' OR amount > 0 ORDER BY id",
+				"SELECT id, name, ssn, note, amount, born FROM people ORDER BY id",
+				"SELECT p.id, p.name, p.ssn, p.note, p.amount, p.born FROM people p JOIN people q ON q.id = p.id ORDER BY p.id",
+				"SELECT id, name, ssn, note, amount, born FROM people WHERE ssn LIKE '%9%' OR name = '' OR note LIKE '*%' OR amount > 0 OR born > '1900-01-01' ORDER BY id",
 			} {
 				got, _, err := query(as(alice), e.db, q)
 				noRawValues(t, q, got, err)
@@ -207,11 +218,12 @@ func TestServerMasksFailClosed(t *testing.T) {
 		b := backend{name: "postgres", driver: "pgx"}
 		// Not installed in this database.
 		e := newServerMasksEnv(t, b, sqe.WithServerMasks())
-		refused(t, e.db, "sqe_mask.mask, sqe_mask.mask_int and sqe_mask.version (sqe_mask) are not installed")
+		refused(t, e.db, "sqe_mask.mask, sqe_mask.mask_int, sqe_mask.mask_date and sqe_mask.version (sqe_mask) are not installed")
 		// Functions of those names in SQL, one that hands the value back.
 		testdb.Exec(t, e.raw, "CREATE SCHEMA sqe_mask",
 			"CREATE FUNCTION sqe_mask.mask(text, integer, integer, integer, integer, integer, integer) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1'",
 			"CREATE FUNCTION sqe_mask.mask_int(bigint, integer, integer, integer, integer) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1'",
+			"CREATE FUNCTION sqe_mask.mask_date(date, integer, integer, integer) RETURNS date LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1'",
 			"CREATE FUNCTION sqe_mask.version() RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $$SELECT '"+udf.ServerMaskVersion+"'$$")
 		e.db.Close()
 		db, err := sqe.Open(b.driver, e.dsn, sqe.WithPolicyFile(e.policy), sqe.WithoutAudit(), sqe.WithServerMasks())

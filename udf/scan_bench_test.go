@@ -90,6 +90,10 @@ func BenchmarkMaskScan(b *testing.B) {
 					if m.typ != TypeNull {
 						variants = append(variants, variant{qualified: true}, variant{qualified: true, server: true})
 					}
+				case date:
+					if m.typ == TypeDateShowYear && db.dialect == Postgres {
+						variants = append(variants, variant{server: true}) // MariaDB's dates stay inline
+					}
 				}
 				for _, v := range variants {
 					col := db.column(m.col.name)

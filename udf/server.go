@@ -10,7 +10,7 @@ import (
 // report for sqe to call them: the functions' own version and the
 // Unicode version of the classes compiled into them, which must be the
 // Go reference's.
-const ServerMaskVersion = "sqe-mask 2; unicode " + unicode.Version
+const ServerMaskVersion = "sqe-mask 3; unicode " + unicode.Version
 
 // The server mask functions' names, as the SQL calls them. On MariaDB a
 // loadable function is global and, called unqualified, wins over any
@@ -22,9 +22,11 @@ const (
 	mysqlMaskVersion           = "sqe_mask_version"
 	postgresMaskFunction       = "sqe_mask.mask"
 	postgresMaskIntFunction    = "sqe_mask.mask_int"
+	postgresMaskDateFunction   = "sqe_mask.mask_date"
 	postgresMaskVersion        = "sqe_mask.version"
 	postgresMaskFunctionSig    = "sqe_mask.mask(text,integer,integer,integer,integer,integer,integer)"
 	postgresMaskIntFunctionSig = "sqe_mask.mask_int(bigint,integer,integer,integer,integer)"
+	postgresMaskDateSig        = "sqe_mask.mask_date(date,integer,integer,integer)"
 )
 
 // ServerMaskCheck checks that the server behind query has sqe's mask
@@ -35,7 +37,7 @@ const (
 // runs a statement that returns one text value. The error names what is
 // missing and never holds a value of the application's.
 func ServerMaskCheck(d Dialect, query func(sql string) (string, error)) error {
-	var installed, version, where string
+	var installed, version, where, want string
 	switch d {
 	case MySQL:
 		// ret: 0 a string, 2 an integer.
@@ -43,12 +45,16 @@ func ServerMaskCheck(d Dialect, query func(sql string) (string, error)) error {
 			mysqlMaskFunction + "', '" + mysqlMaskVersion + "') AND ret = 0 OR name = '" + mysqlMaskIntFunction + "' AND ret = 2)"
 		version = "SELECT " + mysqlMaskVersion + "()"
 		where = "the loadable functions " + mysqlMaskFunction + ", " + mysqlMaskIntFunction + " and " + mysqlMaskVersion + " (sqe_mask.so)"
+		want = "3"
 	case Postgres:
 		installed = "SELECT count(*)::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang " +
 			"WHERE l.lanname = 'c' AND p.proisstrict AND p.oid IN (pg_catalog.to_regprocedure('" + postgresMaskFunctionSig +
-			"'), pg_catalog.to_regprocedure('" + postgresMaskIntFunctionSig + "'), pg_catalog.to_regprocedure('" + postgresMaskVersion + "()'))"
+			"'), pg_catalog.to_regprocedure('" + postgresMaskIntFunctionSig + "'), pg_catalog.to_regprocedure('" + postgresMaskDateSig +
+			"'), pg_catalog.to_regprocedure('" + postgresMaskVersion + "()'))"
 		version = "SELECT " + postgresMaskVersion + "()"
-		where = "the C functions " + postgresMaskFunction + ", " + postgresMaskIntFunction + " and " + postgresMaskVersion + " (sqe_mask)"
+		where = "the C functions " + postgresMaskFunction + ", " + postgresMaskIntFunction + ", " + postgresMaskDateFunction + " and " +
+			postgresMaskVersion + " (sqe_mask)"
+		want = "4"
 	default:
 		return fmt.Errorf("udf: server masks: unknown dialect %q", d)
 	}
@@ -59,7 +65,7 @@ func ServerMaskCheck(d Dialect, query func(sql string) (string, error)) error {
 		}
 		return fmt.Errorf("udf: server masks: cannot check %s: %w", where, err)
 	}
-	if n != "3" {
+	if n != want {
 		return fmt.Errorf("udf: server masks: %s are not installed on this server (see udf/native/README.md)", where)
 	}
 	v, err := query(version)
@@ -127,4 +133,13 @@ func (g gen) serverMaskInt(s *spec) (string, error) {
 		call = postgresMaskIntFunction + "(" + strings.Join(args, ", ") + ")"
 	}
 	return g.cast(call, g.intCast(bits)), nil
+}
+
+// serverMaskDate is a PostgreSQL date mask that keeps a part of the value
+// as a call of the server's date function: the replaced day, month (0 is
+// January) and year, -1 for a kept part. (A mask that replaces every part
+// is one date for every row, which the inline form writes as a constant;
+// MariaDB's inline forms cost little more than the raw scan.)
+func (g gen) serverMaskDate(s *spec) string {
+	return postgresMaskDateFunction + "(" + g.t.Column + ", " + itoa(s.day) + ", " + itoa(s.month) + ", " + itoa(s.year) + ")"
 }

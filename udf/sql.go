@@ -1621,6 +1621,9 @@ func (g gen) maskDate(s *spec) (string, error) {
 		return "", fmt.Errorf("udf: mask %s: day %d, month %d, year %d can build a date that does not exist", s.typ, s.day, s.month, s.year)
 	}
 	col := g.t.Column
+	if g.t.ServerMasks && !g.my() && (s.year == keep || s.month == keep || s.day == keep) {
+		return g.serverMaskDate(s), nil
+	}
 	if g.my() {
 		part := func(v int, fn string, width int) string {
 			if v != keep {

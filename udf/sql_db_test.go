@@ -581,7 +581,7 @@ func testDialect(t *testing.T, d Dialect, cols []dbColumn) {
 				named.NamedClasses = true
 				forms = append(forms, named)
 			}
-			if c.kind != KindDate {
+			if c.kind != KindDate || d == Postgres {
 				server := target
 				server.ServerMasks = true
 				forms = append(forms, server)

@@ -6,7 +6,7 @@
  * from Go's Unicode 15.0.0 tables: sqe_class_data[sqe_class_block[u >> 8]][u & 0xFF].
  */
 
-#define SQE_MASK_VERSION "sqe-mask 2; unicode 15.0.0"
+#define SQE_MASK_VERSION "sqe-mask 3; unicode 15.0.0"
 
 static const unsigned char sqe_class_block[256] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9, 9, 10, 11,

@@ -8,6 +8,8 @@ CREATE OR REPLACE FUNCTION sqe_mask.mask(text, integer, integer, integer, intege
 	AS 'sqe_mask', 'sqe_mask_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION sqe_mask.mask_int(bigint, integer, integer, integer, integer) RETURNS bigint
 	AS 'sqe_mask', 'sqe_mask_int' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION sqe_mask.mask_date(date, integer, integer, integer) RETURNS date
+	AS 'sqe_mask', 'sqe_mask_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION sqe_mask.version() RETURNS text
 	AS 'sqe_mask', 'sqe_mask_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 GRANT USAGE ON SCHEMA sqe_mask TO PUBLIC;

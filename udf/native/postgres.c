@@ -5,19 +5,25 @@
  *                 digit int, other int) RETURNS text
  *   sqe_mask.mask_int(value bigint, bits int, fn int, n int, number int)
  *                 RETURNS bigint
+ *   sqe_mask.mask_date(value date, day int, month int, year int)
+ *                 RETURNS date
  *   sqe_mask.version() RETURNS text
  *
  * fn is SQE_MASK … SQE_SHOW_LAST_N (mask.h), n the character count, and
  * each replacement a code point or -1 (keep). The result keeps the
  * value's collation. The database's encoding must be UTF8. mask_int
  * masks an integer in a bits-wide Hive integer (8, 16, 32 or 64), each
- * masked digit replaced by number.
+ * masked digit replaced by number. mask_date replaces the parts of a
+ * date that are not -1 (month 0 is January; years are astronomical, 0 is
+ * 1 BC, as the Go reference's), and is NULL for ±infinity.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
 #include "utils/memutils.h"
 
 #include "mask.h"
@@ -26,6 +32,7 @@ PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(sqe_mask_text);
 PG_FUNCTION_INFO_V1(sqe_mask_int);
+PG_FUNCTION_INFO_V1(sqe_mask_date);
 PG_FUNCTION_INFO_V1(sqe_mask_version);
 
 /* The ASCII map of the call's replacements, kept between rows. */
@@ -93,6 +100,35 @@ sqe_mask_int(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("sqe_mask.mask_int: invalid width, function or digit, or a value outside the width")));
 	PG_RETURN_INT64(sqe_mask_integer(v, bits, fn, n, number));
+}
+
+Datum
+sqe_mask_date(PG_FUNCTION_ARGS)
+{
+	DateADT value = PG_GETARG_DATEADT(0), masked;
+	int day = PG_GETARG_INT32(1), month = PG_GETARG_INT32(2), year = PG_GETARG_INT32(3);
+	int y, m, d;
+
+	if (DATE_NOT_FINITE(value))
+		PG_RETURN_NULL();
+	j2date(value + POSTGRES_EPOCH_JDATE, &y, &m, &d);
+	if (year != SQE_KEEP)
+		y = year;
+	if (month != SQE_KEEP)
+		m = month + 1;
+	if (day != SQE_KEEP)
+		d = day;
+	if (m < 1 || m > 12 || d < 1 || d > day_tab[isleap(y)][m - 1])
+		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						errmsg("sqe_mask.mask_date: the masked date does not exist")));
+	if (!IS_VALID_JULIAN(y, m, d))
+		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						errmsg("sqe_mask.mask_date: the masked date is out of range")));
+	masked = date2j(y, m, d) - POSTGRES_EPOCH_JDATE;
+	if (!IS_VALID_DATE(masked))
+		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						errmsg("sqe_mask.mask_date: the masked date is out of range")));
+	PG_RETURN_DATEADT(masked);
 }
 
 Datum
