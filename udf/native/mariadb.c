@@ -126,8 +126,11 @@ char *sqe_mask_text(UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned lon
 		*length = len;
 		return (char *) st->out;
 	}
-	if (reserve((void **) &st->units, &st->units_cap, 2 * len, sizeof(uint16_t)) != 0 ||
-		reserve((void **) &st->out, &st->out_cap, SQE_MASK_MAX_OUT(len), 1) != 0) {
+	/* One more than needed: an empty value's result is an empty string,
+	 * never the NULL pointer of a buffer not yet allocated (which MariaDB
+	 * reads as NULL). */
+	if (reserve((void **) &st->units, &st->units_cap, 2 * len + 1, sizeof(uint16_t)) != 0 ||
+		reserve((void **) &st->out, &st->out_cap, SQE_MASK_MAX_OUT(len) + 1, 1) != 0) {
 		*error = 1;
 		return NULL;
 	}
