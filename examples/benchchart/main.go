@@ -212,7 +212,7 @@ var palette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {
 const (
 	barHeight  = 14
 	groupGap   = 10
-	labelWidth = 260
+	labelWidth = 300
 	plotWidth  = 520
 	margin     = 16
 	lineHeight = 16
