@@ -224,7 +224,22 @@ type advEnv struct {
 
 func newAdvEnv(t *testing.T, b backend, perturb []string) *advEnv {
 	t.Helper()
-	e := newEnv(t, b, advPolicy)
+	return newAdvEnvWith(t, b, perturb, false)
+}
+
+// newAdvEnvWith is newAdvEnv, with the masks computed by the server's mask
+// functions (WithServerMasks, installed in the database) when server is
+// set.
+func newAdvEnvWith(t *testing.T, b backend, perturb []string, server bool) *advEnv {
+	t.Helper()
+	var opts []sqe.Option
+	if server {
+		opts = append(opts, sqe.WithServerMasks())
+	}
+	e := newEnvWith(t, b, advPolicy, opts...)
+	if server {
+		installServerMasks(t, e)
+	}
 	testdb.Exec(t, e.raw, advSeed...)
 	testdb.Exec(t, e.raw, advSeedNotNull[b.name])
 	testdb.Exec(t, e.raw, perturb...)
@@ -248,11 +263,11 @@ type advEnvs struct {
 	b map[string]*advEnv
 }
 
-func newAdvEnvs(t *testing.T, b backend) *advEnvs {
+func newAdvEnvs(t *testing.T, b backend, server bool) *advEnvs {
 	t.Helper()
-	envs := &advEnvs{a: newAdvEnv(t, b, nil), b: map[string]*advEnv{}}
+	envs := &advEnvs{a: newAdvEnvWith(t, b, nil, server), b: map[string]*advEnv{}}
 	for _, u := range advUsers {
-		envs.b[u.Name] = newAdvEnv(t, b, advPerturbation(u))
+		envs.b[u.Name] = newAdvEnvWith(t, b, advPerturbation(u), server)
 	}
 	return envs
 }
@@ -515,54 +530,62 @@ func advCheckCanaries(t *testing.T, u session.User, q string, o advOutcome) {
 	}
 }
 
+// The corpus runs twice per server: with the masks inline, and computed by
+// the server's mask functions (WithServerMasks).
 func TestAdversarialCorpus(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			corpus := advCorpus(b.name)
-			if len(corpus) < 150 {
-				t.Fatalf("the %s corpus has %d statements, want at least 150", b.name, len(corpus))
+		for _, server := range []bool{false, true} {
+			name := b.name
+			if server {
+				name += "/server masks"
 			}
-			envs := newAdvEnvs(t, b)
-			keepA := map[string][]string{}
-			for _, u := range advUsers {
-				keepA[u.Name] = envs.a.keepBefore(t, u)
-			}
-			// Statements that only read run side by side (each in a
-			// transaction of its own on a connection of its own, so one
-			// cannot see another); a write, a lock or any other statement
-			// runs alone, after the reads before it have finished.
-			var (
-				refused atomic.Int64
-				running sync.RWMutex
-				wg      sync.WaitGroup
-				slots   = make(chan struct{}, advConcurrency)
-			)
-			for i, c := range corpus {
-				name := fmt.Sprintf("%03d", i)
-				run := func() {
-					t.Run(name, func(t *testing.T) {
-						if runAdvCase(t, envs, c, keepA) {
-							refused.Add(1)
-						}
-					})
+			t.Run(name, func(t *testing.T) {
+				corpus := advCorpus(b.name)
+				if len(corpus) < 150 {
+					t.Fatalf("the %s corpus has %d statements, want at least 150", b.name, len(corpus))
 				}
-				if !advReadOnly(c) {
-					running.Lock()
-					run()
-					running.Unlock()
-					continue
+				envs := newAdvEnvs(t, b, server)
+				keepA := map[string][]string{}
+				for _, u := range advUsers {
+					keepA[u.Name] = envs.a.keepBefore(t, u)
 				}
-				slots <- struct{}{}
-				running.RLock()
-				wg.Add(1)
-				go func() {
-					defer func() { running.RUnlock(); <-slots; wg.Done() }()
-					run()
-				}()
-			}
-			wg.Wait()
-			t.Logf("%s: %d statements, %d refused for every user", b.name, len(corpus), refused.Load())
-		})
+				// Statements that only read run side by side (each in a
+				// transaction of its own on a connection of its own, so one
+				// cannot see another); a write, a lock or any other statement
+				// runs alone, after the reads before it have finished.
+				var (
+					refused atomic.Int64
+					running sync.RWMutex
+					wg      sync.WaitGroup
+					slots   = make(chan struct{}, advConcurrency)
+				)
+				for i, c := range corpus {
+					name := fmt.Sprintf("%03d", i)
+					run := func() {
+						t.Run(name, func(t *testing.T) {
+							if runAdvCase(t, envs, c, keepA) {
+								refused.Add(1)
+							}
+						})
+					}
+					if !advReadOnly(c) {
+						running.Lock()
+						run()
+						running.Unlock()
+						continue
+					}
+					slots <- struct{}{}
+					running.RLock()
+					wg.Add(1)
+					go func() {
+						defer func() { running.RUnlock(); <-slots; wg.Done() }()
+						run()
+					}()
+				}
+				wg.Wait()
+				t.Logf("%s: %d statements, %d refused for every user", name, len(corpus), refused.Load())
+			})
+		}
 	}
 }
 

@@ -156,40 +156,46 @@ func (o shapeOutcome) String(ordered bool) string {
 
 func TestShapesMatchHandWrittenReference(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			e := newAdvEnv(t, b, nil)
-			users := []session.User{advAdmin, advAnalyst, advSupport, advMixed}
-			refs := map[string]*refDB{advAdmin.Name: {db: e.raw, schema: e.schema}}
-			for _, u := range users[1:] {
-				refs[u.Name] = newRefDB(t, b, u.Name)
+		for _, server := range []bool{false, true} {
+			name := b.name
+			if server {
+				name += "/server masks" // the masks by the server's functions
 			}
-			n := 0
-			for _, s := range advShapes {
-				if s.only != "" && s.only != b.name {
-					continue
+			t.Run(name, func(t *testing.T) {
+				e := newAdvEnvWith(t, b, nil, server)
+				users := []session.User{advAdmin, advAnalyst, advSupport, advMixed}
+				refs := map[string]*refDB{advAdmin.Name: {db: e.raw, schema: e.schema}}
+				for _, u := range users[1:] {
+					refs[u.Name] = newRefDB(t, b, u.Name)
 				}
-				n++
-				t.Run(s.name, func(t *testing.T) {
-					ordered := strings.Contains(strings.ToUpper(s.sql), "ORDER BY")
-					for _, u := range users {
-						ref := refs[u.Name]
-						got := runShape(as(u), e.db, strings.ReplaceAll(s.sql, "{S}", e.schema), s.write)
-						want := runShape(context.Background(), ref.db, strings.ReplaceAll(s.sql, "{S}", ref.schema), s.write)
-						if got.err != nil || want.err != nil {
-							t.Errorf("%s as %s: sqe: %v, reference: %v", s.sql, u.Name, got.err, want.err)
-							continue
-						}
-						if g, w := got.String(ordered), want.String(ordered); g != w {
-							t.Errorf("%s as %s:\n  sqe       %s\n  reference %s", s.sql, u.Name, g, w)
-						}
-						if !spellsCanary(u, s.sql) { // (a value the statement spells is the user's own)
-							assertNoCanary(t, u, s.sql, append(got.rows, got.after...), nil)
-						}
+				n := 0
+				for _, s := range advShapes {
+					if s.only != "" && s.only != b.name {
+						continue
 					}
-				})
-			}
-			t.Logf("%s: %d shapes", b.name, n)
-		})
+					n++
+					t.Run(s.name, func(t *testing.T) {
+						ordered := strings.Contains(strings.ToUpper(s.sql), "ORDER BY")
+						for _, u := range users {
+							ref := refs[u.Name]
+							got := runShape(as(u), e.db, strings.ReplaceAll(s.sql, "{S}", e.schema), s.write)
+							want := runShape(context.Background(), ref.db, strings.ReplaceAll(s.sql, "{S}", ref.schema), s.write)
+							if got.err != nil || want.err != nil {
+								t.Errorf("%s as %s: sqe: %v, reference: %v", s.sql, u.Name, got.err, want.err)
+								continue
+							}
+							if g, w := got.String(ordered), want.String(ordered); g != w {
+								t.Errorf("%s as %s:\n  sqe       %s\n  reference %s", s.sql, u.Name, g, w)
+							}
+							if !spellsCanary(u, s.sql) { // (a value the statement spells is the user's own)
+								assertNoCanary(t, u, s.sql, append(got.rows, got.after...), nil)
+							}
+						}
+					})
+				}
+				t.Logf("%s: %d shapes", b.name, n)
+			})
+		}
 	}
 }
 
