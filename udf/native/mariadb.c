@@ -102,6 +102,10 @@ char *sqe_mask_text(UDF_INIT *initid, UDF_ARGS *args, char *result, unsigned lon
 			*is_null = 1;
 			return NULL;
 		}
+	if (*(long long *) args->args[1] < SQE_MASK || *(long long *) args->args[1] > SQE_SHOW_LAST_N) {
+		*error = 1;
+		return NULL;
+	}
 	fn = (int) *(long long *) args->args[1];
 	n = (long) *(long long *) args->args[2];
 	for (int c = 0; c < 4; c++) {
