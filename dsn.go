@@ -44,9 +44,8 @@ import (
 //
 // A DSN with a missing driver or dsn, an unknown or repeated key, an empty
 // value, an element without "=", an empty role, or masks other than inline
-// or server is rejected. Errors name
-// the key or the element's position, never the inner DSN, which may hold a
-// password.
+// or server is rejected. Errors name the key or the element's position,
+// never the inner DSN, which may hold a password.
 //
 // Options that have no DSN key (WithPolicy, WithCatalog, WithRawConnAccess,
 // …) are available through Open and NewConnector.

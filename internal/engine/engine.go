@@ -70,8 +70,8 @@ type Config struct {
 	AllowedFunctions []string
 	AllowedTypes     []string
 	// ServerMasks: WithServerMasks; every connection's server must have
-	// sqe's mask functions (udf/native), and the character-class string
-	// masks call them.
+	// sqe's mask functions (udf/native), and the masks they compute
+	// (udf.Target.ServerMasks) call them.
 	ServerMasks bool
 
 	AuditSink     audit.Sink // nil: audit.NewSlogSink(nil)
