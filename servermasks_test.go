@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func rebind(b backend, q string) string {
 	for _, c := range q {
 		if c == '?' {
 			n++
-			out.WriteString("$" + string(rune('0'+n)))
+			out.WriteString("$" + strconv.Itoa(n))
 			continue
 		}
 		out.WriteRune(c)

@@ -107,7 +107,12 @@ func TestNativeMasksMatchReference(t *testing.T) {
 // random values, with counts around the number of digits.
 func TestNativeIntegerMasksMatchReference(t *testing.T) {
 	bin := buildHarness(t)
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x1e7))
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SQE_UDF_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (set SQE_UDF_SEED to repeat)", seed)
+	r := rand.New(rand.NewPCG(seed, 0x1e7))
 	type call struct {
 		fn, n, bits, number int32
 		v                   int64
