@@ -269,19 +269,19 @@ func checkFences(in, out *pg.Node, dec map[string]*policy.Decision) error {
 		})
 	}
 	// readsMask: a select-list entry named by a key reads a masked
-	// column, the whole row of a statement where some unfenced table has
-	// a mask its filter does not guard, or a star (select-list
-	// expressions are computed only on the rows the conditions admit, so
-	// only what they read counts; a whole row of guarded masks reads
-	// nothing of a hidden row).
+	// column, or a whole row (a bare entry name or a star) of a
+	// statement where some unfenced table has a mask its filter does not
+	// guard (select-list expressions are computed only on the rows the
+	// conditions admit, so only what they read counts; a whole row of
+	// guarded masks reads nothing of a hidden row).
 	readsMask := func(n protoMessage) error {
 		var err error
 		_ = walk(n, func(m protoMessage, _ *pg.Node) (bool, error) {
 			if cr, ok := m.(*pg.ColumnRef); ok {
 				last := cr.Fields[len(cr.Fields)-1]
 				switch v := last.GetString_().GetSval(); {
-				case isStar(cr):
-					err = errors.New("a filtered table is unfenced under a key naming a star")
+				case isStar(cr) && anyMasked:
+					err = errors.New("a filtered table with unguarded masks is unfenced under a key naming a star")
 				case masked[v], len(cr.Fields) == 1 && entries[v] && anyMasked:
 					err = errors.New("a filtered table is unfenced under a key naming an entry that reads a mask")
 				}
