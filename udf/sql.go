@@ -239,6 +239,10 @@ func (g gen) lit(s string) string {
 	return g.concat(parts...)
 }
 
+// concat joins string expressions: MySQL's CONCAT takes them as a flat
+// list; PostgreSQL's || nests one level per operator, so long lists are
+// grouped in halves, which keeps the nesting logarithmic (the parser and
+// the deparser recurse once per level).
 func (g gen) concat(parts ...string) string {
 	if len(parts) == 1 {
 		return parts[0]
@@ -246,8 +250,15 @@ func (g gen) concat(parts ...string) string {
 	if g.my() {
 		return "CONCAT(" + strings.Join(parts, ", ") + ")"
 	}
-	return "(" + strings.Join(parts, " || ") + ")"
+	if len(parts) <= maxConcatRun {
+		return "(" + strings.Join(parts, " || ") + ")"
+	}
+	half := len(parts) / 2
+	return "(" + g.concat(parts[:half]...) + " || " + g.concat(parts[half:]...) + ")"
 }
+
+// maxConcatRun is the longest run of || concat writes without grouping.
+const maxConcatRun = 8
 
 func itoa(i int) string { return strconv.Itoa(i) }
 

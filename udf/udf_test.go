@@ -807,3 +807,34 @@ func TestDigitRungsEveryValue(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLiteralsNestShallowly: a literal with many backslashes (each
+// spelled CHR(92) outside the quotes) is joined in groups, so the
+// PostgreSQL parser and deparser, which recurse once per || and die of a
+// stack overflow some thousands deep, read the longest policy argument.
+func TestLongLiteralsNestShallowly(t *testing.T) {
+	tg := Target{Postgres, `"t"."c"`, "text", "text", false, "", false}
+	expr, err := MaskSQL(tg, TypeRegexpReplace, []string{strings.Repeat(`\%`, 50000), ""}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reformat(Postgres, expr); err != nil {
+		t.Fatalf("%v: %s", err, abbrev(expr))
+	}
+	depth, deepest, quoted := 0, 0, false
+	for _, c := range expr {
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ')':
+			depth--
+		}
+	}
+	if deepest > 40 {
+		t.Errorf("parentheses nest %d deep", deepest)
+	}
+}
