@@ -51,10 +51,14 @@ func (syntax) CanonicalExpr(text string) (string, error) { return canonicalExprs
 var canonicalExprs = rewriter.NewExprForm(maxCachedExprs, parseExpr, deparseExpr)
 
 // parse runs the PostgreSQL parser. Text holding a NUL byte is refused: the
-// parser reads C strings and would see only a prefix of it.
+// parser reads C strings and would see only a prefix of it; so is text
+// nested deeper than the parser can write out (checkNesting).
 func parse(text string) (*pg.ParseResult, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, rewriter.Unsupported("a NUL byte in SQL text")
+	}
+	if err := checkNesting(text); err != nil {
+		return nil, err
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {

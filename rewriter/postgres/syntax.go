@@ -12,10 +12,14 @@ import (
 
 // parseStatement parses the application's statement text; a statement
 // that does not parse is an ErrSyntax error positioned at the token the
-// parser stopped at.
+// parser stopped at. A statement nested deeper than the parser can write
+// out is refused before it is parsed (checkNesting).
 func parseStatement(text string) (*pg.ParseResult, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, rewriter.Unsupported("a NUL byte in SQL text")
+	}
+	if err := checkNesting(text); err != nil {
+		return nil, err
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {

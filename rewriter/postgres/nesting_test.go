@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// deepShapes are statements whose trees nest one level (or more) per
+// repetition, each as a function of the number of repetitions.
+var deepShapes = map[string]func(n int) string{
+	"concatenation": func(n int) string { return "SELECT name" + strings.Repeat(" || 'x'", n) + " FROM customers" },
+	"casts":         func(n int) string { return "SELECT id" + strings.Repeat("::int", n) + " FROM customers" },
+	"joins":         func(n int) string { return "SELECT 1 FROM customers c" + strings.Repeat(" JOIN orders ON true", n) },
+	"unions":        func(n int) string { return "SELECT id FROM customers" + strings.Repeat(" UNION SELECT 1", n) },
+	"unions with lists": func(n int) string {
+		return "SELECT id, 1 FROM customers" + strings.Repeat(" UNION SELECT 1, 2", n)
+	},
+	"minus signs": func(n int) string { return "SELECT " + strings.Repeat("- ", n) + "id FROM customers" },
+	"NOTs":        func(n int) string { return "SELECT id FROM customers WHERE " + strings.Repeat("NOT ", n) + "true" },
+	"subqueries": func(n int) string {
+		return strings.Repeat("SELECT (", n) + "SELECT ssn FROM customers" + strings.Repeat(")", n)
+	},
+	"calls": func(n int) string {
+		return "SELECT " + strings.Repeat("upper(", n) + "ssn" + strings.Repeat(")", n) + " FROM customers"
+	},
+	"CASEs": func(n int) string {
+		return "SELECT " + strings.Repeat("CASE WHEN true THEN ", n) + "ssn" + strings.Repeat(" END", n) + " FROM customers"
+	},
+	"arrays": func(n int) string { return "SELECT " + strings.Repeat("ARRAY[", n) + "1" + strings.Repeat("]", n) },
+	"rows":   func(n int) string { return "SELECT " + strings.Repeat("ROW(", n) + "1" + strings.Repeat(")", n) },
+	"parentheses": func(n int) string {
+		return "SELECT " + strings.Repeat("(", n) + "ssn" + strings.Repeat(")", n) + " FROM customers"
+	},
+	"chain in list": func(n int) string {
+		return "SELECT id FROM customers WHERE id IN (1, 2" + strings.Repeat(" + 1", n) + ")"
+	},
+}
+
+// TestDeepStatementsAreRefused: a statement nested deeper than the parser
+// and the deparser can recurse is refused with an error, whatever shape
+// the nesting takes. Without the check the process dies (SIGSEGV in the
+// parser's C code at 30,000 to 40,000 levels, in the deparser from about
+// 4,500), and so does this test.
+func TestDeepStatementsAreRefused(t *testing.T) {
+	for name, shape := range deepShapes {
+		for _, n := range []int{maxNesting + 1, 4500, 6000, 40000, 100000} {
+			sql := shape(n)
+			_, err := rewriteAll(context.Background(), request(sql, simpleDecisions()))
+			if err == nil {
+				t.Errorf("%s, %d levels: rewritten", name, n)
+			} else if n == 40000 && !strings.Contains(err.Error(), fmt.Sprintf("nests more than %d levels", maxNesting)) {
+				t.Errorf("%s, %d levels: %v, want the nesting refused by name", name, n, err)
+			}
+		}
+	}
+}
+
+// TestWideStatementsAreRead: lists, chains of AND and OR and the branches
+// of a CASE do not nest, so statements made large by them are read and
+// rewritten, and so is a chain just within the limit.
+func TestWideStatementsAreRead(t *testing.T) {
+	in := make([]string, 20000)
+	for i := range in {
+		in[i] = fmt.Sprint(i)
+	}
+	pairs := make([]string, 5000)
+	for i := range pairs {
+		pairs[i] = fmt.Sprintf("(id = %d AND name = 'n%d')", i, i)
+	}
+	branches := make([]string, 3000)
+	for i := range branches {
+		branches[i] = fmt.Sprintf("WHEN id = %d THEN 'b%d' || name", i, i)
+	}
+	for name, sql := range map[string]string{
+		"IN list":         "SELECT id FROM customers WHERE id IN (" + strings.Join(in, ", ") + ")",
+		"OR of ANDs":      "SELECT id FROM customers WHERE " + strings.Join(pairs, " OR "),
+		"CASE branches":   "SELECT CASE " + strings.Join(branches, " ") + " ELSE ssn END FROM customers",
+		"select list":     "SELECT " + strings.Repeat("upper(ssn) || 'x', ", 3000) + "id FROM customers",
+		"chain of 900":    "SELECT name" + strings.Repeat(" || 'x'", 900) + " FROM customers",
+		"900 parentheses": deepShapes["parentheses"](900),
+	} {
+		res, err := rewriteAll(context.Background(), request(sql, simpleDecisions()))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(res.SQL, "customers") {
+			t.Errorf("%s: rewritten to %.200s", name, res.SQL)
+		}
+	}
+}
+
+// TestNestingBoundHoldsTheTree: the bound is at least the number of
+// levels each shape nests per repetition, so a statement is never read
+// when its tree is deeper than the limit.
+func TestNestingBoundHoldsTheTree(t *testing.T) {
+	for name, shape := range deepShapes {
+		for _, n := range []int{10, 200} {
+			got, ok := nestingBound(shape(n))
+			if !ok || got < n {
+				t.Errorf("%s, %d levels: bound %d (%v)", name, n, got, ok)
+			}
+		}
+	}
+	if got, _ := nestingBound("SELECT a, b FROM t WHERE a = 1 AND b = 2 OR c IN (1, 2, 3)"); got > 6 {
+		t.Errorf("a flat statement: bound %d", got)
+	}
+}
