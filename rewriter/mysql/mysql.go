@@ -215,6 +215,9 @@ func parse(sql string) (stmt sqlparser.Statement, err error) {
 			stmt, err = nil, rewriter.Unsupported("statement does not parse")
 		}
 	}()
+	if err := checkNesting(sql); err != nil {
+		return nil, err
+	}
 	stmt, err = parser.ParseStrictDDL(sql)
 	if err != nil && sqlparser.Preview(sql) == sqlparser.StmtDDL {
 		return nil, rewriter.Unsupported("this form of schema change is not supported through sqe: its parser does not read all of it, and sqe sends nothing but what it has read")
