@@ -115,3 +115,27 @@ func TestTokenStartsCountEveryToken(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepestReadableStatements: each shape nested as deep as the bound
+// lets through is parsed, rewritten and printed without the process
+// dying (an error is fine: the limit leaves the C code its margin only if
+// this holds).
+func TestDeepestReadableStatements(t *testing.T) {
+	for name, shape := range deepShapes {
+		lo, hi := 1, maxNesting+1 // bound(shape(lo)) <= maxNesting < bound(shape(hi))
+		for lo+1 < hi {
+			mid := (lo + hi) / 2
+			if b, _ := nestingBound(shape(mid)); b <= maxNesting {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		sql := shape(lo)
+		if err := checkNesting(sql); err != nil {
+			t.Fatalf("%s, %d repetitions: %v", name, lo, err)
+		}
+		_, err := rewriteAll(context.Background(), request(sql, simpleDecisions()))
+		t.Logf("%s: %d repetitions, %v", name, lo, err)
+	}
+}
