@@ -48,18 +48,21 @@ const (
 )
 
 // NestingBound is an upper bound on the depth of the tree of a statement
-// whose tokens do what kinds says, in order.
-func NestingBound(kinds iter.Seq[Nesting]) int {
+// whose tokens do what kinds says, in order (levels), and the most levels
+// of their own (parentheses, brackets, CASE) open at once (open): a
+// subquery, a call or a CASE costs the walks more than an operator does,
+// and walks that look into each one again cost in its square.
+func NestingBound(kinds iter.Seq[Nesting]) (levels, open int) {
 	type level struct {
 		base      int // the depth at which the level opened
 		run       int // levels since the last separator
 		structure int // joins and set operations
 		isCase    bool
 	}
-	levels := []level{{}}
+	stack := []level{{}}
 	deepest := 0
 	for k := range kinds {
-		top := &levels[len(levels)-1]
+		top := &stack[len(stack)-1]
 		depth := top.base + top.structure + top.run
 		switch k {
 		case NestOperand:
@@ -68,8 +71,8 @@ func NestingBound(kinds iter.Seq[Nesting]) int {
 			top.run = 0
 			continue
 		case NestStatementEnd:
-			levels = levels[:1]
-			levels[0] = level{}
+			stack = stack[:1]
+			stack[0] = level{}
 			continue
 		case NestCaseSeparator:
 			if top.isCase {
@@ -77,17 +80,18 @@ func NestingBound(kinds iter.Seq[Nesting]) int {
 				continue
 			}
 		case NestOpen, NestCase:
-			levels = append(levels, level{base: depth + 1, isCase: k == NestCase})
+			stack = append(stack, level{base: depth + 1, isCase: k == NestCase})
 			deepest = max(deepest, depth+1)
+			open = max(open, len(stack)-1)
 			continue
 		case NestClose:
-			if len(levels) > 1 && !top.isCase {
-				levels = levels[:len(levels)-1]
+			if len(stack) > 1 && !top.isCase {
+				stack = stack[:len(stack)-1]
 			}
 			continue
 		case NestCaseEnd:
 			if top.isCase {
-				levels = levels[:len(levels)-1]
+				stack = stack[:len(stack)-1]
 				continue
 			}
 		case NestStructure:
@@ -98,7 +102,7 @@ func NestingBound(kinds iter.Seq[Nesting]) int {
 		top.run++
 		deepest = max(deepest, depth+1)
 	}
-	return deepest
+	return deepest, open
 }
 
 // TooDeep is the error for a statement whose nesting bound passes limit.

@@ -27,8 +27,21 @@ func TestNestingBound(t *testing.T) {
 		{"structure across lists", []Nesting{L, O, S, O, st, L, O, S, O, st, L, O, S, O}, 3},
 		{"statements", []Nesting{L, L, L, E, L}, 3},
 	} {
-		if got := NestingBound(slices.Values(c.kinds)); got != c.want {
+		if got, _ := NestingBound(slices.Values(c.kinds)); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	// Open levels count parentheses and CASEs open at once, not runs.
+	for _, c := range []struct {
+		kinds []Nesting
+		want  int
+	}{
+		{[]Nesting{L, L, L, L}, 0},
+		{[]Nesting{open, open, cl, open, cs, cw, L, ce, cl, cl}, 3},
+		{[]Nesting{open, cl, open, cl, open, cl}, 1},
+	} {
+		if _, got := NestingBound(slices.Values(c.kinds)); got != c.want {
+			t.Errorf("%v: %d open, want %d", c.kinds, got, c.want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"strings"
+
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sqe-project/sqe/rewriter"
@@ -20,20 +22,42 @@ import (
 // nest.
 const maxNesting = 100000
 
-// checkNesting refuses text whose tree could be deeper than maxNesting.
+// maxOpen is the most parentheses and CASEs sqe reads open at once: a
+// subquery nested in a subquery costs the rewrite's walks in the square
+// of the nesting (a thousand EXISTS nested in each other take a tenth of
+// a second, ten thousand four seconds).
+const maxOpen = 1000
+
+// checkNesting refuses text whose tree could be deeper than maxNesting,
+// or hold more than maxOpen levels of their own open at once.
 func checkNesting(text string) error {
-	if len(text) <= maxNesting {
-		return nil // each level of the bound costs at least one byte
+	if len(text) <= maxNesting && mayOpen(text) <= maxOpen {
+		return nil // each level costs at least one byte, each open level a ( or a CASE
 	}
 	// A text the tokenizer stops in is bounded as far as it read: the
 	// parser stops there too.
-	depth := rewriter.NestingBound(func(yield func(rewriter.Nesting) bool) {
+	levels, open := rewriter.NestingBound(func(yield func(rewriter.Nesting) bool) {
 		tokens(text, func(t sqlToken) bool { return yield(nesting(t.typ)) })
 	})
-	if depth > maxNesting {
+	if levels > maxNesting {
 		return rewriter.TooDeep(maxNesting)
 	}
+	if open > maxOpen {
+		return rewriter.TooDeep(maxOpen)
+	}
 	return nil
+}
+
+// mayOpen counts the places a level of its own can open in text: its (
+// bytes and its CASE words in any letter case.
+func mayOpen(text string) int {
+	n := strings.Count(text, "(")
+	for i := 0; i+4 <= len(text); i++ {
+		if text[i]|0x20 == 'c' && text[i+1]|0x20 == 'a' && text[i+2]|0x20 == 's' && text[i+3]|0x20 == 'e' {
+			n++
+		}
+	}
+	return n
 }
 
 // nesting is what a token of the tokenizer does to the depth of the tree.

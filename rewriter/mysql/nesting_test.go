@@ -45,7 +45,21 @@ var deepShapes = map[string]func(n int) string{
 func TestDeepStatementsAreRefused(t *testing.T) {
 	for name, shape := range deepShapes {
 		_, err := Dialect{}.Rewrite(context.Background(), request(shape(maxNesting+1), fuzzDecisions()))
-		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nests more than %d levels", maxNesting)) {
+		if err == nil || !strings.Contains(err.Error(), "levels deep") {
+			t.Errorf("%s: %v, want the nesting refused by name", name, err)
+		}
+	}
+	// Levels of their own (subqueries, calls, CASEs) are refused from
+	// maxOpen on, where the walks' cost would grow in their square.
+	for name, sql := range map[string]string{
+		"EXISTS":      strings.Repeat("SELECT 1 FROM customers WHERE EXISTS (", maxOpen+1) + "SELECT 1" + strings.Repeat(")", maxOpen+1),
+		"subqueries":  strings.Repeat("SELECT (", maxOpen+1) + "SELECT ssn FROM customers" + strings.Repeat(")", maxOpen+1),
+		"calls":       deepShapes["calls"](maxOpen + 1),
+		"CASEs":       deepShapes["CASEs"](maxOpen + 1),
+		"parentheses": deepShapes["parentheses"](maxOpen + 1),
+	} {
+		_, err := Dialect{}.Rewrite(context.Background(), request(sql, fuzzDecisions()))
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nests more than %d levels", maxOpen)) {
 			t.Errorf("%s: %v, want the nesting refused by name", name, err)
 		}
 	}
@@ -56,6 +70,7 @@ func TestDeepStatementsAreRefused(t *testing.T) {
 func TestWideStatementsAreRead(t *testing.T) {
 	wide := dialecttest.WideStatements(func(a, b string) string { return "CONCAT(" + a + ", " + b + ")" })
 	wide["9,000 ANDs"] = deepShapes["ANDs"](9000)
+	wide["900 subqueries"] = strings.Repeat("SELECT (", 900) + "SELECT ssn FROM customers" + strings.Repeat(")", 900)
 	dialecttest.ReadsAll(t, wide, func(sql string) (*rewriter.Result, error) {
 		return Dialect{}.Rewrite(context.Background(), request(sql, fuzzDecisions()))
 	})

@@ -41,13 +41,14 @@ func nestingBound(text string) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return rewriter.NestingBound(func(yield func(rewriter.Nesting) bool) {
+	levels, _ := rewriter.NestingBound(func(yield func(rewriter.Nesting) bool) {
 		for _, t := range res.Tokens {
 			if !yield(nesting(t.Token)) {
 				return
 			}
 		}
-	}), true
+	})
+	return levels, true
 }
 
 // nesting is what a token of the scanner does to the depth of the tree.
